@@ -1,0 +1,122 @@
+//! The canonical ASON encoder: the only form ash ever emits.
+
+use super::decode::is_bare_byte;
+use super::value::{Atom, Cell, Document, Value};
+use std::fmt::Write as _;
+
+/// Encodes a document canonically.
+pub fn encode(doc: &Document) -> String {
+    let mut out = String::new();
+    encode_into(doc, &mut out);
+    out
+}
+
+/// Appends the canonical encoding of `doc` to `out`.
+pub fn encode_into(doc: &Document, out: &mut String) {
+    for f in &doc.fields {
+        out.push_str(&f.key);
+        match &f.value {
+            Value::Scalar(a) => {
+                out.push(':');
+                atom(a, out);
+            }
+            Value::Vector(items) => {
+                out.push(':');
+                vector(items, out);
+            }
+            Value::Record(r) => {
+                columns(&r.cols, out);
+                out.push_str(":\n");
+                row(&r.row, out);
+            }
+            Value::Table(t) => {
+                let _ = write!(out, "[{}]", t.rows.len());
+                columns(&t.cols, out);
+                out.push(':');
+                for r in &t.rows {
+                    out.push('\n');
+                    row(r, out);
+                }
+            }
+        }
+        out.push('\n');
+    }
+}
+
+fn columns(cols: &[String], out: &mut String) {
+    out.push('{');
+    for (i, c) in cols.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(c);
+    }
+    out.push('}');
+}
+
+fn row(cells: &[Cell], out: &mut String) {
+    for (i, c) in cells.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        match c {
+            Cell::Atom(a) => atom(a, out),
+            Cell::Vector(v) => vector(v, out),
+        }
+    }
+}
+
+fn vector(items: &[Atom], out: &mut String) {
+    out.push('[');
+    for (i, a) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        atom(a, out);
+    }
+    out.push(']');
+}
+
+/// Appends one atom in canonical form.
+pub fn atom(a: &Atom, out: &mut String) {
+    match a {
+        Atom::Null => out.push('~'),
+        Atom::Ref(n) => {
+            let _ = write!(out, "@{n}");
+        }
+        Atom::Text(t) => text(t, out),
+    }
+}
+
+/// Whether text may be emitted without quotes.
+pub fn is_bare(t: &str) -> bool {
+    !t.is_empty()
+        && t.bytes().all(is_bare_byte)
+        && !t
+            .strip_prefix('@')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()))
+}
+
+/// Appends text, bare when allowed, otherwise quoted with canonical escapes.
+pub fn text(t: &str, out: &mut String) {
+    if is_bare(t) {
+        out.push_str(t);
+        return;
+    }
+    out.reserve(t.len() + 2);
+    out.push('"');
+    for c in t.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
