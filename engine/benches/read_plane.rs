@@ -1,0 +1,125 @@
+//! Read-plane benchmark: literal search, regex search, recursive list and `ash run` cold start
+//! over a generated tree of 256 files × 32 KiB (and ripgrep on the same tree when installed).
+//!
+//! Run: `cargo bench -p ash-engine --bench read_plane`
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const FILES: usize = 256;
+const FILE_BYTES: usize = 32 * 1024;
+const ROUNDS: usize = 60;
+
+fn main() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    generate_tree(dir.path());
+    let ash = env!("CARGO_BIN_EXE_ash");
+    println!("tree: {FILES} files x {} KiB in {}", FILE_BYTES / 1024, dir.path().display());
+    println!("{:<34} {:>9} {:>9} {:>9}", "case", "p50 ms", "p90 ms", "min ms");
+
+    let literal = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n", 64);
+    let regex = request("g", "a{q,p,f}:\n\"needle_[a-z]+\\\\(\",[.],1\n", 64);
+    let list = request("l", "a{p,d,f}:\n[.],64,0\n", 64);
+    let read = request("r", "a{p,m,o,n}:\n[d07/f0123.txt],1,1,40\n", 64);
+
+    let mut session = in_process_session(dir.path());
+    report("engine: literal search", || session(&literal));
+    report("engine: regex search", || session(&regex));
+    report("engine: recursive list", || session(&list));
+
+    report("ash run: cold start (read 40 lines)", || spawn(ash, dir.path(), &read));
+    report("ash run: literal search", || spawn(ash, dir.path(), &literal));
+    report("ash run: regex search", || spawn(ash, dir.path(), &regex));
+    let ours = measure(|| spawn(ash, dir.path(), &literal));
+
+    let rg_ok = Command::new("rg").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+    if rg_ok {
+        let rg = measure(|| {
+            let out = Command::new("rg")
+                .args(["-n", "--column", "-F", "needle_literal", "."])
+                .current_dir(dir.path())
+                .output()
+                .expect("rg runs");
+            assert!(out.status.success());
+        });
+        print_row("rg -F (same tree)", &rg);
+        let ratio = p50(&ours) / p50(&rg);
+        println!("ratio ash run literal search / rg: {ratio:.2}x (target <= 1.5x)");
+    } else {
+        println!("rg not installed: install ripgrep to compare (apt-get install ripgrep)");
+    }
+}
+
+fn request(op: &str, args: &str, _rows: usize) -> String {
+    format!("t:1\ni:1\no:{op}\n{args}u{{tok,rec,ms}}:\n1048576,1000000,30000\n")
+}
+
+/// Files in 16 directories; every 8th line of each file holds a match for both queries.
+fn generate_tree(root: &Path) {
+    for f in 0..FILES {
+        let d = root.join(format!("d{:02}", f % 16));
+        std::fs::create_dir_all(&d).expect("mkdir");
+        let mut text = String::with_capacity(FILE_BYTES + 128);
+        let mut line = 0usize;
+        while text.len() < FILE_BYTES {
+            if line % 97 == 13 {
+                text.push_str(&format!("    let v = needle_literal({line}); // needle_call(x)\n"));
+            } else {
+                text.push_str(&format!("    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"));
+            }
+            line += 1;
+        }
+        std::fs::write(d.join(format!("f{f:04}.txt")), text).expect("write");
+    }
+}
+
+fn in_process_session(root: &Path) -> impl FnMut(&str) {
+    let root = root.to_path_buf();
+    move |req: &str| {
+        let out = ash_engine::run::run_in(&root, req.as_bytes()).expect("request runs");
+        assert!(out.starts_with("t:3\ni:1\ns:0\n"), "{}", &out[..out.len().min(200)]);
+    }
+}
+
+fn spawn(ash: &str, cwd: &Path, req: &str) {
+    use std::io::Write;
+    let mut child = Command::new(ash)
+        .arg("run")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn ash");
+    child.stdin.take().expect("stdin").write_all(req.as_bytes()).expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success() && out.stdout.starts_with(b"t:3\ni:1\ns:0\n"));
+}
+
+fn measure(mut f: impl FnMut()) -> Vec<Duration> {
+    for _ in 0..3 {
+        f();
+    }
+    let mut times: Vec<Duration> = (0..ROUNDS)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    times.sort();
+    times
+}
+
+fn p50(t: &[Duration]) -> f64 {
+    t[t.len() / 2].as_secs_f64() * 1e3
+}
+
+fn print_row(name: &str, t: &[Duration]) {
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("{:<34} {:>9.2} {:>9.2} {:>9.2}", name, p50(t), ms(t[t.len() * 9 / 10]), ms(t[0]));
+}
+
+fn report(name: &str, f: impl FnMut()) {
+    print_row(name, &measure(f));
+}

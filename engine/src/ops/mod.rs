@@ -1,0 +1,37 @@
+//! Operation execution: each module turns a validated request into a response.
+
+mod list;
+mod read;
+mod rows;
+mod search;
+
+use crate::protocol::{ErrorCode, ErrorRecord, Op, Response};
+use crate::session::Answer;
+use crate::workspace::FsError;
+
+/// Runs the request in `answer`; an `Err` becomes an error response.
+pub(crate) fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord> {
+    match &answer.request.op {
+        Op::Read(args) => read::run(answer, args),
+        Op::List(args) => list::run(answer, args),
+        Op::Search(args) => search::run(answer, args),
+        // Execution of these lands in later work; until then the contract's answer is 101.
+        Op::Exec(_)
+        | Op::Patch(_)
+        | Op::Fs(_)
+        | Op::Batch(_)
+        | Op::Snapshot(_)
+        | Op::Formula(_)
+        | Op::Cancel(_) => Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation)),
+    }
+}
+
+/// The error record for a filesystem-plane failure.
+pub(crate) fn fs_error(e: &FsError) -> ErrorRecord {
+    match e.code() {
+        ErrorCode::InvalidArgument => ErrorRecord::invalid_argument(),
+        ErrorCode::StorageBudget => ErrorRecord::work_limit(),
+        ErrorCode::Filesystem => ErrorRecord::filesystem(),
+        code => ErrorRecord::typical(code),
+    }
+}

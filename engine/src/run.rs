@@ -1,0 +1,36 @@
+//! `ash run`: one canonical request in, one canonical response out, in an ephemeral session.
+
+use crate::ason::{self, CanonicalError, Limits};
+use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::compute::ComputePlane;
+use crate::protocol::RequestError;
+use crate::session::{Session, SessionConfig, SessionError};
+use std::path::Path;
+use std::sync::Arc;
+
+/// Answers the canonical request `input` in a fresh session on `root`; returns the encoded
+/// response, or the bootstrap error that ends the process.
+pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
+    let doc = ason::decode_canonical(input, &Limits::default()).map_err(|e| match e {
+        CanonicalError::Decode(e) => crate::cli::decode_error(e),
+        e @ CanonicalError::NotCanonical { .. } => BootstrapError::new(
+            BootstrapCode::Framing,
+            4,
+            format!("stdin: {e}; `ash ason` prints the canonical form"),
+        ),
+    })?;
+    let plane = ComputePlane::host()
+        .map_err(|e| BootstrapError::new(BootstrapCode::Internal, 70, format!("compute plane: {e}")))?;
+    let mut session = Session::open(root, SessionConfig::run(), Arc::new(plane)).map_err(|e| match e {
+        SessionError::NotADirectory(_) => BootstrapError::new(BootstrapCode::Handshake, 4, e.to_string()),
+        SessionError::Root { .. } => BootstrapError::new(BootstrapCode::Io, 70, e.to_string()),
+    })?;
+    match session.answer_document(&doc) {
+        Ok((_, encoded)) => Ok(encoded),
+        Err(e @ RequestError::NoUsableId(_)) | Err(e @ RequestError::Invalid { .. }) => Err(BootstrapError::new(
+            BootstrapCode::Handshake,
+            4,
+            format!("stdin: {e}; every request needs a nonzero id `i`"),
+        )),
+    }
+}

@@ -1,0 +1,191 @@
+//! Text search over walked files (ASH/1 §3.4 `g`).
+//!
+//! Roots are walked to depth 64 keeping regular files (symlinks are not followed); files are read
+//! and scanned in parallel on the compute plane and the rows come back sorted by (path, line,
+//! column). Files that cannot be searched — content that is not UTF-8, names that are not UTF-8,
+//! files or directories that cannot be read — are skipped and make the result `partial`.
+
+mod scan;
+#[cfg(test)]
+mod tests;
+
+use std::fs::File;
+use std::io::Read;
+
+use rayon::prelude::*;
+
+pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
+
+use crate::compute::ComputePlane;
+use crate::walk::{self, Depth, KindFilter, LIST_MAX_ENTRIES, WalkOptions};
+use crate::workspace::{Ceiling, FsError, Workspace};
+
+/// Per-file size ceiling of search (601 beyond it).
+pub const SEARCH_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Per-file match ceiling.
+pub const MAX_MATCHES_PER_FILE: usize = 100_000;
+
+/// Total match ceiling.
+pub const MAX_MATCHES_TOTAL: usize = 1_000_000;
+
+/// One matching line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchMatch {
+    /// Logical path of the file.
+    pub path: String,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the first match in the line.
+    pub column: u64,
+    /// The whole line, without its LF or CRLF.
+    pub text: String,
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SearchOutput {
+    /// Matches sorted by (path bytes, line, column).
+    pub matches: Vec<SearchMatch>,
+    /// Some scanned file had CRLF line ends (wire `z` bit 2), even if it had no match.
+    pub normalized: bool,
+    /// Some file or directory was skipped (wire `z` bit 4).
+    pub partial: bool,
+}
+
+/// Compiles a query; an invalid pattern is [`FsError::InvalidRegex`] with the regex error text.
+pub fn compile(query: &str, flags: MatchFlags) -> Result<Matcher, FsError> {
+    Matcher::new(query, flags).map_err(|err| FsError::InvalidRegex {
+        message: err.to_string(),
+    })
+}
+
+/// Searches all regular files under `roots` (hidden ones only if `hidden`).
+pub fn search<S: AsRef<str> + Sync>(
+    plane: &ComputePlane,
+    workspace: &Workspace,
+    matcher: &Matcher,
+    roots: &[S],
+    hidden: bool,
+) -> Result<SearchOutput, FsError> {
+    plane.install(|| search_in_pool(workspace, matcher, roots, hidden))
+}
+
+/// What scanning one file produced.
+enum FileScan {
+    /// Content or the file itself could not be searched.
+    Skipped,
+    /// Scanned: matches and whether the file had CRLF line ends.
+    Scanned {
+        matches: Vec<scan::LineMatch>,
+        crlf: bool,
+    },
+}
+
+fn search_in_pool<S: AsRef<str> + Sync>(
+    workspace: &Workspace,
+    matcher: &Matcher,
+    roots: &[S],
+    hidden: bool,
+) -> Result<SearchOutput, FsError> {
+    let options = WalkOptions {
+        depth: Depth::MAX,
+        hidden,
+        filter: KindFilter::FilesOnly,
+        max_entries: LIST_MAX_ENTRIES,
+    };
+    let walked = walk::walk_in_pool(workspace, roots, options)?;
+    let scans: Vec<Result<FileScan, FsError>> = walked
+        .entries
+        .par_iter()
+        .map(|entry| scan_file(workspace, matcher, &entry.path))
+        .collect();
+    let mut output = SearchOutput {
+        partial: walked.skipped.any(),
+        ..SearchOutput::default()
+    };
+    // Entries are sorted by path and each file's matches by line, so rows come out sorted.
+    for (entry, scanned) in walked.entries.iter().zip(scans) {
+        match scanned? {
+            FileScan::Skipped => output.partial = true,
+            FileScan::Scanned { matches, crlf } => {
+                output.normalized |= crlf;
+                if output.matches.len() + matches.len() > MAX_MATCHES_TOTAL {
+                    return Err(FsError::Ceiling {
+                        path: entry.path.clone(),
+                        ceiling: Ceiling::TotalMatches {
+                            limit: MAX_MATCHES_TOTAL,
+                        },
+                    });
+                }
+                output
+                    .matches
+                    .extend(matches.into_iter().map(|(line, column, text)| SearchMatch {
+                        path: entry.path.clone(),
+                        line,
+                        column,
+                        text,
+                    }));
+            }
+        }
+    }
+    Ok(output)
+}
+
+/// Reads and scans one walked file.
+fn scan_file(workspace: &Workspace, matcher: &Matcher, path: &str) -> Result<FileScan, FsError> {
+    let Some(buf) = read_bounded(workspace, path)? else {
+        return Ok(FileScan::Skipped);
+    };
+    if std::str::from_utf8(&buf).is_err() {
+        return Ok(FileScan::Skipped);
+    }
+    let crlf = scan::has_crlf(&buf);
+    let matches =
+        matcher
+            .scan(&buf, crlf, MAX_MATCHES_PER_FILE)
+            .map_err(|scan::TooManyMatches| FsError::Ceiling {
+                path: path.to_owned(),
+                ceiling: Ceiling::FileMatches {
+                    limit: MAX_MATCHES_PER_FILE,
+                },
+            })?;
+    Ok(FileScan::Scanned { matches, crlf })
+}
+
+/// The file's bytes, `None` if it vanished or cannot be read, or a ceiling error if too large.
+fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, FsError> {
+    let too_large = |size: u64| FsError::Ceiling {
+        path: path.to_owned(),
+        ceiling: Ceiling::FileSize {
+            size,
+            limit: SEARCH_MAX_FILE_BYTES,
+        },
+    };
+    let Ok(file) = File::open(workspace.join(path)) else {
+        return Ok(None);
+    };
+    // The walk saw a regular file; if it was swapped for something else since, skip it.
+    let size = match file.metadata() {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => return Ok(None),
+    };
+    if size > SEARCH_MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let capacity = usize::try_from(size).unwrap_or(0).saturating_add(1);
+    let mut buf = Vec::with_capacity(capacity);
+    // `read_to_end` retries interruptions itself; the bound catches a file that grew.
+    if file
+        .take(SEARCH_MAX_FILE_BYTES + 1)
+        .read_to_end(&mut buf)
+        .is_err()
+    {
+        return Ok(None);
+    }
+    let read = buf.len() as u64;
+    if read > SEARCH_MAX_FILE_BYTES {
+        return Err(too_large(read));
+    }
+    Ok(Some(buf))
+}

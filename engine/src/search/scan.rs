@@ -1,0 +1,237 @@
+//! Matching one file's bytes: one match per line, the first occurrence, CR-stripped lines.
+//!
+//! Line semantics: lines are split on LF; a CR directly before an LF is stripped (a CR at the very
+//! end of an unterminated last line is kept, since it is not a CRLF line end); the empty tail after
+//! a final LF is not a line.
+//!
+//! Speed: rather than running the regex once per line, the *candidate* regex runs over the whole
+//! buffer to jump to the next line that can match; the *line* regex then confirms on the
+//! CR-stripped line and gives the column. This is exact as long as every per-line match is also a
+//! whole-buffer match at the same offset. The candidate is the pattern compiled in multi-line mode
+//! (so `^`/`$` work at LFs); that holds except for (a) text anchors `\A`/`\z` and flag groups that
+//! clear `m`, which get per-line scanning throughout, and (b) `$` before a stripped CR, which gets
+//! per-line scanning in files containing CRLF.
+
+use regex::bytes::{Regex, RegexBuilder};
+
+/// Compiled-size limit of a search regex.
+pub const REGEX_SIZE_LIMIT: usize = 16 * 1024 * 1024;
+
+/// Line matches of one file: (1-based line, 1-based byte column, CR-stripped line).
+pub(super) type LineMatch = (u64, u64, String);
+
+/// A file has more matching lines than allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct TooManyMatches;
+
+/// How the query is interpreted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct MatchFlags {
+    /// The query is a Rust `regex` pattern rather than a literal.
+    pub regex: bool,
+    /// Match case-insensitively.
+    pub case_insensitive: bool,
+}
+
+/// When whole-buffer candidate search is exact (see the module docs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Strategy {
+    /// Candidate search is always exact; the candidate match is the line's first match.
+    Literal,
+    /// Candidate search is exact; confirm each candidate line with the line regex.
+    Confirm,
+    /// Like `Confirm`, but per-line scanning in files that contain CRLF (pattern has `$`).
+    ConfirmUnlessCrlf,
+    /// Per-line scanning everywhere.
+    PerLine,
+}
+
+/// A compiled search query.
+#[derive(Debug, Clone)]
+pub struct Matcher {
+    candidate: Regex,
+    line: Regex,
+    strategy: Strategy,
+}
+
+impl Matcher {
+    /// Compiles `query`: a literal is regex-escaped; errors carry the `regex` crate's text.
+    pub fn new(query: &str, flags: MatchFlags) -> Result<Matcher, regex::Error> {
+        let pattern = if flags.regex {
+            query.to_owned()
+        } else {
+            regex::escape(query)
+        };
+        let build = |multi_line: bool| {
+            RegexBuilder::new(&pattern)
+                .case_insensitive(flags.case_insensitive)
+                .multi_line(multi_line)
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()
+        };
+        let line = build(false)?;
+        let candidate = build(true)?;
+        let strategy = if !flags.regex {
+            if query.contains(['\n', '\r']) {
+                Strategy::Confirm
+            } else {
+                Strategy::Literal
+            }
+        } else if has_text_anchor(&pattern) {
+            Strategy::PerLine
+        } else if pattern.contains('$') {
+            Strategy::ConfirmUnlessCrlf
+        } else {
+            Strategy::Confirm
+        };
+        Ok(Matcher {
+            candidate,
+            line,
+            strategy,
+        })
+    }
+
+    /// Finds the first match of every matching line; `Err` past `max` matches.
+    pub(super) fn scan(
+        &self,
+        buf: &[u8],
+        crlf: bool,
+        max: usize,
+    ) -> Result<Vec<LineMatch>, TooManyMatches> {
+        let per_line = match self.strategy {
+            Strategy::PerLine => true,
+            Strategy::ConfirmUnlessCrlf => crlf,
+            Strategy::Literal | Strategy::Confirm => false,
+        };
+        let mut out = Vec::new();
+        if per_line {
+            self.scan_lines(buf, max, &mut out)?;
+        } else {
+            self.scan_buffer(buf, max, &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn scan_lines(
+        &self,
+        buf: &[u8],
+        max: usize,
+        out: &mut Vec<LineMatch>,
+    ) -> Result<(), TooManyMatches> {
+        let mut start = 0;
+        let mut number = 1;
+        while start < buf.len() {
+            let end = find_lf(buf, start);
+            let text = strip_cr(buf, start, end);
+            if let Some(found) = self.line.find(text) {
+                push(out, max, number, found.start(), text)?;
+            }
+            start = end + 1;
+            number += 1;
+        }
+        Ok(())
+    }
+
+    fn scan_buffer(
+        &self,
+        buf: &[u8],
+        max: usize,
+        out: &mut Vec<LineMatch>,
+    ) -> Result<(), TooManyMatches> {
+        // `pos` is always the start of line `number`.
+        let mut pos = 0;
+        let mut number: u64 = 1;
+        while pos < buf.len() {
+            let Some(candidate) = self.candidate.find_at(buf, pos) else {
+                break;
+            };
+            let at = candidate.start();
+            let skipped = &buf[pos..at];
+            let newlines = count_lf(skipped);
+            let line_start = if newlines == 0 {
+                pos
+            } else {
+                number += newlines as u64;
+                pos + skipped
+                    .iter()
+                    .rposition(|&b| b == b'\n')
+                    .map_or(0, |i| i + 1)
+            };
+            if line_start >= buf.len() {
+                break;
+            }
+            let line_end = find_lf(buf, at);
+            let text = strip_cr(buf, line_start, line_end);
+            let column = if self.strategy == Strategy::Literal {
+                Some(at - line_start)
+            } else {
+                self.line.find(text).map(|found| found.start())
+            };
+            if let Some(column) = column {
+                push(out, max, number, column, text)?;
+            }
+            pos = line_end + 1;
+            number += 1;
+        }
+        Ok(())
+    }
+}
+
+fn push(
+    out: &mut Vec<LineMatch>,
+    max: usize,
+    line: u64,
+    offset: usize,
+    text: &[u8],
+) -> Result<(), TooManyMatches> {
+    if out.len() >= max {
+        return Err(TooManyMatches);
+    }
+    // Lines are cut at ASCII bytes of a UTF-8 buffer, so the conversion is lossless.
+    let text = String::from_utf8_lossy(text).into_owned();
+    out.push((line, offset as u64 + 1, text));
+    Ok(())
+}
+
+/// The line `[start, end)` without the CR of a CRLF line end.
+fn strip_cr(buf: &[u8], start: usize, end: usize) -> &[u8] {
+    let line = &buf[start..end];
+    if end < buf.len() {
+        line.strip_suffix(b"\r").unwrap_or(line)
+    } else {
+        line
+    }
+}
+
+/// Index of the first LF at or after `from`, or the buffer length.
+fn find_lf(buf: &[u8], from: usize) -> usize {
+    buf[from..]
+        .iter()
+        .position(|&b| b == b'\n')
+        .map_or(buf.len(), |i| from + i)
+}
+
+/// Number of LF bytes (a plain counting loop the compiler vectorises).
+fn count_lf(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+/// True when `buf` has a CRLF line end.
+pub(super) fn has_crlf(buf: &[u8]) -> bool {
+    // `contains` on bytes is memchr-backed; most files have no CR at all.
+    buf.contains(&b'\r') && buf.windows(2).any(|pair| pair == b"\r\n")
+}
+
+/// Conservatively true when a pattern may use `\A`, `\z` or clear a flag (e.g. `(?-m)`), which
+/// would make whole-buffer anchors differ from per-line anchors. False positives only cost speed.
+fn has_text_anchor(pattern: &str) -> bool {
+    if pattern.contains("\\A") || pattern.contains("\\z") {
+        return true;
+    }
+    pattern.match_indices("(?").any(|(at, _)| {
+        pattern[at + 2..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphabetic() || *c == '-')
+            .any(|c| c == '-')
+    })
+}

@@ -1,0 +1,342 @@
+use super::*;
+use crate::workspace::testutil::{Fixture, generated_tree, plane};
+
+const LITERAL: MatchFlags = MatchFlags {
+    regex: false,
+    case_insensitive: false,
+};
+const REGEX: MatchFlags = MatchFlags {
+    regex: true,
+    case_insensitive: false,
+};
+
+/// Rows as (path, line, column, text).
+fn rows(out: &SearchOutput) -> Vec<(&str, u64, u64, &str)> {
+    out.matches
+        .iter()
+        .map(|m| (m.path.as_str(), m.line, m.column, m.text.as_str()))
+        .collect()
+}
+
+fn run(f: &Fixture, query: &str, flags: MatchFlags, roots: &[&str]) -> SearchOutput {
+    let matcher = compile(query, flags).unwrap();
+    search(&plane(2), &f.ws, &matcher, roots, false).unwrap()
+}
+
+#[test]
+fn literal_one_match_per_line() {
+    let f = Fixture::with_files(&[("a.txt", b"foo foo\nbar\nxfoo\n"), ("b.txt", b"nothing\n")]);
+    let out = run(&f, "foo", LITERAL, &["."]);
+    assert_eq!(
+        rows(&out),
+        [("a.txt", 1, 1, "foo foo"), ("a.txt", 3, 2, "xfoo")]
+    );
+    assert!(!out.normalized && !out.partial);
+}
+
+#[test]
+fn literal_escapes_regex_syntax() {
+    let f = Fixture::with_files(&[("a", b"a.c\nabc\n(x)*\n")]);
+    assert_eq!(rows(&run(&f, "a.c", LITERAL, &["."])), [("a", 1, 1, "a.c")]);
+    assert_eq!(
+        rows(&run(&f, "(x)*", LITERAL, &["."])),
+        [("a", 3, 1, "(x)*")]
+    );
+    assert_eq!(rows(&run(&f, "a.c", REGEX, &["."])).len(), 2);
+}
+
+#[test]
+fn case_insensitive() {
+    let f = Fixture::with_files(&[("a", b"TODO\ntodo\nToDo later\nnone\n")]);
+    let flags = MatchFlags {
+        regex: false,
+        case_insensitive: true,
+    };
+    assert_eq!(
+        rows(&run(&f, "todo", flags, &["."])),
+        [
+            ("a", 1, 1, "TODO"),
+            ("a", 2, 1, "todo"),
+            ("a", 3, 1, "ToDo later")
+        ]
+    );
+    assert_eq!(rows(&run(&f, "todo", LITERAL, &["."])).len(), 1);
+    let flags = MatchFlags {
+        regex: true,
+        case_insensitive: true,
+    };
+    assert_eq!(rows(&run(&f, "^to", flags, &["."])).len(), 3);
+}
+
+#[test]
+fn byte_columns_after_multibyte_text() {
+    let f = Fixture::with_files(&[("u", "héllo wörld\n日本語 x\n".as_bytes())]);
+    assert_eq!(
+        rows(&run(&f, "wörld", LITERAL, &["."])),
+        [("u", 1, 8, "héllo wörld")]
+    );
+    assert_eq!(
+        rows(&run(&f, "x", LITERAL, &["."])),
+        [("u", 2, 11, "日本語 x")]
+    );
+}
+
+#[test]
+fn regex_semantics_are_per_line() {
+    let content = b"fn a() {}\n  fn b()\nxfn c\n\nend\r\nlast";
+    let f = Fixture::with_files(&[("r", content)]);
+    let cases: &[(&str, &[(u64, u64)])] = &[
+        ("^fn", &[(1, 1)]),
+        ("fn \\w", &[(1, 1), (2, 3), (3, 2)]),
+        ("\\bfn", &[(1, 1), (2, 3)]),
+        ("\\(\\)$", &[(2, 7)]),
+        ("^$", &[(4, 1)]),
+        ("d$", &[(5, 3)]),
+        ("\\Aend\\z", &[(5, 1)]),
+        ("(?-m)^last$", &[(6, 1)]),
+        ("t$", &[(6, 4)]),
+        ("a\\nb", &[]),
+        ("\\s+fn", &[(2, 1)]),
+        ("\\r", &[]),
+        ("x*", &[(1, 1), (2, 1), (3, 1), (4, 1), (5, 1), (6, 1)]),
+    ];
+    for (pattern, expected) in cases {
+        let out = run(&f, pattern, REGEX, &["."]);
+        let got: Vec<_> = out.matches.iter().map(|m| (m.line, m.column)).collect();
+        assert_eq!(got, *expected, "pattern {pattern:?}");
+    }
+}
+
+#[test]
+fn anchors_agree_with_and_without_crlf() {
+    // Same logical lines with LF and CRLF ends must give the same rows.
+    let lf = b"alpha\nbeta end\n\ngamma\n";
+    let crlf = b"alpha\r\nbeta end\r\n\r\ngamma\r\n";
+    let f = Fixture::with_files(&[("lf", lf), ("crlf", crlf)]);
+    for pattern in ["end$", "^$", "^gamma$", "a$", "(?m)^b", "\\Agamma"] {
+        let lf_rows = run(&f, pattern, REGEX, &["lf"]);
+        let crlf_rows = run(&f, pattern, REGEX, &["crlf"]);
+        let strip = |o: &SearchOutput| -> Vec<(u64, u64, String)> {
+            o.matches
+                .iter()
+                .map(|m| (m.line, m.column, m.text.clone()))
+                .collect()
+        };
+        assert_eq!(strip(&lf_rows), strip(&crlf_rows), "pattern {pattern:?}");
+        assert!(!strip(&lf_rows).is_empty(), "pattern {pattern:?}");
+        assert!(crlf_rows.normalized && !lf_rows.normalized);
+    }
+}
+
+#[test]
+fn crlf_sets_normalized_even_without_matches() {
+    let f = Fixture::with_files(&[("a", b"hit\n"), ("b", b"x\r\ny\r\n")]);
+    let out = run(&f, "hit", LITERAL, &["."]);
+    assert_eq!(rows(&out), [("a", 1, 1, "hit")]);
+    assert!(out.normalized);
+    let f = Fixture::with_files(&[("lone", b"a\rb\nend\r")]);
+    let out = run(&f, "b", LITERAL, &["."]);
+    assert_eq!(rows(&out), [("lone", 1, 3, "a\rb")]);
+    assert!(!out.normalized, "a lone CR is not a CRLF line end");
+    assert_eq!(
+        rows(&run(&f, "end", LITERAL, &["."])),
+        [("lone", 2, 1, "end\r")]
+    );
+}
+
+#[test]
+fn crlf_text_is_stripped() {
+    let f = Fixture::with_files(&[("w", b"one two\r\nthree\r\n")]);
+    let out = run(&f, "two", LITERAL, &["."]);
+    assert_eq!(rows(&out), [("w", 1, 5, "one two")]);
+    assert!(out.normalized);
+}
+
+#[test]
+fn non_utf8_files_are_skipped_as_partial() {
+    let f = Fixture::with_files(&[("bin", b"needle \xff\n"), ("ok", b"needle\n")]);
+    let out = run(&f, "needle", LITERAL, &["."]);
+    assert_eq!(rows(&out), [("ok", 1, 1, "needle")]);
+    assert!(out.partial);
+}
+
+#[test]
+fn non_utf8_names_are_partial() {
+    use std::os::unix::ffi::OsStrExt;
+    let f = Fixture::with_files(&[("ok", b"needle\n")]);
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff");
+    std::fs::write(f.ws.root().join(name), b"needle\n").unwrap();
+    let out = run(&f, "needle", LITERAL, &["."]);
+    assert_eq!(rows(&out).len(), 1);
+    assert!(out.partial);
+}
+
+#[test]
+fn walk_rules_apply() {
+    let f = Fixture::with_files(&[
+        ("src/b.rs", b"k\n"),
+        ("src/a.rs", b"k\nk\n"),
+        ("src/.hidden", b"k\n"),
+        ("other/c.rs", b"k\n"),
+        (".ash/FORMAT", b"k\n"),
+    ]);
+    f.symlink("other", "src/otherlink");
+    f.symlink("a.rs", "src/alink");
+    let matcher = compile("k", LITERAL).unwrap();
+    let out = search(&plane(2), &f.ws, &matcher, &["src", "src/a.rs"], false).unwrap();
+    assert_eq!(
+        rows(&out),
+        [
+            ("src/a.rs", 1, 1, "k"),
+            ("src/a.rs", 2, 1, "k"),
+            ("src/b.rs", 1, 1, "k")
+        ]
+    );
+    let out = search(&plane(2), &f.ws, &matcher, &["."], true).unwrap();
+    let files: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
+    assert_eq!(
+        files,
+        [
+            "other/c.rs",
+            "src/.hidden",
+            "src/a.rs",
+            "src/a.rs",
+            "src/b.rs"
+        ]
+    );
+    // A symlink root to a file is followed.
+    let out = search(&plane(2), &f.ws, &matcher, &["src/alink"], false).unwrap();
+    assert_eq!(rows(&out).len(), 2);
+}
+
+#[test]
+fn errors() {
+    let f = Fixture::with_files(&[("a", b"x\n")]);
+    let err = compile("(unclosed", REGEX).unwrap_err();
+    assert_eq!(err.code().as_u16(), 100);
+    assert!(err.to_string().contains("unclosed"), "{err}");
+    assert!(compile("(unclosed", LITERAL).is_ok());
+    let huge = compile("\\w{1000}\\w{1000}\\w{1000}", REGEX).unwrap_err();
+    assert_eq!(huge.code().as_u16(), 100);
+    let matcher = compile("x", LITERAL).unwrap();
+    for (root, code) in [("missing", 201), ("../a", 100)] {
+        let got = search(&plane(1), &f.ws, &matcher, &[root], false).map_err(|e| e.code().as_u16());
+        assert_eq!(got.map(|_| ()), Err(code), "{root}");
+    }
+}
+
+#[test]
+fn match_ceilings() {
+    let per_file = "m\n".repeat(MAX_MATCHES_PER_FILE);
+    let over = "m\n".repeat(MAX_MATCHES_PER_FILE + 1);
+    let f = Fixture::with_files(&[("ok", per_file.as_bytes()), ("over", over.as_bytes())]);
+    let matcher = compile("m", LITERAL).unwrap();
+    let ok = search(&plane(2), &f.ws, &matcher, &["ok"], false).unwrap();
+    assert_eq!(ok.matches.len(), MAX_MATCHES_PER_FILE);
+    let err = search(&plane(2), &f.ws, &matcher, &["."], false).unwrap_err();
+    assert_eq!(
+        err,
+        FsError::Ceiling {
+            path: "over".into(),
+            ceiling: Ceiling::FileMatches {
+                limit: MAX_MATCHES_PER_FILE
+            }
+        }
+    );
+}
+
+#[test]
+fn file_size_ceiling() {
+    let f = Fixture::new();
+    let file = std::fs::File::create(f.ws.root().join("huge")).unwrap();
+    file.set_len(SEARCH_MAX_FILE_BYTES + 1).unwrap();
+    let matcher = compile("x", LITERAL).unwrap();
+    let err = search(&plane(1), &f.ws, &matcher, &["."], false).unwrap_err();
+    assert_eq!(err.code().as_u16(), 601);
+    assert_eq!(err.path(), Some("huge"));
+}
+
+#[test]
+fn scan_strategies_agree() {
+    // Whole-buffer scanning must equal naive per-line scanning for every strategy.
+    let texts = [
+        "a$b\n\r\nfoo\r\n foo bar\nbar foo\r\r\nfoo\rx\nend\rfoo",
+        "foo\n\nbar foo\n foo\rbar\n\n",
+    ];
+    for text in texts {
+        scan_agrees(text);
+    }
+}
+
+fn scan_agrees(text: &str) {
+    for (query, regex) in [
+        ("foo", false),
+        ("foo\r", false),
+        ("o\nb", false),
+        ("foo$", true),
+        ("^ ?foo", true),
+        ("\\bbar\\b", true),
+        ("(?-m)foo", true),
+        ("o+", true),
+        ("$", true),
+        ("", false),
+    ] {
+        let flags = MatchFlags {
+            regex,
+            case_insensitive: false,
+        };
+        let matcher = Matcher::new(query, flags).unwrap();
+        let naive_re = regex::bytes::Regex::new(&if regex {
+            query.to_owned()
+        } else {
+            regex::escape(query)
+        })
+        .unwrap();
+        let bytes = text.as_bytes();
+        let mut naive = Vec::new();
+        let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+        for (i, segment) in segments.iter().enumerate() {
+            let last = i + 1 == segments.len();
+            if last && segment.is_empty() {
+                break;
+            }
+            let line = if last {
+                segment
+            } else {
+                segment.strip_suffix(b"\r").unwrap_or(segment)
+            };
+            if let Some(m) = naive_re.find(line) {
+                let text = String::from_utf8(line.to_vec()).unwrap();
+                naive.push((i as u64 + 1, m.start() as u64 + 1, text));
+            }
+        }
+        let got = matcher
+            .scan(bytes, scan::has_crlf(bytes), usize::MAX)
+            .unwrap();
+        assert_eq!(got, naive, "query {query:?} text {text:?}");
+    }
+}
+
+#[test]
+fn worker_count_invariance() {
+    let f = Fixture::new();
+    generated_tree(&f, 400);
+    let roots = [".", "d1", "link-to-d1", "d3/s1"];
+    for (query, flags) in [("needle1", LITERAL), ("needle[02] é$", REGEX)] {
+        let matcher = compile(query, flags).unwrap();
+        for hidden in [false, true] {
+            let outputs: Vec<_> = [1, 2, 4]
+                .iter()
+                .map(|w| search(&plane(*w), &f.ws, &matcher, &roots, hidden).unwrap())
+                .collect();
+            assert!(
+                outputs[0].matches.len() > 1000,
+                "{}",
+                outputs[0].matches.len()
+            );
+            assert!(outputs[0].normalized && outputs[0].partial);
+            assert_eq!(outputs[0], outputs[1]);
+            assert_eq!(outputs[0], outputs[2]);
+        }
+    }
+}

@@ -1,0 +1,370 @@
+//! Directory walks for list, search and snapshot (ASH/1 §3.3, §3.4 `l`).
+//!
+//! A walk resolves each root (following in-workspace symlinks), emits the root and its descendants
+//! down to the requested depth without following symlinks, and merges all roots into one list
+//! sorted by the bytes of the logical path. Directories of one level are read in parallel on the
+//! compute plane; results are collected in task order and stably sorted, so the output does not
+//! depend on the worker count.
+//!
+//! Entries that cannot be named or read are skipped deterministically and counted in [`Skipped`]:
+//! - a name that is not UTF-8 cannot be a logical path, so the entry (and its subtree) is left out;
+//! - a directory below a root that cannot be read (permissions, vanished) is listed but not
+//!   descended into; an entry whose metadata cannot be read is left out.
+//!
+//! Failing to read a *root* directory is an error, because the caller asked for it by name.
+//!
+//! `.ash` directly below the workspace root is never emitted (even with hidden entries, and even
+//! without the state marker, following §3.3's "skipped by walks at depth 1"); naming it as a root
+//! still works while it is not a marked state directory.
+
+#[cfg(test)]
+mod tests;
+
+use std::fs::{self, FileType};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use crate::compute::ComputePlane;
+use crate::workspace::{Ceiling, FsError, STATE_DIR, Workspace, is_hidden, join_logical};
+
+/// Entry ceiling of list (and of the walks behind search).
+pub const LIST_MAX_ENTRIES: usize = 1_000_000;
+
+/// Entry ceiling of snapshot.
+pub const SNAPSHOT_MAX_ENTRIES: usize = 100_000;
+
+/// How often (in entries) a directory reader checks the shared entry counter.
+const COUNTER_CHECK_INTERVAL: usize = 1024;
+
+/// A walk depth in `0..=64`; 0 emits only the roots.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Depth(u8);
+
+impl Depth {
+    /// The deepest allowed walk (64), used by search.
+    pub const MAX: Depth = Depth(64);
+
+    /// A depth, or `None` when it is above 64.
+    pub fn new(depth: u64) -> Option<Depth> {
+        u8::try_from(depth)
+            .ok()
+            .filter(|d| *d <= Depth::MAX.0)
+            .map(Depth)
+    }
+
+    /// The depth as a number.
+    pub fn get(self) -> u8 {
+        self.0
+    }
+}
+
+/// Which entry kinds a walk emits (directories are traversed either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KindFilter {
+    /// Every kind.
+    All,
+    /// Regular files only.
+    FilesOnly,
+    /// Directories only.
+    DirsOnly,
+}
+
+impl KindFilter {
+    fn accepts(self, kind: EntryKind) -> bool {
+        match self {
+            KindFilter::All => true,
+            KindFilter::FilesOnly => kind == EntryKind::File,
+            KindFilter::DirsOnly => kind == EntryKind::Dir,
+        }
+    }
+}
+
+/// Parameters of a walk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct WalkOptions {
+    /// Levels below each root to visit.
+    pub depth: Depth,
+    /// Include hidden entries (roots are never filtered; `.ash` below the workspace root never appears).
+    pub hidden: bool,
+    /// Which kinds to emit.
+    pub filter: KindFilter,
+    /// Entry ceiling (601 beyond it).
+    pub max_entries: usize,
+}
+
+impl WalkOptions {
+    /// Options for a list-style walk: no hidden entries, all kinds, the list ceiling.
+    pub fn new(depth: Depth) -> WalkOptions {
+        WalkOptions {
+            depth,
+            hidden: false,
+            filter: KindFilter::All,
+            max_entries: LIST_MAX_ENTRIES,
+        }
+    }
+}
+
+/// The kind of a walk entry; the discriminant is the wire code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[repr(u8)]
+pub enum EntryKind {
+    /// A regular file.
+    File = 0,
+    /// A directory.
+    Dir = 1,
+    /// A symbolic link (listed, never followed).
+    Symlink = 2,
+    /// Anything else (fifo, socket, device).
+    Other = 3,
+}
+
+impl EntryKind {
+    /// The wire code (0 file, 1 dir, 2 symlink, 3 other).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The kind of a file type obtained without following symlinks.
+    pub fn of(file_type: FileType) -> EntryKind {
+        if file_type.is_symlink() {
+            EntryKind::Symlink
+        } else if file_type.is_dir() {
+            EntryKind::Dir
+        } else if file_type.is_file() {
+            EntryKind::File
+        } else {
+            EntryKind::Other
+        }
+    }
+}
+
+/// One walked entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WalkEntry {
+    /// Logical path: workspace-relative, `/`-separated, `.` for the root.
+    pub path: String,
+    /// What the entry is.
+    pub kind: EntryKind,
+    /// Byte length for regular files; 0 for every other kind.
+    pub size: u64,
+}
+
+/// Entries a walk left out (see the module docs); non-zero counts mean the result is partial.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Skipped {
+    /// Entries whose name is not UTF-8.
+    pub non_utf8_names: u64,
+    /// Directories that could not be read and entries whose metadata could not be read.
+    pub unreadable: u64,
+}
+
+impl Skipped {
+    /// True when anything was skipped.
+    pub fn any(&self) -> bool {
+        self.non_utf8_names != 0 || self.unreadable != 0
+    }
+
+    fn add(&mut self, other: Skipped) {
+        self.non_utf8_names += other.non_utf8_names;
+        self.unreadable += other.unreadable;
+    }
+}
+
+/// The merged result of a walk.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WalkOutput {
+    /// Entries sorted by the bytes of `path`, without duplicates.
+    pub entries: Vec<WalkEntry>,
+    /// What was left out.
+    pub skipped: Skipped,
+}
+
+/// Walks `roots` on the compute plane and merges the entries.
+pub fn walk<S: AsRef<str> + Sync>(
+    plane: &ComputePlane,
+    workspace: &Workspace,
+    roots: &[S],
+    options: WalkOptions,
+) -> Result<WalkOutput, FsError> {
+    plane.install(|| walk_in_pool(workspace, roots, options))
+}
+
+/// A directory still to be read.
+struct DirTask {
+    abs: PathBuf,
+    logical: String,
+    depth: u8,
+    root: usize,
+}
+
+/// What reading one directory produced.
+#[derive(Default)]
+struct Listing {
+    entries: Vec<WalkEntry>,
+    subdirs: Vec<DirTask>,
+    skipped: Skipped,
+}
+
+/// [`walk`] for callers already running on the compute plane.
+pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
+    workspace: &Workspace,
+    roots: &[S],
+    options: WalkOptions,
+) -> Result<WalkOutput, FsError> {
+    let starts: Vec<Result<(WalkEntry, PathBuf), FsError>> = roots
+        .par_iter()
+        .map(|root| start_root(workspace, root.as_ref()))
+        .collect();
+    let counts: Vec<AtomicUsize> = roots.iter().map(|_| AtomicUsize::new(0)).collect();
+    let mut entries = Vec::new();
+    let mut frontier = Vec::new();
+    for (index, start) in starts.into_iter().enumerate() {
+        let (entry, abs) = start?;
+        if entry.kind == EntryKind::Dir && options.depth.get() > 0 {
+            frontier.push(DirTask {
+                abs,
+                logical: entry.path.clone(),
+                depth: 0,
+                root: index,
+            });
+        }
+        if options.filter.accepts(entry.kind) {
+            counts[index].fetch_add(1, Ordering::Relaxed);
+            entries.push(entry);
+        }
+    }
+    let mut skipped = Skipped::default();
+    while !frontier.is_empty() {
+        let listings: Vec<Result<Listing, FsError>> = frontier
+            .par_iter()
+            .map(|task| list_dir(task, options, &counts[task.root]))
+            .collect();
+        let mut next = Vec::new();
+        for listing in listings {
+            let listing = listing?;
+            entries.extend(listing.entries);
+            next.extend(listing.subdirs);
+            skipped.add(listing.skipped);
+        }
+        // Each root's own entries are distinct, so one root over the ceiling means the union is too.
+        let over = counts
+            .iter()
+            .position(|count| count.load(Ordering::Relaxed) > options.max_entries);
+        if let Some(index) = over {
+            return Err(entries_ceiling(roots[index].as_ref(), options.max_entries));
+        }
+        frontier = next;
+    }
+    // Stable sort: for duplicate paths the entry of the earliest root wins.
+    entries.par_sort_by(|a, b| a.path.cmp(&b.path));
+    entries.dedup_by(|later, earlier| later.path == earlier.path);
+    if entries.len() > options.max_entries {
+        let first = roots.first().map_or(".", |root| root.as_ref());
+        return Err(entries_ceiling(first, options.max_entries));
+    }
+    Ok(WalkOutput { entries, skipped })
+}
+
+fn entries_ceiling(root: &str, limit: usize) -> FsError {
+    FsError::Ceiling {
+        path: root.to_owned(),
+        ceiling: Ceiling::Entries { limit },
+    }
+}
+
+/// Resolves a root and describes it; the canonical target is never a symlink.
+fn start_root(workspace: &Workspace, root: &str) -> Result<(WalkEntry, PathBuf), FsError> {
+    let resolved = workspace.resolve(root)?;
+    let meta =
+        fs::symlink_metadata(&resolved.abs).map_err(|err| FsError::from_lookup(root, &err))?;
+    let kind = EntryKind::of(meta.file_type());
+    let size = if kind == EntryKind::File {
+        meta.len()
+    } else {
+        0
+    };
+    let entry = WalkEntry {
+        path: resolved.logical,
+        kind,
+        size,
+    };
+    Ok((entry, resolved.abs))
+}
+
+/// Reads one directory. Only a root directory (depth 0) can fail; deeper failures are skipped.
+fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result<Listing, FsError> {
+    let mut listing = Listing::default();
+    if task.depth > 0 && count.load(Ordering::Relaxed) > options.max_entries {
+        return Ok(listing);
+    }
+    let reader = match fs::read_dir(&task.abs) {
+        Ok(reader) => reader,
+        Err(err) if task.depth == 0 => return Err(FsError::from_lookup(&task.logical, &err)),
+        Err(_) => {
+            listing.skipped.unreadable += 1;
+            return Ok(listing);
+        }
+    };
+    let child_depth = task.depth + 1;
+    let at_workspace_root = task.logical == ".";
+    for entry in reader {
+        let Ok(entry) = entry else {
+            // The OS stopped listing this directory; keep what we have.
+            listing.skipped.unreadable += 1;
+            break;
+        };
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            listing.skipped.non_utf8_names += 1;
+            continue;
+        };
+        if at_workspace_root && name == STATE_DIR {
+            continue;
+        }
+        if !options.hidden && is_hidden(name) {
+            continue;
+        }
+        let Ok(file_type) = entry.file_type() else {
+            listing.skipped.unreadable += 1;
+            continue;
+        };
+        let kind = EntryKind::of(file_type);
+        let size = if kind == EntryKind::File {
+            match entry.metadata() {
+                Ok(meta) => meta.len(),
+                Err(_) => {
+                    listing.skipped.unreadable += 1;
+                    continue;
+                }
+            }
+        } else {
+            0
+        };
+        let logical = join_logical(&task.logical, name);
+        if kind == EntryKind::Dir && child_depth < options.depth.get() {
+            listing.subdirs.push(DirTask {
+                abs: entry.path(),
+                logical: logical.clone(),
+                depth: child_depth,
+                root: task.root,
+            });
+        }
+        if options.filter.accepts(kind) {
+            listing.entries.push(WalkEntry {
+                path: logical,
+                kind,
+                size,
+            });
+            let emitted = listing.entries.len();
+            if emitted % COUNTER_CHECK_INTERVAL == 0
+                && count.load(Ordering::Relaxed) + emitted > options.max_entries
+            {
+                break;
+            }
+        }
+    }
+    count.fetch_add(listing.entries.len(), Ordering::Relaxed);
+    Ok(listing)
+}
