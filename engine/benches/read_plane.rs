@@ -18,10 +18,10 @@ fn main() {
     println!("tree: {FILES} files x {} KiB in {}", FILE_BYTES / 1024, dir.path().display());
     println!("{:<34} {:>9} {:>9} {:>9}", "case", "p50 ms", "p90 ms", "min ms");
 
-    let literal = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n", 64);
-    let regex = request("g", "a{q,p,f}:\n\"needle_[a-z]+\\\\(\",[.],1\n", 64);
-    let list = request("l", "a{p,d,f}:\n[.],64,0\n", 64);
-    let read = request("r", "a{p,m,o,n}:\n[d07/f0123.txt],1,1,40\n", 64);
+    let literal = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n");
+    let regex = request("g", "a{q,p,f}:\n\"needle_[a-z]+\\\\(\",[.],1\n");
+    let list = request("l", "a{p,d,f}:\n[.],64,0\n");
+    let read = request("r", "a{p,m,o,n}:\n[d07/f0007.txt],1,1,40\n");
 
     let mut session = in_process_session(dir.path());
     report("engine: literal search", || session(&literal));
@@ -51,7 +51,7 @@ fn main() {
     }
 }
 
-fn request(op: &str, args: &str, _rows: usize) -> String {
+fn request(op: &str, args: &str) -> String {
     format!("t:1\ni:1\no:{op}\n{args}u{{tok,rec,ms}}:\n1048576,1000000,30000\n")
 }
 

@@ -6,7 +6,6 @@
 #[cfg(test)]
 mod tests;
 
-use std::fmt;
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::num::NonZeroU64;
@@ -14,6 +13,7 @@ use std::num::NonZeroU64;
 use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
+use crate::protocol::Digest;
 use crate::workspace::{Ceiling, FsError, Workspace};
 
 /// Per-file size ceiling of read (601 beyond it).
@@ -39,33 +39,6 @@ pub enum Selection {
         /// Maximum number of lines.
         count: NonZeroU64,
     },
-}
-
-/// A BLAKE3 digest of file content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Digest([u8; 32]);
-
-impl Digest {
-    /// The digest of `bytes`.
-    pub fn of(bytes: &[u8]) -> Digest {
-        Digest(*blake3::hash(bytes).as_bytes())
-    }
-
-    /// The raw 32 bytes.
-    pub fn as_bytes(&self) -> &[u8; 32] {
-        &self.0
-    }
-
-    /// The 64-character lowercase hex form used on the wire.
-    pub fn to_hex(&self) -> String {
-        blake3::Hash::from_bytes(self.0).to_hex().to_string()
-    }
-}
-
-impl fmt::Display for Digest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_hex())
-    }
 }
 
 /// The outcome of reading one path.

@@ -17,7 +17,7 @@ use rayon::prelude::*;
 pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use crate::compute::ComputePlane;
-use crate::walk::{self, Depth, KindFilter, LIST_MAX_ENTRIES, WalkOptions};
+use crate::walk::{self, Depth, ListFilter, LIST_MAX_ENTRIES, WalkOptions};
 use crate::workspace::{Ceiling, FsError, Workspace};
 
 /// Per-file size ceiling of search (601 beyond it).
@@ -91,7 +91,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     let options = WalkOptions {
         depth: Depth::MAX,
         hidden,
-        filter: KindFilter::FilesOnly,
+        filter: ListFilter::FilesOnly,
         max_entries: LIST_MAX_ENTRIES,
     };
     let walked = walk::walk_in_pool(workspace, roots, options)?;

@@ -61,23 +61,13 @@ impl Depth {
 }
 
 /// Which entry kinds a walk emits (directories are traversed either way).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KindFilter {
-    /// Every kind.
-    All,
-    /// Regular files only.
-    FilesOnly,
-    /// Directories only.
-    DirsOnly,
-}
+pub use crate::protocol::ListFilter;
 
-impl KindFilter {
-    fn accepts(self, kind: EntryKind) -> bool {
-        match self {
-            KindFilter::All => true,
-            KindFilter::FilesOnly => kind == EntryKind::File,
-            KindFilter::DirsOnly => kind == EntryKind::Dir,
-        }
+fn accepts(filter: ListFilter, kind: EntryKind) -> bool {
+    match filter {
+        ListFilter::All => true,
+        ListFilter::FilesOnly => kind == EntryKind::File,
+        ListFilter::DirsOnly => kind == EntryKind::Dir,
     }
 }
 
@@ -89,7 +79,7 @@ pub struct WalkOptions {
     /// Include hidden entries (roots are never filtered; `.ash` below the workspace root never appears).
     pub hidden: bool,
     /// Which kinds to emit.
-    pub filter: KindFilter,
+    pub filter: ListFilter,
     /// Entry ceiling (601 beyond it).
     pub max_entries: usize,
 }
@@ -100,43 +90,24 @@ impl WalkOptions {
         WalkOptions {
             depth,
             hidden: false,
-            filter: KindFilter::All,
+            filter: ListFilter::All,
             max_entries: LIST_MAX_ENTRIES,
         }
     }
 }
 
-/// The kind of a walk entry; the discriminant is the wire code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[repr(u8)]
-pub enum EntryKind {
-    /// A regular file.
-    File = 0,
-    /// A directory.
-    Dir = 1,
-    /// A symbolic link (listed, never followed).
-    Symlink = 2,
-    /// Anything else (fifo, socket, device).
-    Other = 3,
-}
+pub use crate::protocol::EntryKind;
 
-impl EntryKind {
-    /// The wire code (0 file, 1 dir, 2 symlink, 3 other).
-    pub fn code(self) -> u8 {
-        self as u8
-    }
-
-    /// The kind of a file type obtained without following symlinks.
-    pub fn of(file_type: FileType) -> EntryKind {
-        if file_type.is_symlink() {
-            EntryKind::Symlink
-        } else if file_type.is_dir() {
-            EntryKind::Dir
-        } else if file_type.is_file() {
-            EntryKind::File
-        } else {
-            EntryKind::Other
-        }
+/// The kind of a file type obtained without following symlinks.
+pub fn kind_of(file_type: FileType) -> EntryKind {
+    if file_type.is_symlink() {
+        EntryKind::Symlink
+    } else if file_type.is_dir() {
+        EntryKind::Dir
+    } else if file_type.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
     }
 }
 
@@ -230,7 +201,7 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
                 root: index,
             });
         }
-        if options.filter.accepts(entry.kind) {
+        if accepts(options.filter, entry.kind) {
             counts[index].fetch_add(1, Ordering::Relaxed);
             entries.push(entry);
         }
@@ -279,7 +250,7 @@ fn start_root(workspace: &Workspace, root: &str) -> Result<(WalkEntry, PathBuf),
     let resolved = workspace.resolve(root)?;
     let meta =
         fs::symlink_metadata(&resolved.abs).map_err(|err| FsError::from_lookup(root, &err))?;
-    let kind = EntryKind::of(meta.file_type());
+    let kind = kind_of(meta.file_type());
     let size = if kind == EntryKind::File {
         meta.len()
     } else {
@@ -330,7 +301,7 @@ fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result
             listing.skipped.unreadable += 1;
             continue;
         };
-        let kind = EntryKind::of(file_type);
+        let kind = kind_of(file_type);
         let size = if kind == EntryKind::File {
             match entry.metadata() {
                 Ok(meta) => meta.len(),
@@ -351,7 +322,7 @@ fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result
                 root: task.root,
             });
         }
-        if options.filter.accepts(kind) {
+        if accepts(options.filter, kind) {
             listing.entries.push(WalkEntry {
                 path: logical,
                 kind,

@@ -3,9 +3,9 @@
 use super::fs_error;
 use super::rows::{PathRow, project};
 use crate::ason::Atom;
-use crate::protocol::{Data, EntryKind, ErrorRecord, Flags, ListArgs, ListFilter, ListRow, Response};
+use crate::protocol::{Data, EntryKind, ErrorRecord, Flags, ListArgs, ListRow, Response};
 use crate::session::Answer;
-use crate::walk::{self, Depth, KindFilter, LIST_MAX_ENTRIES, WalkOptions};
+use crate::walk::{self, Depth, LIST_MAX_ENTRIES, WalkOptions};
 
 /// Runs a list request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, ErrorRecord> {
@@ -13,11 +13,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
     let options = WalkOptions {
         depth,
         hidden: args.hidden,
-        filter: match args.filter {
-            ListFilter::All => KindFilter::All,
-            ListFilter::FilesOnly => KindFilter::FilesOnly,
-            ListFilter::DirsOnly => KindFilter::DirsOnly,
-        },
+        filter: args.filter,
         max_entries: LIST_MAX_ENTRIES,
     };
     let session = &*answer.session;
@@ -29,8 +25,8 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         .map(|e| PathRow {
             path: e.path.clone(),
             rest: vec![
-                Atom::uint(u64::from(e.kind.code())),
-                if e.kind == walk::EntryKind::File {
+                Atom::uint(u64::from(e.kind.as_u8())),
+                if e.kind == EntryKind::File {
                     Atom::uint(e.size)
                 } else {
                     Atom::Null
@@ -43,15 +39,12 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         .entries
         .iter()
         .zip(projected.ids)
-        .map(|(e, path)| {
-            let kind = EntryKind::from_u8(e.kind.code()).ok_or(ErrorRecord::internal_execute())?;
-            Ok(ListRow {
-                path,
-                kind,
-                size: (kind == EntryKind::File).then_some(e.size),
-            })
+        .map(|(e, path)| ListRow {
+            path,
+            kind: e.kind,
+            size: (e.kind == EntryKind::File).then_some(e.size),
         })
-        .collect::<Result<Vec<_>, ErrorRecord>>()?;
+        .collect();
     let mut response = Response::success(answer.request.id, Data::List(data));
     response.flags = projected.flags;
     response.reference = projected.reference;

@@ -3,7 +3,7 @@
 
 use super::fs_error;
 use crate::ason::encode_text;
-use crate::protocol::{Data, Digest, ErrorCode, ErrorRecord, Flags, ReadArgs, ReadMode, ReadRow, Response};
+use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, ReadArgs, ReadMode, ReadRow, Response};
 use crate::read::{self, ReadOutput, Selection};
 use crate::session::Answer;
 use crate::session::truncate::{WORST_ID, digits};
@@ -43,7 +43,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
             path,
             offset: out.offset,
             len: out.count,
-            digest: Digest(*out.digest.as_bytes()),
+            digest: out.digest,
             text: None,
             reference: None,
         };

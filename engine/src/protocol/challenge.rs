@@ -3,7 +3,9 @@
 
 use super::caps::Caps;
 use super::hex::{array_from_lower_hex, to_lower_hex};
-use super::schema::{Loc, Problem, SchemaError, clip, field_order, get, scalar, text, uint, uint_in};
+use super::schema::{
+    Loc, Problem, SchemaError, clip, field_order, get, scalar, text, uint, uint_in,
+};
 use crate::ason::{Atom, Document, Value, encode};
 
 /// The challenge format version.

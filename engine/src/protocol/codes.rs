@@ -176,9 +176,7 @@ impl ErrorCode {
     pub const fn typical_stage(self) -> Stage {
         use ErrorCode as C;
         match self {
-            C::InvalidArgument
-            | C::UnsupportedOperation
-            | C::DuplicateRequest => Stage::Validate,
+            C::InvalidArgument | C::UnsupportedOperation | C::DuplicateRequest => Stage::Validate,
             C::PathNotFound | C::WrongFileType | C::UnknownReference => Stage::Resolve,
             C::WorkspaceEscape | C::CapabilityDenied | C::PermitRequired | C::PermitInvalid => {
                 Stage::Authorize
@@ -328,7 +326,11 @@ impl ErrorRecord {
 
     /// 101,1,3: the operation is outside the negotiated `ops` mask (§9 decision 2).
     pub const fn operation_not_negotiated() -> Self {
-        ErrorRecord::new(ErrorCode::UnsupportedOperation, Retry::Correct, Stage::Authorize)
+        ErrorRecord::new(
+            ErrorCode::UnsupportedOperation,
+            Retry::Correct,
+            Stage::Authorize,
+        )
     }
 
     /// 202,1,2: a mutation target is not a regular file or has a symlinked component.

@@ -58,7 +58,9 @@ pub enum HandshakeError {
     #[error("bad handshake: {0}")]
     Schema(#[from] SchemaError),
     /// No version both sides accept.
-    #[error("unsupported {protocol} version: client accepts {major}.{low}..={major}.{high}, server speaks 1.0")]
+    #[error(
+        "unsupported {protocol} version: client accepts {major}.{low}..={major}.{high}, server speaks 1.0"
+    )]
     Unsupported {
         /// `ASH` or `ASON`.
         protocol: &'static str,
@@ -126,7 +128,12 @@ impl HandshakeRequest {
         let id = id_field(doc)?;
         let at = Loc::field("a");
         let cells = record(get(doc, "a")?, at, REQUEST_COLS)?;
-        let n = |k: usize| uint(atom(&cells[k], at.col(REQUEST_COLS[k]))?, at.col(REQUEST_COLS[k]));
+        let n = |k: usize| {
+            uint(
+                atom(&cells[k], at.col(REQUEST_COLS[k]))?,
+                at.col(REQUEST_COLS[k]),
+            )
+        };
         let range = |k: usize| -> Result<VersionRange, SchemaError> {
             let r = VersionRange {
                 major: n(k)?,
@@ -141,7 +148,12 @@ impl HandshakeRequest {
             Ok(r)
         };
         let (ash, ason) = (range(0)?, range(3)?);
-        let frame = uint_in(atom(&cells[6], at.col("frm"))?, at.col("frm"), MIN_FRAME, MAX_FRAME)?;
+        let frame = uint_in(
+            atom(&cells[6], at.col("frm"))?,
+            at.col("frm"),
+            MIN_FRAME,
+            MAX_FRAME,
+        )?;
         let output = uint_in(atom(&cells[7], at.col("out"))?, at.col("out"), 1, u64::MAX)?;
         let root = text_bytes(atom(&cells[10], at.col("root"))?, at.col("root"), 1, 4096)?;
         let nonce = text_bytes(atom(&cells[11], at.col("n"))?, at.col("n"), 1, 128)?;

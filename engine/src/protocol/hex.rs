@@ -22,7 +22,7 @@ fn nibble(c: u8) -> Option<u8> {
 /// Decodes lowercase hex of any even length; uppercase digits are rejected.
 pub fn bytes_from_lower_hex(s: &str) -> Option<Vec<u8>> {
     let b = s.as_bytes();
-    if b.len() % 2 != 0 {
+    if !b.len().is_multiple_of(2) {
         return None;
     }
     b.chunks_exact(2)

@@ -34,9 +34,9 @@ pub use caps::{Caps, OpKind, OpMask};
 pub use challenge::{CHALLENGE_VERSION, Challenge};
 pub use codes::{ErrorCode, ErrorRecord, Flags, Retry, Stage, Status};
 pub use data::{
-    BatchRow, CancelResult, Change, Data, EntryKind, ExecResult, ExitKind, FindRow, FsRow,
-    ListRow, MaterializeResult, MutationState, NodeState, PatchRow, Projection, ReadRow,
-    ReleaseResult, SearchRow, SliceResult, SnapshotRow,
+    BatchRow, CancelResult, Change, Data, EntryKind, ExecResult, ExitKind, FindRow, FsRow, ListRow,
+    MaterializeResult, MutationState, NodeState, PatchRow, Projection, ReadRow, ReleaseResult,
+    SearchRow, SliceResult, SnapshotRow,
 };
 pub use handshake::{
     COMPAT_FRAME_MAX, HandshakeError, HandshakeRequest, HandshakeResponse, MAX_FRAME,
@@ -44,7 +44,7 @@ pub use handshake::{
 };
 pub use hex::{Digest, array_from_lower_hex, bytes_from_lower_hex, to_lower_hex};
 pub use op::Op;
-pub use path::{MAX_PATH_BYTES, PathSyntaxError, check_logical_path};
+pub use path::MAX_PATH_BYTES;
 pub use request::{Budget, Request, RequestError};
 pub use response::{Response, ResponseError, ResponseInvariant};
 pub use schema::{Form, Problem, SchemaError};

@@ -2,7 +2,7 @@
 
 use super::caps::{Caps, OpKind};
 use super::codes::ErrorRecord;
-use super::hex::{array_from_lower_hex, to_lower_hex};
+use super::hex::{Digest, array_from_lower_hex, to_lower_hex};
 use super::op::Op;
 use super::response::Response;
 use super::schema::{
@@ -147,6 +147,27 @@ impl Request {
     pub fn required_caps(&self) -> Caps {
         self.op.required_caps()
     }
+
+    /// The normalized approval action (§8): `v:1`, `o`, `a…`, `c:<required caps>`; the id,
+    /// budget and permit are excluded so a permit binds to what is done, not how it is asked.
+    pub fn action_document(&self) -> Document {
+        Document::new()
+            .with("v", Value::Scalar(Atom::uint(1)))
+            .with("o", Value::Scalar(Atom::text(self.op.letter().to_string())))
+            .with("a", self.op.args_value())
+            .with(
+                "c",
+                Value::Scalar(Atom::uint(u64::from(self.required_caps().bits()))),
+            )
+    }
+
+    /// The action digest: BLAKE3(`ash-approval-action-v1\0` ‖ canonical action text).
+    pub fn action_digest(&self) -> Digest {
+        let mut h = blake3::Hasher::new();
+        h.update(b"ash-approval-action-v1\0");
+        h.update(encode(&self.action_document()).as_bytes());
+        h.finalize().into()
+    }
 }
 
 /// The request id, if `i` is a canonical nonzero unsigned decimal scalar.
@@ -177,8 +198,8 @@ fn typed(doc: &Document, id: u64) -> Result<Request, SchemaError> {
     }
     let o_at = Loc::field("o");
     let letter = text(scalar(get(doc, "o")?, o_at)?, o_at)?;
-    let kind = OpKind::from_letter(letter)
-        .ok_or_else(|| o_at.err(Problem::UnknownOp(clip(letter))))?;
+    let kind =
+        OpKind::from_letter(letter).ok_or_else(|| o_at.err(Problem::UnknownOp(clip(letter))))?;
     let budget = Budget::from_value(get(doc, "u")?)?;
     let op = Op::parse_args(kind, get(doc, "a")?)?;
     let permit = match doc.get("v") {

@@ -186,7 +186,10 @@ impl Response {
         let mut last = 0u64;
         for (row, (id, path)) in self.paths.iter().enumerate() {
             if *id <= last {
-                return Err(I::PathIdOrder { row: row + 1, id: *id });
+                return Err(I::PathIdOrder {
+                    row: row + 1,
+                    id: *id,
+                });
             }
             last = *id;
             if path.is_empty() || path.len() > MAX_PATH_BYTES {
@@ -207,7 +210,10 @@ impl Response {
         let mut doc = Document::new()
             .with("t", Value::Scalar(Atom::uint(3)))
             .with("i", Value::Scalar(Atom::uint(self.id)))
-            .with("s", Value::Scalar(Atom::uint(u64::from(self.status.as_u8()))));
+            .with(
+                "s",
+                Value::Scalar(Atom::uint(u64::from(self.status.as_u8()))),
+            );
         if !self.paths.is_empty() {
             let rows = self
                 .paths
@@ -309,19 +315,30 @@ fn parse(doc: &Document, kind: Option<OpKind>) -> Result<Response, ResponseError
     let (Some(t), Some(i), Some(s), Some(z), Some(r)) = (t, i, s, z, r) else {
         return Err(order_error().into());
     };
-    if doc.fields.len() != 5 + usize::from(p.is_some()) + usize::from(d.is_some()) + usize::from(e.is_some()) {
+    if doc.fields.len()
+        != 5 + usize::from(p.is_some()) + usize::from(d.is_some()) + usize::from(e.is_some())
+    {
         return Err(order_error().into());
     }
 
     let at = Loc::field("t");
     let t = uint(scalar(t, at)?, at)?;
     if t != 3 {
-        return Err(SchemaError::new("t", Problem::MessageType { found: t, expected: 3 }).into());
+        return Err(SchemaError::new(
+            "t",
+            Problem::MessageType {
+                found: t,
+                expected: 3,
+            },
+        )
+        .into());
     }
     let at = Loc::field("i");
     let id = uint(scalar(i, at)?, at)?;
     if id == 0 {
-        return Err(at.err(Problem::Rule("response id 0 is not a request id")).into());
+        return Err(at
+            .err(Problem::Rule("response id 0 is not a request id"))
+            .into());
     }
     let at = Loc::field("s");
     let status: Status = code(scalar(s, at)?, at)?;
@@ -364,7 +381,9 @@ fn path_delta(v: &Value) -> Result<Vec<(u64, String)>, SchemaError> {
     let rows = table(v, at, ["i", "v"])?;
     if rows.is_empty() {
         // The encoder omits an empty delta, so `p[0]` could never round-trip.
-        return Err(at.err(Problem::Rule("an empty path dictionary delta is omitted, not p[0]")));
+        return Err(at.err(Problem::Rule(
+            "an empty path dictionary delta is omitted, not p[0]",
+        )));
     }
     rows.into_iter()
         .enumerate()

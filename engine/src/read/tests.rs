@@ -163,7 +163,7 @@ fn error_outcomes() {
     for (path, code) in cases {
         let got = read_file(&f.ws, path, bytes(0, 1))
             .map(|_| ())
-            .map_err(|e| e.code());
+            .map_err(|e| e.code().as_u16());
         assert_eq!(got, Err(*code), "{path}");
     }
     assert_eq!(
@@ -173,7 +173,7 @@ fn error_outcomes() {
     // A user-owned .ash without the marker stays readable; with it, it is reserved.
     assert!(read_file(&f.ws, ".ash/data", bytes(0, 1)).is_ok());
     f.mark_state_dir();
-    let got = read_file(&f.ws, ".ash/data", bytes(0, 1)).map_err(|e| e.code());
+    let got = read_file(&f.ws, ".ash/data", bytes(0, 1)).map_err(|e| e.code().as_u16());
     assert_eq!(got.map(|_| ()), Err(300));
     drop(socket);
 }
@@ -184,7 +184,7 @@ fn size_ceiling() {
     let file = std::fs::File::create(f.ws.root().join("huge")).unwrap();
     file.set_len(READ_MAX_FILE_BYTES + 1).unwrap();
     let err = read_file(&f.ws, "huge", bytes(0, 1)).unwrap_err();
-    assert_eq!(err.code(), 601);
+    assert_eq!(err.code().as_u16(), 601);
     assert_eq!(
         err,
         FsError::Ceiling {
@@ -209,7 +209,7 @@ fn read_paths_keeps_request_order_and_duplicates() {
         );
         let summary: Vec<_> = got
             .into_iter()
-            .map(|r| r.map(|o| (o.path, o.bytes)).map_err(|e| e.code()))
+            .map(|r| r.map(|o| (o.path, o.bytes)).map_err(|e| e.code().as_u16()))
             .collect();
         let expected = vec![
             Ok(("b".to_owned(), b"B\n".to_vec())),

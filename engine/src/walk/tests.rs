@@ -10,7 +10,7 @@ fn list(f: &Fixture, roots: &[&str], options: WalkOptions) -> Result<Vec<(String
         .map(|out| {
             out.entries
                 .into_iter()
-                .map(|e| (e.path, e.kind.code(), e.size))
+                .map(|e| (e.path, e.kind.as_u8(), e.size))
                 .collect()
         })
         .map_err(|e| e.code().as_u16())
@@ -186,12 +186,12 @@ fn state_dir_is_skipped_at_depth_one() {
 fn kind_filters() {
     let f = sample();
     let mut options = WalkOptions::new(depth(64));
-    options.filter = KindFilter::FilesOnly;
+    options.filter = ListFilter::FilesOnly;
     assert_eq!(
         paths(&f, &["."], options),
         ["README", "src/a/b/c.rs", "src/lib.rs"]
     );
-    options.filter = KindFilter::DirsOnly;
+    options.filter = ListFilter::DirsOnly;
     assert_eq!(
         paths(&f, &["."], options),
         [".", "empty", "src", "src/a", "src/a/b"]

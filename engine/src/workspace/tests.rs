@@ -215,6 +215,6 @@ fn error_codes() {
         (ceiling, 601),
     ];
     for (err, code) in cases {
-        assert_eq!(err.code(), code, "{err}");
+        assert_eq!(err.code().as_u16(), code, "{err}");
     }
 }

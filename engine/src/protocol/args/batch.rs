@@ -67,7 +67,9 @@ impl BatchArgs {
                 )));
             }
             if deps.contains(&id) {
-                return Err(at.col("d").err(Problem::Rule("a node cannot depend on itself")));
+                return Err(at
+                    .col("d")
+                    .err(Problem::Rule("a node cannot depend on itself")));
             }
             edges += deps.len();
             if edges > MAX_BATCH_EDGES {
@@ -116,8 +118,8 @@ fn node_op(kind: OpKind, a: &Atom, at: Loc) -> Result<Op, SchemaError> {
         }));
     };
     let limits = Limits::with_document_bytes(MAX_NODE_DOCUMENT);
-    let doc = decode_canonical(doc_text.as_bytes(), &limits)
-        .map_err(|e| at.err(Problem::Embedded(e)))?;
+    let doc =
+        decode_canonical(doc_text.as_bytes(), &limits).map_err(|e| at.err(Problem::Embedded(e)))?;
     let outer = format!("{} (embedded {} arguments)", at.render(), kind.letter());
     field_order(&doc, &["a"]).map_err(|e| e.within(&outer))?;
     let value = &doc.fields[0].value;

@@ -5,8 +5,8 @@ use super::{MIB, path_entry};
 use crate::ason::{Atom, Value};
 use crate::protocol::caps::OpKind;
 use crate::protocol::schema::{
-    Loc, Problem, SchemaError, check_bytes, check_count, clip, flags, is_key, reference, text,
-    text_bytes, uint, uint_in, vector,
+    Loc, Problem, SchemaError, check_bytes, clip, flags, is_key, reference, text, text_bytes, uint,
+    uint_in, vector,
 };
 use std::collections::HashSet;
 
@@ -115,15 +115,22 @@ impl Formula {
             OpKind::Release => 1,
             OpKind::Materialize => 2,
             OpKind::Project => {
-                check_count(list.len(), at, 5, 4 + MAX_PROJECT_COLUMNS)?;
+                if !(5..=4 + MAX_PROJECT_COLUMNS).contains(&list.len()) {
+                    return Err(at.err(Problem::Detail(format!(
+                        "formula | takes [{}] with 1..=128 columns, found {} item(s)",
+                        operands(kind),
+                        list.len()
+                    ))));
+                }
                 list.len()
             }
             _ => return Err(at.err(Problem::Rule("not a formula operation"))),
         };
         if list.len() != arity {
             return Err(at.err(Problem::Detail(format!(
-                "formula {} takes exactly {arity} items, found {}",
+                "formula {} takes exactly [{}], found {} item(s)",
                 kind.letter(),
+                operands(kind),
                 list.len()
             ))));
         }
@@ -138,7 +145,13 @@ impl Formula {
             },
             OpKind::LineSlice => Formula::LineSlice {
                 source,
-                line: uint_in(&list[1], item(1), 1, u64::MAX)?,
+                line: match uint(&list[1], item(1))? {
+                    0 => {
+                        return Err(item(1)
+                            .err(Problem::Rule("line numbers are one-based; 0 is not a line")));
+                    }
+                    line => line,
+                },
                 lines: window(2, MAX_WINDOW_ROWS)?,
             },
             OpKind::Find => {
@@ -220,7 +233,11 @@ impl Formula {
                 columns,
                 ..
             } => {
-                items.extend([Atom::text(table.as_str()), Atom::uint(*offset), Atom::uint(*rows)]);
+                items.extend([
+                    Atom::text(table.as_str()),
+                    Atom::uint(*offset),
+                    Atom::uint(*rows),
+                ]);
                 items.extend(columns.iter().map(|c| Atom::text(c.as_str())));
             }
             Formula::Materialize { path, .. } => items.push(Atom::text(path.as_str())),
@@ -229,12 +246,26 @@ impl Formula {
     }
 }
 
+/// The operand list of a formula, for error messages.
+fn operands(kind: OpKind) -> &'static str {
+    match kind {
+        OpKind::Slice | OpKind::LineSlice => "@r,o,n",
+        OpKind::Find => "@r,o,n,q,f",
+        OpKind::Release => "@r",
+        OpKind::Project => "@r,T,o,n,C…",
+        _ => "@r,path",
+    }
+}
+
 /// A valid ASON key (table or column name).
 fn key(a: &Atom, at: Loc) -> Result<String, SchemaError> {
     let k = text(a, at)?;
     check_bytes(k, at, 1, 128)?;
     if !is_key(k) {
-        return Err(at.err(Problem::Detail(format!("{:?} is not a valid ASON key", clip(k)))));
+        return Err(at.err(Problem::Detail(format!(
+            "{:?} is not a valid ASON key",
+            clip(k)
+        ))));
     }
     Ok(k.to_owned())
 }

@@ -1,6 +1,6 @@
 //! Typed arguments of every operation, with the request-layer checks of ASH1.md §3.3–3.4
 //! that need no filesystem access. Logical path *syntax* is deliberately left to
-//! resolution ([`crate::protocol::check_logical_path`]), as the spec places it there.
+//! resolution ([`crate::workspace::check_logical_path`]), as the spec places it there.
 
 mod batch;
 mod exec;
@@ -10,8 +10,8 @@ mod walk;
 
 pub use batch::{BatchArgs, BatchNode, MAX_BATCH_EDGES, MAX_BATCH_NODES};
 pub use exec::{EnvChange, ExecArgs, Program, Stdin};
-pub use formula::Formula;
 pub use exec::{MAX_ARGV, MAX_ENV, MAX_ENV_ENTRY};
+pub use formula::Formula;
 pub use formula::{MAX_PROJECT_COLUMNS, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS};
 pub use mutation::{
     Edit, FsAction, FsArgs, FsKind, FsOp, MAX_EDITS, MAX_FS_ACTIONS, MAX_INLINE_TOTAL, PatchArgs,
@@ -102,7 +102,10 @@ pub(crate) fn path_vector(items: &[Atom], at: Loc) -> Result<Vec<String>, Schema
 
 /// Requires strictly ascending byte order (which also rules out duplicates).
 pub(crate) fn strictly_sorted(paths: &[String], at: Loc) -> Result<(), SchemaError> {
-    match paths.windows(2).position(|w| w[0].as_bytes() >= w[1].as_bytes()) {
+    match paths
+        .windows(2)
+        .position(|w| w[0].as_bytes() >= w[1].as_bytes())
+    {
         None => Ok(()),
         Some(i) => Err(at.item(i + 1).err(Problem::Rule(
             "paths must be unique and strictly sorted by bytes",

@@ -5,8 +5,8 @@ use crate::ason::{Atom, Cell, Value};
 use crate::protocol::emit;
 use crate::protocol::hex::Digest;
 use crate::protocol::schema::{
-    Loc, Problem, SchemaError, atom, check_count, clip, code, digest, flags, items, record,
-    table, uint,
+    Loc, Problem, SchemaError, atom, check_count, clip, code, digest, flags, items, record, table,
+    uint,
 };
 use std::collections::HashSet;
 
@@ -73,7 +73,9 @@ impl PatchArgs {
         let (fi, fo, fn_, fv) = (items(i, ai)?, items(o, ao)?, items(n, an)?, items(vv, av)?);
         check_count(fi.len(), ai, 1, MAX_EDITS)?;
         if fo.len() != fi.len() || fn_.len() != fi.len() || fv.len() != fi.len() {
-            return Err(at.err(Problem::Rule("edit vectors i, o, n and v must have equal lengths")));
+            return Err(at.err(Problem::Rule(
+                "edit vectors i, o, n and v must have equal lengths",
+            )));
         }
         let mut files: Vec<PatchFile> = paths
             .into_iter()
@@ -123,7 +125,9 @@ impl PatchArgs {
             });
         }
         if let Some(k) = files.iter().position(|f| f.edits.is_empty()) {
-            return Err(ap.item(k).err(Problem::Rule("every path needs at least one edit")));
+            return Err(ap
+                .item(k)
+                .err(Problem::Rule("every path needs at least one edit")));
         }
         flags(atom(f, at.col("f"))?, at.col("f"), 0)?;
         Ok(PatchArgs { files })
@@ -265,11 +269,17 @@ impl FsArgs {
             let id = uint(atom(i, at.col("i"))?, at.col("i"))?;
             let last = actions.last().map_or(0, |a| a.id);
             if id <= last {
-                return Err(at.col("i").err(Problem::Rule("action ids must be positive and strictly increasing")));
+                return Err(at.col("i").err(Problem::Rule(
+                    "action ids must be positive and strictly increasing",
+                )));
             }
             let kind: FsKind = code(atom(k, at.col("k"))?, at.col("k"))?;
             let path = path_entry(atom(p, at.col("p"))?, at.col("p"))?;
-            let (q, h, vv) = (atom(q, at.col("q"))?, atom(h, at.col("h"))?, atom(vv, at.col("v"))?);
+            let (q, h, vv) = (
+                atom(q, at.col("q"))?,
+                atom(h, at.col("h"))?,
+                atom(vv, at.col("v"))?,
+            );
             let op = match kind {
                 FsKind::Create => {
                     null(q, at.col("q"), "create")?;
@@ -277,7 +287,9 @@ impl FsArgs {
                     let content = content(vv, at.col("v"), MIB)?;
                     inline_total += content.inline_len();
                     if inline_total > MAX_INLINE_TOTAL {
-                        return Err(at.col("v").err(Problem::Rule("inline contents exceed 8 MiB in total")));
+                        return Err(at
+                            .col("v")
+                            .err(Problem::Rule("inline contents exceed 8 MiB in total")));
                     }
                     FsOp::Create { path, content }
                 }
@@ -286,9 +298,17 @@ impl FsArgs {
                     let digest = digest(h, at.col("h"))?;
                     null(vv, at.col("v"), "copy and move")?;
                     if kind == FsKind::Copy {
-                        FsOp::Copy { from: path, to, digest }
+                        FsOp::Copy {
+                            from: path,
+                            to,
+                            digest,
+                        }
                     } else {
-                        FsOp::Move { from: path, to, digest }
+                        FsOp::Move {
+                            from: path,
+                            to,
+                            digest,
+                        }
                     }
                 }
                 FsKind::Remove => {
@@ -320,10 +340,14 @@ impl FsArgs {
             .map(|a| {
                 let (q, h, v) = match &a.op {
                     FsOp::Create { content, .. } => (Atom::Null, Atom::Null, content.to_atom()),
-                    FsOp::Copy { to, digest, .. } | FsOp::Move { to, digest, .. } => {
-                        (Atom::text(to.as_str()), Atom::text(digest.to_hex()), Atom::Null)
+                    FsOp::Copy { to, digest, .. } | FsOp::Move { to, digest, .. } => (
+                        Atom::text(to.as_str()),
+                        Atom::text(digest.to_hex()),
+                        Atom::Null,
+                    ),
+                    FsOp::Remove { digest, .. } => {
+                        (Atom::Null, Atom::text(digest.to_hex()), Atom::Null)
                     }
-                    FsOp::Remove { digest, .. } => (Atom::Null, Atom::text(digest.to_hex()), Atom::Null),
                 };
                 vec![
                     emit::uint(a.id),

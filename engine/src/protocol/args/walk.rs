@@ -49,9 +49,9 @@ impl ReadArgs {
             return Err(at.col("n").err(Problem::Rule("count must be at least 1")));
         }
         if mode == ReadMode::Lines && offset == 0 {
-            return Err(at
-                .col("o")
-                .err(Problem::Rule("line mode offsets are one-based; 0 is not a line")));
+            return Err(at.col("o").err(Problem::Rule(
+                "line mode offsets are one-based; 0 is not a line",
+            )));
         }
         Ok(ReadArgs {
             paths,
@@ -147,7 +147,11 @@ fn depth(c: &Cell, at: Loc) -> Result<u8, SchemaError> {
 
 /// Compiles a search query: a regex (flag bit 0) or an escaped literal, optionally
 /// case-insensitive, under the 16 MiB compiled-size limit.
-pub fn query_matcher(query: &str, regex: bool, case_insensitive: bool) -> Result<Regex, regex::Error> {
+pub fn query_matcher(
+    query: &str,
+    regex: bool,
+    case_insensitive: bool,
+) -> Result<Regex, regex::Error> {
     let pattern = if regex {
         query.to_owned()
     } else {
@@ -214,7 +218,11 @@ impl SearchArgs {
             vec![
                 emit::text(&self.query),
                 emit::texts(&self.paths),
-                emit::bits(&[(self.regex, 1), (self.case_insensitive, 2), (self.hidden, 4)]),
+                emit::bits(&[
+                    (self.regex, 1),
+                    (self.case_insensitive, 2),
+                    (self.hidden, 4),
+                ]),
             ],
         )
     }
@@ -259,7 +267,9 @@ impl SnapshotArgs {
         let mode = match (mode_bit, baseline) {
             (0, Atom::Null) => SnapshotMode::Capture,
             (0, _) => {
-                return Err(at.col("r").err(Problem::Rule("a capture (m:0) takes no baseline; r must be ~")));
+                return Err(at.col("r").err(Problem::Rule(
+                    "a capture (m:0) takes no baseline; r must be ~",
+                )));
             }
             (_, Atom::Ref(0)) => return Err(at.col("r").err(Problem::ZeroReference)),
             (_, Atom::Ref(n)) => SnapshotMode::Delta(*n),

@@ -8,9 +8,7 @@ pub use kinds::{Change, EntryKind, ExitKind, MutationState, NodeState};
 pub use records::{
     CancelResult, ExecResult, MaterializeResult, Projection, ReleaseResult, SliceResult,
 };
-pub use tables::{
-    BatchRow, FindRow, FsRow, ListRow, PatchRow, ReadRow, SearchRow, SnapshotRow,
-};
+pub use tables::{BatchRow, FindRow, FsRow, ListRow, PatchRow, ReadRow, SearchRow, SnapshotRow};
 
 use super::caps::OpKind;
 use super::schema::{Form, Loc, Problem, SchemaError};

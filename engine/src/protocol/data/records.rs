@@ -143,7 +143,10 @@ impl ReleaseResult {
     pub(crate) fn to_value(self) -> Value {
         Value::record(
             &Self::COLS,
-            vec![emit::reference(self.reference), emit::boolean(self.released)],
+            vec![
+                emit::reference(self.reference),
+                emit::boolean(self.released),
+            ],
         )
     }
 }
@@ -210,7 +213,10 @@ impl CancelResult {
     }
 
     pub(crate) fn to_value(self) -> Value {
-        Value::record(&Self::COLS, vec![emit::uint(self.target), emit::boolean(self.flipped)])
+        Value::record(
+            &Self::COLS,
+            vec![emit::uint(self.target), emit::boolean(self.flipped)],
+        )
     }
 }
 

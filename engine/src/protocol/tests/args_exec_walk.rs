@@ -19,7 +19,10 @@ fn exec_valid() {
             ("workspace path", &exec("scripts/run.sh,[],src,[],~,0")),
             ("dot path left to resolution", &exec("./run,[],.,[],~,0")),
             ("clear env", &exec("ls,[],.,[],~,1")),
-            ("env forms", &exec(r#"ls,[],.,["A=",-B,"_x=1=2","C=a b"],~,0"#)),
+            (
+                "env forms",
+                &exec(r#"ls,[],.,["A=",-B,"_x=1=2","C=a b"],~,0"#),
+            ),
             ("empty argv item", &exec(r#"echo,[""],.,[],~,0"#)),
             ("inline stdin", &exec(r#"cat,[],.,[],"hi\n",0"#)),
             ("empty inline stdin", &exec(r#"cat,[],.,[],"",0"#)),
@@ -32,10 +35,19 @@ fn exec_valid() {
     assert_eq!(
         a.env,
         vec![
-            EnvChange::Set { name: "A".into(), value: String::new() },
+            EnvChange::Set {
+                name: "A".into(),
+                value: String::new()
+            },
             EnvChange::Remove("B".into()),
-            EnvChange::Set { name: "_x".into(), value: "1=2".into() },
-            EnvChange::Set { name: "C".into(), value: "a b".into() },
+            EnvChange::Set {
+                name: "_x".into(),
+                value: "1=2".into()
+            },
+            EnvChange::Set {
+                name: "C".into(),
+                value: "a b".into()
+            },
         ]
     );
     let Op::Exec(a) = &reqs[1].op else {
@@ -61,11 +73,23 @@ fn exec_invalid() {
     let big_env = format!("ls,[],.,[\"A={}\"],~,0", "v".repeat(32 * 1024 - 1));
     let cases: Vec<(&str, String, &str)> = vec![
         ("args as vector", "a:[ls]".into(), "a"),
-        ("args as table", format!("a[1]{{x,v,c,e,in,f}}:\nls,[],.,[],~,0"), "a"),
-        ("column order", "a{v,x,c,e,in,f}:\n[],ls,.,[],~,0".into(), "a"),
+        (
+            "args as table",
+            "a[1]{x,v,c,e,in,f}:\nls,[],.,[],~,0".into(),
+            "a",
+        ),
+        (
+            "column order",
+            "a{v,x,c,e,in,f}:\n[],ls,.,[],~,0".into(),
+            "a",
+        ),
         ("missing column", "a{x,v,c,e,f}:\nls,[],.,[],0".into(), "a"),
         ("empty executable", exec(r#""",[],.,[],~,0"#), "a.x"),
-        ("executable too long", exec(&format!("{long},[],.,[],~,0")), "a.x"),
+        (
+            "executable too long",
+            exec(&format!("{long},[],.,[],~,0")),
+            "a.x",
+        ),
         ("backslash", exec(r#""a\\b",[],.,[],~,0"#), "a.x"),
         ("colon", exec(r#""C:x",[],.,[],~,0"#), "a.x"),
         ("absolute", exec("/bin/ls,[],.,[],~,0"), "a.x"),
@@ -81,18 +105,54 @@ fn exec_invalid() {
         ("cwd vector", exec("ls,[],[.],[],~,0"), "a.c"),
         ("env scalar", exec(r#"ls,[],.,"A=1",~,0"#), "a.e"),
         ("env without =", exec("ls,[],.,[FOO],~,0"), "a.e item 1"),
-        ("env empty name", exec(r#"ls,[],.,["=x"],~,0"#), "a.e item 1"),
-        ("env digit first", exec(r#"ls,[],.,["1A=x"],~,0"#), "a.e item 1"),
-        ("env remove bad name", exec("ls,[],.,[-1A],~,0"), "a.e item 1"),
+        (
+            "env empty name",
+            exec(r#"ls,[],.,["=x"],~,0"#),
+            "a.e item 1",
+        ),
+        (
+            "env digit first",
+            exec(r#"ls,[],.,["1A=x"],~,0"#),
+            "a.e item 1",
+        ),
+        (
+            "env remove bad name",
+            exec("ls,[],.,[-1A],~,0"),
+            "a.e item 1",
+        ),
         ("env remove empty", exec("ls,[],.,[-],~,0"), "a.e item 1"),
-        ("env dash in name", exec(r#"ls,[],.,["A-B=x"],~,0"#), "a.e item 1"),
-        ("env remove with value", exec(r#"ls,[],.,["-A=x"],~,0"#), "a.e item 1"),
-        ("env non-ASCII name", exec(r#"ls,[],.,["Ä=x"],~,0"#), "a.e item 1"),
+        (
+            "env dash in name",
+            exec(r#"ls,[],.,["A-B=x"],~,0"#),
+            "a.e item 1",
+        ),
+        (
+            "env remove with value",
+            exec(r#"ls,[],.,["-A=x"],~,0"#),
+            "a.e item 1",
+        ),
+        (
+            "env non-ASCII name",
+            exec(r#"ls,[],.,["Ä=x"],~,0"#),
+            "a.e item 1",
+        ),
         ("env empty entry", exec(r#"ls,[],.,[""],~,0"#), "a.e item 1"),
         ("env null entry", exec("ls,[],.,[~],~,0"), "a.e item 1"),
-        ("env set twice", exec(r#"ls,[],.,["A=1","A=2"],~,0"#), "a.e item 2"),
-        ("env set and remove", exec(r#"ls,[],.,["A=1",-A],~,0"#), "a.e item 2"),
-        ("env removed twice", exec("ls,[],.,[-A,-A],~,0"), "a.e item 2"),
+        (
+            "env set twice",
+            exec(r#"ls,[],.,["A=1","A=2"],~,0"#),
+            "a.e item 2",
+        ),
+        (
+            "env set and remove",
+            exec(r#"ls,[],.,["A=1",-A],~,0"#),
+            "a.e item 2",
+        ),
+        (
+            "env removed twice",
+            exec("ls,[],.,[-A,-A],~,0"),
+            "a.e item 2",
+        ),
         ("env 257 entries", exec(&many_env), "a.e"),
         ("env entry over 32 KiB", exec(&big_env), "a.e item 1"),
         ("stdin @0", exec("cat,[],.,[],@0,0"), "a.in"),
@@ -103,7 +163,10 @@ fn exec_invalid() {
         ("flags null", exec("ls,[],.,[],~,~"), "a.f"),
         ("flags text", exec("ls,[],.,[],~,yes"), "a.f"),
     ];
-    let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(n, a, at)| (*n, a.as_str(), *at)).collect();
+    let cases: Vec<(&str, &str, &str)> = cases
+        .iter()
+        .map(|(n, a, at)| (*n, a.as_str(), *at))
+        .collect();
     invalid_cases("x", &cases);
 }
 
@@ -124,7 +187,10 @@ fn exec_inline_ceilings() {
     };
     let mib = "x".repeat(MIB);
     let over = "x".repeat(MIB + 1);
-    let ok = request_doc("x", row(vec![Atom::text(mib.as_str())], Atom::text(mib.as_str())));
+    let ok = request_doc(
+        "x",
+        row(vec![Atom::text(mib.as_str())], Atom::text(mib.as_str())),
+    );
     assert!(Request::from_document(&ok).is_ok());
     let big_stdin = request_doc("x", row(vec![], Atom::text(over.as_str())));
     assert_invalid_doc("stdin over 1 MiB", &big_stdin, "a.in");
@@ -139,8 +205,14 @@ fn read_rules() {
         &[
             ("bytes from 0", "a{p,m,o,n}:\n[a],0,0,1"),
             ("lines from 1", "a{p,m,o,n}:\n[a],1,1,1"),
-            ("duplicate paths", "a{p,m,o,n}:\n[a,a],0,5,18446744073709551615"),
-            ("256 paths", &format!("a{{p,m,o,n}}:\n[{}],0,0,1", vec!["a"; 256].join(","))),
+            (
+                "duplicate paths",
+                "a{p,m,o,n}:\n[a,a],0,5,18446744073709551615",
+            ),
+            (
+                "256 paths",
+                &format!("a{{p,m,o,n}}:\n[{}],0,0,1", vec!["a"; 256].join(",")),
+            ),
         ],
     );
     assert_eq!(
@@ -172,7 +244,11 @@ fn read_rules() {
             ("count 0", "a{p,m,o,n}:\n[a],0,0,0", "a.n"),
             ("line 0", "a{p,m,o,n}:\n[a],1,0,1", "a.o"),
             ("offset leading zero", "a{p,m,o,n}:\n[a],0,00,1", "a.o"),
-            ("count overflow", "a{p,m,o,n}:\n[a],0,0,18446744073709551616", "a.n"),
+            (
+                "count overflow",
+                "a{p,m,o,n}:\n[a],0,0,18446744073709551616",
+                "a.n",
+            ),
             ("columns", "a{p,o,m,n}:\n[a],0,0,1", "a"),
         ],
     );
@@ -236,7 +312,11 @@ fn search_rules() {
             ("empty query", "a{q,p,f}:\n\"\",[src],0", "a.q"),
             ("null query", "a{q,p,f}:\n~,[src],0", "a.q"),
             ("bad regex", "a{q,p,f}:\n\"(\",[src],1", "a.q"),
-            ("bad regex insensitive", "a{q,p,f}:\n\"[z-a]\",[src],3", "a.q"),
+            (
+                "bad regex insensitive",
+                "a{q,p,f}:\n\"[z-a]\",[src],3",
+                "a.q",
+            ),
             ("unknown flag", "a{q,p,f}:\nx,[src],8", "a.f"),
             ("no paths", "a{q,p,f}:\nx,[],0", "a.p"),
         ],
@@ -281,8 +361,16 @@ fn snapshot_rules() {
             ("byte order", "a{p,d,m,r,f}:\n[a,B],1,0,~,0", "a.p item 2"),
             ("depth 65", "a{p,d,m,r,f}:\n[.],65,0,~,0", "a.d"),
             ("mode 2", "a{p,d,m,r,f}:\n[.],1,2,~,0", "a.m"),
-            ("capture with baseline", "a{p,d,m,r,f}:\n[.],1,0,@1,0", "a.r"),
-            ("delta without baseline", "a{p,d,m,r,f}:\n[.],1,1,~,0", "a.r"),
+            (
+                "capture with baseline",
+                "a{p,d,m,r,f}:\n[.],1,0,@1,0",
+                "a.r",
+            ),
+            (
+                "delta without baseline",
+                "a{p,d,m,r,f}:\n[.],1,1,~,0",
+                "a.r",
+            ),
             ("delta @0", "a{p,d,m,r,f}:\n[.],1,1,@0,0", "a.r"),
             ("delta text baseline", "a{p,d,m,r,f}:\n[.],1,1,x,0", "a.r"),
             ("flag 2", "a{p,d,m,r,f}:\n[.],1,0,~,2", "a.f"),

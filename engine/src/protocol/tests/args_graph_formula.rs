@@ -22,8 +22,14 @@ fn batch_valid() {
     let reqs = valid_cases(
         "b",
         &[
-            ("chain", &batch(&[node("1", "[]", "g", SEARCH), node("2", "[1]", "r", READ)])),
-            ("forward dependency", &batch(&[node("1", "[3]", "g", SEARCH), node("3", "[]", "r", READ)])),
+            (
+                "chain",
+                &batch(&[node("1", "[]", "g", SEARCH), node("2", "[1]", "r", READ)]),
+            ),
+            (
+                "forward dependency",
+                &batch(&[node("1", "[3]", "g", SEARCH), node("3", "[]", "r", READ)]),
+            ),
             (
                 "diamond",
                 &batch(&[
@@ -33,7 +39,10 @@ fn batch_valid() {
                     node("4", "[2,3]", "-", "a:[@1]\n"),
                 ]),
             ),
-            ("formula node", &batch(&[node("7", "[]", "|", "a:[@1,d,0,1,p]\n")])),
+            (
+                "formula node",
+                &batch(&[node("7", "[]", "|", "a:[@1,d,0,1,p]\n")]),
+            ),
         ],
     );
     let Op::Batch(b) = &reqs[1].op else {
@@ -60,31 +69,123 @@ fn batch_invalid() {
         ("over 4096 edges", batch(&dense), "a row 92, column d"),
         ("record", format!("a{{i,d,o,a}}:\n{}", s("1", "[]")), "a"),
         ("id 0", batch(&[s("0", "[]")]), "a row 1, column i"),
-        ("ids descending", batch(&[s("2", "[]"), s("1", "[]")]), "a row 2, column i"),
-        ("ids repeated", batch(&[s("1", "[]"), s("1", "[]")]), "a row 2, column i"),
-        ("deps scalar", batch(&[s("1", "2"), s("2", "[]")]), "a row 1, column d"),
-        ("deps unsorted", batch(&[s("1", "[]"), s("2", "[]"), s("3", "[2,1]")]), "a row 3, column d"),
-        ("deps repeated", batch(&[s("1", "[]"), s("2", "[1,1]")]), "a row 2, column d"),
-        ("dep text", batch(&[s("1", "[x]")]), "a row 1, column d item 1"),
-        ("self edge", batch(&[s("1", "[]"), s("2", "[2]")]), "a row 2, column d"),
+        (
+            "ids descending",
+            batch(&[s("2", "[]"), s("1", "[]")]),
+            "a row 2, column i",
+        ),
+        (
+            "ids repeated",
+            batch(&[s("1", "[]"), s("1", "[]")]),
+            "a row 2, column i",
+        ),
+        (
+            "deps scalar",
+            batch(&[s("1", "2"), s("2", "[]")]),
+            "a row 1, column d",
+        ),
+        (
+            "deps unsorted",
+            batch(&[s("1", "[]"), s("2", "[]"), s("3", "[2,1]")]),
+            "a row 3, column d",
+        ),
+        (
+            "deps repeated",
+            batch(&[s("1", "[]"), s("2", "[1,1]")]),
+            "a row 2, column d",
+        ),
+        (
+            "dep text",
+            batch(&[s("1", "[x]")]),
+            "a row 1, column d item 1",
+        ),
+        (
+            "self edge",
+            batch(&[s("1", "[]"), s("2", "[2]")]),
+            "a row 2, column d",
+        ),
         ("missing dep", batch(&[s("1", "[9]")]), "a row 1, column d"),
         ("cycle", batch(&[s("1", "[2]"), s("2", "[1]")]), "a"),
-        ("long cycle", batch(&[s("1", "[3]"), s("2", "[1]"), s("3", "[2]")]), "a"),
-        ("nested batch", batch(&[node("1", "[]", "b", "a[1]{i,d,o,a}:\n1,[],-,\"a:[@1]\\n\"\n")]), "a row 1, column o"),
-        ("cancel node", batch(&[node("1", "[]", "k", "a{i}:\n3\n")]), "a row 1, column o"),
-        ("unknown op", batch(&[node("1", "[]", "z", SEARCH)]), "a row 1, column o"),
-        ("null op", batch(&[node("1", "[]", "~", SEARCH)]), "a row 1, column o"),
-        ("args null", batch(&["1,[],g,~".into()]), "a row 1, column a"),
-        ("args bare text", batch(&["1,[],g,x".into()]), "a row 1, column a"),
-        ("args not canonical", batch(&[node("1", "[]", "g", "a{q,p,f}:\n\"TODO\",[src],0\n")]), "a row 1, column a"),
-        ("args no final LF", batch(&[node("1", "[]", "g", "a{q,p,f}:\nTODO,[src],0")]), "a row 1, column a"),
-        ("args two fields", batch(&[node("1", "[]", "g", "a{q,p,f}:\nTODO,[src],0\nb:1\n")]), "a row 1, column a"),
-        ("args wrong key", batch(&[node("1", "[]", "g", "b{q,p,f}:\nTODO,[src],0\n")]), "a row 1, column a"),
-        ("args of another op", batch(&[node("1", "[]", "r", SEARCH)]), "a row 1, column a (embedded r arguments) → a"),
-        ("nested rule", batch(&[node("1", "[]", "r", "a{p,m,o,n}:\n[x],0,0,0\n")]), "a row 1, column a (embedded r arguments) → a.n"),
-        ("nested fs rule", batch(&[node("1", "[]", "f", "a[1]{i,k,p,q,h,v}:\n1,0,a,b,~,x\n")]), "a row 1, column a (embedded f arguments) → a row 1, column q"),
+        (
+            "long cycle",
+            batch(&[s("1", "[3]"), s("2", "[1]"), s("3", "[2]")]),
+            "a",
+        ),
+        (
+            "nested batch",
+            batch(&[node(
+                "1",
+                "[]",
+                "b",
+                "a[1]{i,d,o,a}:\n1,[],-,\"a:[@1]\\n\"\n",
+            )]),
+            "a row 1, column o",
+        ),
+        (
+            "cancel node",
+            batch(&[node("1", "[]", "k", "a{i}:\n3\n")]),
+            "a row 1, column o",
+        ),
+        (
+            "unknown op",
+            batch(&[node("1", "[]", "z", SEARCH)]),
+            "a row 1, column o",
+        ),
+        (
+            "null op",
+            batch(&[node("1", "[]", "~", SEARCH)]),
+            "a row 1, column o",
+        ),
+        (
+            "args null",
+            batch(&["1,[],g,~".into()]),
+            "a row 1, column a",
+        ),
+        (
+            "args bare text",
+            batch(&["1,[],g,x".into()]),
+            "a row 1, column a",
+        ),
+        (
+            "args not canonical",
+            batch(&[node("1", "[]", "g", "a{q,p,f}:\n\"TODO\",[src],0\n")]),
+            "a row 1, column a",
+        ),
+        (
+            "args no final LF",
+            batch(&[node("1", "[]", "g", "a{q,p,f}:\nTODO,[src],0")]),
+            "a row 1, column a",
+        ),
+        (
+            "args two fields",
+            batch(&[node("1", "[]", "g", "a{q,p,f}:\nTODO,[src],0\nb:1\n")]),
+            "a row 1, column a",
+        ),
+        (
+            "args wrong key",
+            batch(&[node("1", "[]", "g", "b{q,p,f}:\nTODO,[src],0\n")]),
+            "a row 1, column a",
+        ),
+        (
+            "args of another op",
+            batch(&[node("1", "[]", "r", SEARCH)]),
+            "a row 1, column a (embedded r arguments) → a",
+        ),
+        (
+            "nested rule",
+            batch(&[node("1", "[]", "r", "a{p,m,o,n}:\n[x],0,0,0\n")]),
+            "a row 1, column a (embedded r arguments) → a.n",
+        ),
+        (
+            "nested fs rule",
+            batch(&[node("1", "[]", "f", "a[1]{i,k,p,q,h,v}:\n1,0,a,b,~,x\n")]),
+            "a row 1, column a (embedded f arguments) → a row 1, column q",
+        ),
     ];
-    let cases: Vec<(&str, &str, &str)> = cases.iter().map(|(n, a, at)| (*n, a.as_str(), *at)).collect();
+    let cases: Vec<(&str, &str, &str)> = cases
+        .iter()
+        .map(|(n, a, at)| (*n, a.as_str(), *at))
+        .collect();
     invalid_cases("b", &cases);
 }
 
@@ -99,7 +200,13 @@ fn batch_nodes_must_fit_the_budget() {
 
 #[test]
 fn cancel_rules() {
-    let reqs = valid_cases("k", &[("other id", "a{i}:\n4"), ("large id", "a{i}:\n18446744073709551615")]);
+    let reqs = valid_cases(
+        "k",
+        &[
+            ("other id", "a{i}:\n4"),
+            ("large id", "a{i}:\n18446744073709551615"),
+        ],
+    );
     assert_eq!(reqs[0].op, Op::Cancel(CancelArgs { target: 4 }));
     assert_eq!(reqs[0].required_caps(), Caps::NONE);
     invalid_cases(
@@ -120,15 +227,35 @@ fn cancel_rules() {
 fn formulas_valid() {
     let reqs = valid_cases(
         "/",
-        &[("slice", "a:[@7,0,134217728]"), ("slice offset", "a:[@7,18446744073709551615,1]")],
+        &[
+            ("slice", "a:[@7,0,134217728]"),
+            ("slice offset", "a:[@7,18446744073709551615,1]"),
+        ],
     );
     assert_eq!(
         reqs[0].op,
-        Op::Formula(Formula::Slice { source: 7, offset: 0, len: 134_217_728 })
+        Op::Formula(Formula::Slice {
+            source: 7,
+            offset: 0,
+            len: 134_217_728
+        })
     );
     let reqs = valid_cases("#", &[("lines", "a:[@7,1,1000000]")]);
-    assert_eq!(reqs[0].op, Op::Formula(Formula::LineSlice { source: 7, line: 1, lines: 1_000_000 }));
-    let reqs = valid_cases("?", &[("find", "a:[@7,0,1,x,0]"), ("find regex ci", "a:[@7,3,9,\"a+\",3]")]);
+    assert_eq!(
+        reqs[0].op,
+        Op::Formula(Formula::LineSlice {
+            source: 7,
+            line: 1,
+            lines: 1_000_000
+        })
+    );
+    let reqs = valid_cases(
+        "?",
+        &[
+            ("find", "a:[@7,0,1,x,0]"),
+            ("find regex ci", "a:[@7,3,9,\"a+\",3]"),
+        ],
+    );
     assert_eq!(
         reqs[1].op,
         Op::Formula(Formula::Find {
@@ -153,11 +280,17 @@ fn formulas_valid() {
         })
     );
     let cols: Vec<String> = (0..128).map(|i| format!("c{i}")).collect();
-    valid_cases("|", &[("128 columns", &format!("a:[@7,d,0,1,{}]", cols.join(",")))]);
+    valid_cases(
+        "|",
+        &[("128 columns", &format!("a:[@7,d,0,1,{}]", cols.join(",")))],
+    );
     let reqs = valid_cases(">", &[("materialize", "a:[@8,out/x.bin]")]);
     assert_eq!(
         reqs[0].op,
-        Op::Formula(Formula::Materialize { source: 8, path: "out/x.bin".into() })
+        Op::Formula(Formula::Materialize {
+            source: 8,
+            path: "out/x.bin".into()
+        })
     );
 }
 
@@ -185,7 +318,12 @@ fn formulas_invalid() {
         ("?", "unknown flag", "a:[@7,0,1,x,4]", "a item 5"),
         ("?", "bad regex", "a:[@7,0,1,\"(\",1]", "a item 4"),
         ("?", "window 0", "a:[@7,0,0,x,0]", "a item 3"),
-        ("?", "window over 128 MiB", "a:[@7,0,134217729,x,0]", "a item 3"),
+        (
+            "?",
+            "window over 128 MiB",
+            "a:[@7,0,134217729,x,0]",
+            "a item 3",
+        ),
         ("-", "arity 2", "a:[@7,1]", "a"),
         ("-", "arity 0", "a:[]", "a"),
         ("-", "text", "a:[x]", "a item 1"),
@@ -197,7 +335,12 @@ fn formulas_invalid() {
         ("|", "invalid table key", "a:[@7,\"d d\",0,1,p]", "a item 2"),
         ("|", "empty table key", "a:[@7,\"\",0,1,p]", "a item 2"),
         ("|", "rows 0", "a:[@7,d,0,0,p]", "a item 4"),
-        ("|", "rows over 1,000,000", "a:[@7,d,0,1000001,p]", "a item 4"),
+        (
+            "|",
+            "rows over 1,000,000",
+            "a:[@7,d,0,1000001,p]",
+            "a item 4",
+        ),
         (">", "missing path", "a:[@7]", "a"),
         (">", "empty path", "a:[@7,\"\"]", "a item 2"),
         (">", "null path", "a:[@7,~]", "a item 2"),

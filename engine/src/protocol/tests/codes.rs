@@ -5,7 +5,10 @@ use crate::protocol::*;
 #[test]
 fn codes_round_trip_and_reject_unknown_numbers() {
     for n in 0..=255u8 {
-        assert_eq!(Status::from_u8(n).map(Status::as_u8), (n <= 10).then_some(n));
+        assert_eq!(
+            Status::from_u8(n).map(Status::as_u8),
+            (n <= 10).then_some(n)
+        );
         assert_eq!(Retry::from_u8(n).map(Retry::as_u8), (n <= 3).then_some(n));
         assert_eq!(Stage::from_u8(n).map(Stage::as_u8), (n <= 7).then_some(n));
     }
@@ -15,7 +18,11 @@ fn codes_round_trip_and_reject_unknown_numbers() {
     ];
     for n in 0..=1000u16 {
         let known = codes.contains(&n);
-        assert_eq!(ErrorCode::from_u16(n).map(ErrorCode::as_u16), known.then_some(n), "{n}");
+        assert_eq!(
+            ErrorCode::from_u16(n).map(ErrorCode::as_u16),
+            known.then_some(n),
+            "{n}"
+        );
     }
     assert_eq!(ErrorCode::ALL.len(), codes.len());
     assert_eq!(Status::ALL.len(), 11);
@@ -52,10 +59,22 @@ fn typical_forms_match_the_table() {
     for (c, s, q, p) in table {
         let code = ErrorCode::from_u16(c).expect("known code");
         let rec = ErrorRecord::typical(code);
-        let got = (rec.code.as_u16(), rec.status().as_u8(), rec.retry.as_u8(), rec.stage.as_u8());
+        let got = (
+            rec.code.as_u16(),
+            rec.status().as_u8(),
+            rec.retry.as_u8(),
+            rec.stage.as_u8(),
+        );
         assert_eq!(got, (c, s, q, p), "code {c}");
     }
-    let triple = |r: ErrorRecord| (r.code.as_u16(), r.status().as_u8(), r.retry.as_u8(), r.stage.as_u8());
+    let triple = |r: ErrorRecord| {
+        (
+            r.code.as_u16(),
+            r.status().as_u8(),
+            r.retry.as_u8(),
+            r.stage.as_u8(),
+        )
+    };
     assert_eq!(triple(ErrorRecord::wrong_type_resolve()), (202, 5, 1, 2));
     assert_eq!(triple(ErrorRecord::wrong_type_execute()), (202, 5, 1, 4));
     assert_eq!(triple(ErrorRecord::filesystem()), (500, 5, 2, 4));
@@ -65,9 +84,17 @@ fn typical_forms_match_the_table() {
     assert_eq!(triple(ErrorRecord::internal_encode()), (900, 10, 2, 7));
     assert_eq!(triple(ErrorRecord::internal_execute()), (900, 10, 2, 4));
     assert_eq!(triple(ErrorRecord::invalid_argument()), (100, 1, 1, 1));
-    assert_eq!(triple(ErrorRecord::operation_not_negotiated()), (101, 2, 1, 3));
-    let with = ErrorRecord::typical(ErrorCode::PermitRequired).with_evidence(4).with_argument(2);
-    assert_eq!((with.evidence, with.argument, with.has_reference()), (Some(4), Some(2), true));
+    assert_eq!(
+        triple(ErrorRecord::operation_not_negotiated()),
+        (101, 2, 1, 3)
+    );
+    let with = ErrorRecord::typical(ErrorCode::PermitRequired)
+        .with_evidence(4)
+        .with_argument(2);
+    assert_eq!(
+        (with.evidence, with.argument, with.has_reference()),
+        (Some(4), Some(2), true)
+    );
 }
 
 #[test]
@@ -91,7 +118,10 @@ fn flags_bits() {
 
 #[test]
 fn caps_and_op_masks() {
-    assert_eq!((Caps::READ | Caps::WRITE | Caps::PROCESS | Caps::RETAINED), Caps::ALL);
+    assert_eq!(
+        (Caps::READ | Caps::WRITE | Caps::PROCESS | Caps::RETAINED),
+        Caps::ALL
+    );
     assert_eq!(Caps::from_bits(16), None);
     assert_eq!(Caps::truncate(0x1f), Caps::ALL);
     let need = Caps::RETAINED | Caps::WRITE;

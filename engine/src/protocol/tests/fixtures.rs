@@ -7,7 +7,11 @@ use crate::protocol::*;
 
 macro_rules! fixture {
     ($name:literal) => {
-        include_bytes!(concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/fixtures/ason/", $name))
+        include_bytes!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../spec/fixtures/ason/",
+            $name
+        ))
     };
 }
 
@@ -362,7 +366,11 @@ fn project_and_materialize_results() {
         flags: Flags::REDUCED | Flags::RETAINED,
         reference: Some(7),
     };
-    check_response(fixture!("ref-project-result.ason"), OpKind::Project, project);
+    check_response(
+        fixture!("ref-project-result.ason"),
+        OpKind::Project,
+        project,
+    );
 
     let materialize = Response {
         id: 45,
@@ -378,7 +386,11 @@ fn project_and_materialize_results() {
         flags: Flags::RETAINED,
         reference: Some(8),
     };
-    check_response(fixture!("ref-materialize-result.ason"), OpKind::Materialize, materialize);
+    check_response(
+        fixture!("ref-materialize-result.ason"),
+        OpKind::Materialize,
+        materialize,
+    );
 }
 
 fn fixture_handshake_request() -> HandshakeRequest {
@@ -495,6 +507,9 @@ fn every_fixture_is_covered() {
         .filter(|n| n.ends_with(".ason"))
         .collect();
     names.sort();
-    assert_eq!(names, covered, "a fixture was added or removed; cover it here");
+    assert_eq!(
+        names, covered,
+        "a fixture was added or removed; cover it here"
+    );
     assert!(H.len() == 64);
 }

@@ -24,7 +24,12 @@ fn handshake_request_bounds() {
     }
     let root_max = "r".repeat(4096);
     let nonce_max = "n".repeat(128);
-    assert!(parse(&hs(&format!("1,0,0,1,0,0,256,1,0,0,{root_max},{nonce_max}"))).is_ok());
+    assert!(
+        parse(&hs(&format!(
+            "1,0,0,1,0,0,256,1,0,0,{root_max},{nonce_max}"
+        )))
+        .is_ok()
+    );
 }
 
 #[test]
@@ -32,18 +37,54 @@ fn handshake_request_violations() {
     let root_long = "r".repeat(4097);
     let nonce_long = "n".repeat(129);
     let cases: Vec<(&str, String, &str)> = vec![
-        ("ash low > high", hs("1,1,0,1,0,0,1048576,65536,1023,15,.,n"), "a.al"),
-        ("ason low > high", hs("1,0,0,1,2,1,1048576,65536,1023,15,.,n"), "a.zl"),
+        (
+            "ash low > high",
+            hs("1,1,0,1,0,0,1048576,65536,1023,15,.,n"),
+            "a.al",
+        ),
+        (
+            "ason low > high",
+            hs("1,0,0,1,2,1,1048576,65536,1023,15,.,n"),
+            "a.zl",
+        ),
         ("frm 255", hs("1,0,0,1,0,0,255,65536,1023,15,.,n"), "a.frm"),
-        ("frm over 8 MiB", hs("1,0,0,1,0,0,8388609,65536,1023,15,.,n"), "a.frm"),
+        (
+            "frm over 8 MiB",
+            hs("1,0,0,1,0,0,8388609,65536,1023,15,.,n"),
+            "a.frm",
+        ),
         ("out 0", hs("1,0,0,1,0,0,1048576,0,1023,15,.,n"), "a.out"),
-        ("empty root", hs("1,0,0,1,0,0,1048576,65536,1023,15,\"\",n"), "a.root"),
-        ("long root", hs(&format!("1,0,0,1,0,0,1048576,65536,1023,15,{root_long},n")), "a.root"),
-        ("empty nonce", hs("1,0,0,1,0,0,1048576,65536,1023,15,.,\"\"")), "a.n"),
-        ("long nonce", hs(&format!("1,0,0,1,0,0,1048576,65536,1023,15,.,{nonce_long}")), "a.n"),
-        ("ops leading zero", hs("1,0,0,1,0,0,1048576,65536,01023,15,.,n"), "a.ops"),
-        ("null cap", hs("1,0,0,1,0,0,1048576,65536,1023,~,.,n"), "a.cap"),
-        ("t:1", format!("t:1\ni:7\na{{ap}}:\n1\n"), "t"),
+        (
+            "empty root",
+            hs("1,0,0,1,0,0,1048576,65536,1023,15,\"\",n"),
+            "a.root",
+        ),
+        (
+            "long root",
+            hs(&format!("1,0,0,1,0,0,1048576,65536,1023,15,{root_long},n")),
+            "a.root",
+        ),
+        (
+            "empty nonce",
+            hs("1,0,0,1,0,0,1048576,65536,1023,15,.,\"\""),
+            "a.n",
+        ),
+        (
+            "long nonce",
+            hs(&format!("1,0,0,1,0,0,1048576,65536,1023,15,.,{nonce_long}")),
+            "a.n",
+        ),
+        (
+            "ops leading zero",
+            hs("1,0,0,1,0,0,1048576,65536,01023,15,.,n"),
+            "a.ops",
+        ),
+        (
+            "null cap",
+            hs("1,0,0,1,0,0,1048576,65536,1023,~,.,n"),
+            "a.cap",
+        ),
+        ("t:1", "t:1\ni:7\na{ap}:\n1\n".into(), "t"),
         ("i:0", hs(OK).replace("i:7", "i:0"), "i"),
         ("extra field", format!("{}x:1\n", hs(OK)), "document"),
         ("column order", hs(OK).replace("ap,al", "al,ap"), "a"),
@@ -61,12 +102,18 @@ fn negotiation() {
     let req = |row: &str| parse(&hs(row)).expect(row);
     let n = HandshakeResponse::negotiate(&req("1,0,3,1,0,0,8388608,100000,65535,255,.,x"), 1 << 20)
         .expect("supported");
-    assert_eq!((n.frame, n.output, n.ops, n.caps), (1 << 20, 65_536, OpMask::ALL, Caps::ALL));
+    assert_eq!(
+        (n.frame, n.output, n.ops, n.caps),
+        (1 << 20, 65_536, OpMask::ALL, Caps::ALL)
+    );
     assert_eq!((n.session, n.nonce.as_str(), n.id), (1, "x", 7));
     assert_eq!(n.os, std::env::consts::OS);
     let n = HandshakeResponse::negotiate(&req("1,0,0,1,0,0,8388608,100000,3,5,.,x"), MAX_FRAME)
         .expect("supported");
-    assert_eq!((n.frame, n.output, n.ops.bits(), n.caps.bits()), (MAX_FRAME, 65_536, 3, 5));
+    assert_eq!(
+        (n.frame, n.output, n.ops.bits(), n.caps.bits()),
+        (MAX_FRAME, 65_536, 3, 5)
+    );
     let n = HandshakeResponse::negotiate(&req("1,0,0,1,0,0,256,1000,0,0,.,x"), MAX_FRAME)
         .expect("supported");
     assert_eq!((n.frame, n.output), (256, 256));
@@ -77,7 +124,10 @@ fn negotiation() {
         "1,0,0,1,1,1,1048576,65536,1023,15,.,n",
     ] {
         let got = HandshakeResponse::negotiate(&req(row), MAX_FRAME);
-        assert!(matches!(got, Err(HandshakeError::Unsupported { .. })), "{row}: {got:?}");
+        assert!(
+            matches!(got, Err(HandshakeError::Unsupported { .. })),
+            "{row}: {got:?}"
+        );
     }
     let encoded = n.encode();
     let back = HandshakeResponse::from_document(&doc(&encoded)).expect("round trip");
@@ -95,7 +145,10 @@ fn handshake_response_violations() {
         ("os null", ok.replace("linux", "~")),
         ("missing s", ok.replace("s:0\n", "")),
     ] {
-        assert!(HandshakeResponse::from_document(&doc(&text)).is_err(), "{name}");
+        assert!(
+            HandshakeResponse::from_document(&doc(&text)).is_err(),
+            "{name}"
+        );
     }
 }
 
@@ -118,9 +171,17 @@ fn challenge_rules_and_signing_bytes() {
         ("uppercase binding", ok.replace("b:0101", "b:0A01"), "b"),
         ("short policy", ok.replace("p:0202", "p:02"), "p"),
         ("long nonce", ok.replace("n:0404", "n:040404"), "n"),
-        ("action as 16 bytes", ok.replace("h:03030303030303030303030303030303", "h:"), "h"),
+        (
+            "action as 16 bytes",
+            ok.replace("h:03030303030303030303030303030303", "h:"),
+            "h",
+        ),
         ("expiry text", ok.replace("e:99", "e:soon"), "e"),
-        ("field order", ok.replace("v:1\ns:7\n", "s:7\nv:1\n"), "document"),
+        (
+            "field order",
+            ok.replace("v:1\ns:7\n", "s:7\nv:1\n"),
+            "document",
+        ),
     ];
     for (name, text, at) in cases {
         match Challenge::from_document(&doc(&text)) {

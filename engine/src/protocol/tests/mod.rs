@@ -8,6 +8,7 @@ mod envelope;
 mod fixtures;
 mod handshake;
 mod response;
+mod robustness;
 
 use super::{Request, RequestError};
 use crate::ason::{Document, Limits, Value, decode, encode};
@@ -32,7 +33,9 @@ fn request(o: &str, a: &str) -> String {
 
 /// A request document built from an argument value (for sizes the decoder would refuse).
 fn request_doc(o: &str, a: Value) -> Document {
-    let tail = doc(&format!("t:1\ni:{ID}\no:{o}\na:~\nu{{tok,rec,ms}}:\n1000,1000,30000\n"));
+    let tail = doc(&format!(
+        "t:1\ni:{ID}\no:{o}\na:~\nu{{tok,rec,ms}}:\n1000,1000,30000\n"
+    ));
     let mut d = Document::new();
     for f in tail.fields {
         let value = if f.key == "a" { a.clone() } else { f.value };
