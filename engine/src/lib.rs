@@ -4,6 +4,7 @@ pub mod ason;
 pub mod bootstrap;
 pub mod session;
 pub mod compute;
+pub mod deadline;
 pub mod workspace;
 pub mod walk;
 pub mod search;

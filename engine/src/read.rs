@@ -13,6 +13,7 @@ use std::num::NonZeroU64;
 use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
+use crate::deadline::Deadline;
 use crate::protocol::Digest;
 use crate::workspace::{Ceiling, FsError, Workspace};
 
@@ -64,11 +65,17 @@ pub fn read_paths<S: AsRef<str> + Sync>(
     workspace: &Workspace,
     paths: &[S],
     selection: Selection,
+    deadline: Option<Deadline>,
 ) -> Vec<Result<ReadOutput, FsError>> {
     plane.install(|| {
         paths
             .par_iter()
-            .map(|path| read_file(workspace, path.as_ref(), selection))
+            .map(|path| {
+                if let Some(deadline) = deadline {
+                    deadline.check()?;
+                }
+                read_file(workspace, path.as_ref(), selection)
+            })
             .collect()
     })
 }

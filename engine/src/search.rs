@@ -17,6 +17,7 @@ use rayon::prelude::*;
 pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use crate::compute::ComputePlane;
+use crate::deadline::Deadline;
 use crate::walk::{self, Depth, ListFilter, LIST_MAX_ENTRIES, WalkOptions};
 use crate::workspace::{Ceiling, FsError, Workspace};
 
@@ -67,8 +68,9 @@ pub fn search<S: AsRef<str> + Sync>(
     matcher: &Matcher,
     roots: &[S],
     hidden: bool,
+    deadline: Option<Deadline>,
 ) -> Result<SearchOutput, FsError> {
-    plane.install(|| search_in_pool(workspace, matcher, roots, hidden))
+    plane.install(|| search_in_pool(workspace, matcher, roots, hidden, deadline))
 }
 
 /// What scanning one file produced.
@@ -87,18 +89,25 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     matcher: &Matcher,
     roots: &[S],
     hidden: bool,
+    deadline: Option<Deadline>,
 ) -> Result<SearchOutput, FsError> {
     let options = WalkOptions {
         depth: Depth::MAX,
         hidden,
         filter: ListFilter::FilesOnly,
         max_entries: LIST_MAX_ENTRIES,
+        deadline,
     };
     let walked = walk::walk_in_pool(workspace, roots, options)?;
     let scans: Vec<Result<FileScan, FsError>> = walked
         .entries
         .par_iter()
-        .map(|entry| scan_file(workspace, matcher, &entry.path))
+        .map(|entry| {
+            if let Some(deadline) = deadline {
+                deadline.check()?;
+            }
+            scan_file(workspace, matcher, &entry.path)
+        })
         .collect();
     let mut output = SearchOutput {
         partial: walked.skipped.any(),

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
+use crate::deadline::Deadline;
 use crate::workspace::{Ceiling, FsError, STATE_DIR, Workspace, is_hidden, join_logical};
 
 /// Entry ceiling of list (and of the walks behind search).
@@ -82,6 +83,8 @@ pub struct WalkOptions {
     pub filter: ListFilter,
     /// Entry ceiling (601 beyond it).
     pub max_entries: usize,
+    /// Checked before each directory level.
+    pub deadline: Option<Deadline>,
 }
 
 impl WalkOptions {
@@ -92,6 +95,7 @@ impl WalkOptions {
             hidden: false,
             filter: ListFilter::All,
             max_entries: LIST_MAX_ENTRIES,
+            deadline: None,
         }
     }
 }
@@ -208,6 +212,9 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
     }
     let mut skipped = Skipped::default();
     while !frontier.is_empty() {
+        if let Some(deadline) = options.deadline {
+            deadline.check()?;
+        }
         let listings: Vec<Result<Listing, FsError>> = frontier
             .par_iter()
             .map(|task| list_dir(task, options, &counts[task.root]))

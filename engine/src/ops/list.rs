@@ -15,6 +15,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         hidden: args.hidden,
         filter: args.filter,
         max_entries: LIST_MAX_ENTRIES,
+        deadline: Some(answer.deadline),
     };
     let session = &*answer.session;
     let out = walk::walk(&session.plane, &session.workspace, &args.paths, options).map_err(|e| fs_error(&e))?;

@@ -5,7 +5,7 @@ mod read;
 mod rows;
 mod search;
 
-use crate::protocol::{ErrorCode, ErrorRecord, Op, Response};
+use crate::protocol::{ErrorCode, ErrorRecord, Op, Response, Stage};
 use crate::session::Answer;
 use crate::workspace::FsError;
 
@@ -32,6 +32,7 @@ pub(crate) fn fs_error(e: &FsError) -> ErrorRecord {
         ErrorCode::InvalidArgument => ErrorRecord::invalid_argument(),
         ErrorCode::StorageBudget => ErrorRecord::work_limit(),
         ErrorCode::Filesystem => ErrorRecord::filesystem(),
+        ErrorCode::TimedOut => ErrorRecord::typical_at(ErrorCode::TimedOut, Stage::Execute),
         code => ErrorRecord::typical(code),
     }
 }

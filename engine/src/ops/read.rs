@@ -28,7 +28,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
         },
     };
     let session = &*answer.session;
-    let outputs = read::read_paths(&session.plane, &session.workspace, &args.paths, selection)
+    let outputs = read::read_paths(&session.plane, &session.workspace, &args.paths, selection, Some(answer.deadline))
         .into_iter()
         .collect::<Result<Vec<ReadOutput>, _>>()
         .map_err(|e| fs_error(&e))?;

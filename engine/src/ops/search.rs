@@ -19,7 +19,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     )
     .map_err(|e| fs_error(&e))?;
     let session = &*answer.session;
-    let out = search::search(&session.plane, &session.workspace, &matcher, &args.paths, args.hidden)
+    let out = search::search(&session.plane, &session.workspace, &matcher, &args.paths, args.hidden, Some(answer.deadline))
         .map_err(|e| fs_error(&e))?;
     let mut base = Flags::NONE;
     if out.normalized {

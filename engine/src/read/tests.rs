@@ -206,6 +206,7 @@ fn read_paths_keeps_request_order_and_duplicates() {
             &f.ws,
             &["b", "a", "missing", "b"],
             lines(1, 1),
+            None,
         );
         let summary: Vec<_> = got
             .into_iter()

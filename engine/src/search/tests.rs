@@ -20,7 +20,7 @@ fn rows(out: &SearchOutput) -> Vec<(&str, u64, u64, &str)> {
 
 fn run(f: &Fixture, query: &str, flags: MatchFlags, roots: &[&str]) -> SearchOutput {
     let matcher = compile(query, flags).unwrap();
-    search(&plane(2), &f.ws, &matcher, roots, false).unwrap()
+    search(&plane(2), &f.ws, &matcher, roots, false, None).unwrap()
 }
 
 #[test]
@@ -183,7 +183,7 @@ fn walk_rules_apply() {
     f.symlink("other", "src/otherlink");
     f.symlink("a.rs", "src/alink");
     let matcher = compile("k", LITERAL).unwrap();
-    let out = search(&plane(2), &f.ws, &matcher, &["src", "src/a.rs"], false).unwrap();
+    let out = search(&plane(2), &f.ws, &matcher, &["src", "src/a.rs"], false, None).unwrap();
     assert_eq!(
         rows(&out),
         [
@@ -192,7 +192,7 @@ fn walk_rules_apply() {
             ("src/b.rs", 1, 1, "k")
         ]
     );
-    let out = search(&plane(2), &f.ws, &matcher, &["."], true).unwrap();
+    let out = search(&plane(2), &f.ws, &matcher, &["."], true, None).unwrap();
     let files: Vec<_> = out.matches.iter().map(|m| m.path.as_str()).collect();
     assert_eq!(
         files,
@@ -205,7 +205,7 @@ fn walk_rules_apply() {
         ]
     );
     // A symlink root to a file is followed.
-    let out = search(&plane(2), &f.ws, &matcher, &["src/alink"], false).unwrap();
+    let out = search(&plane(2), &f.ws, &matcher, &["src/alink"], false, None).unwrap();
     assert_eq!(rows(&out).len(), 2);
 }
 
@@ -220,7 +220,7 @@ fn errors() {
     assert_eq!(huge.code().as_u16(), 100);
     let matcher = compile("x", LITERAL).unwrap();
     for (root, code) in [("missing", 201), ("../a", 100)] {
-        let got = search(&plane(1), &f.ws, &matcher, &[root], false).map_err(|e| e.code().as_u16());
+        let got = search(&plane(1), &f.ws, &matcher, &[root], false, None).map_err(|e| e.code().as_u16());
         assert_eq!(got.map(|_| ()), Err(code), "{root}");
     }
 }
@@ -231,9 +231,9 @@ fn match_ceilings() {
     let over = "m\n".repeat(MAX_MATCHES_PER_FILE + 1);
     let f = Fixture::with_files(&[("ok", per_file.as_bytes()), ("over", over.as_bytes())]);
     let matcher = compile("m", LITERAL).unwrap();
-    let ok = search(&plane(2), &f.ws, &matcher, &["ok"], false).unwrap();
+    let ok = search(&plane(2), &f.ws, &matcher, &["ok"], false, None).unwrap();
     assert_eq!(ok.matches.len(), MAX_MATCHES_PER_FILE);
-    let err = search(&plane(2), &f.ws, &matcher, &["."], false).unwrap_err();
+    let err = search(&plane(2), &f.ws, &matcher, &["."], false, None).unwrap_err();
     assert_eq!(
         err,
         FsError::Ceiling {
@@ -251,7 +251,7 @@ fn file_size_ceiling() {
     let file = std::fs::File::create(f.ws.root().join("huge")).unwrap();
     file.set_len(SEARCH_MAX_FILE_BYTES + 1).unwrap();
     let matcher = compile("x", LITERAL).unwrap();
-    let err = search(&plane(1), &f.ws, &matcher, &["."], false).unwrap_err();
+    let err = search(&plane(1), &f.ws, &matcher, &["."], false, None).unwrap_err();
     assert_eq!(err.code().as_u16(), 601);
     assert_eq!(err.path(), Some("huge"));
 }
@@ -327,7 +327,7 @@ fn worker_count_invariance() {
         for hidden in [false, true] {
             let outputs: Vec<_> = [1, 2, 4]
                 .iter()
-                .map(|w| search(&plane(*w), &f.ws, &matcher, &roots, hidden).unwrap())
+                .map(|w| search(&plane(*w), &f.ws, &matcher, &roots, hidden, None).unwrap())
                 .collect();
             assert!(
                 outputs[0].matches.len() > 1000,

@@ -7,6 +7,7 @@ pub mod truncate;
 
 use crate::ason::Document;
 use crate::compute::ComputePlane;
+use crate::deadline::Deadline;
 use crate::ops;
 use crate::protocol::{Caps, ErrorCode, ErrorRecord, Request, RequestError, Response, Status};
 use crate::workspace::Workspace;
@@ -75,6 +76,8 @@ pub(crate) struct Answer<'s> {
     pub request: &'s Request,
     /// Path ids assigned by this answer, committed only when it is emitted.
     pub delta: PathDelta,
+    /// When the request must be answered by.
+    pub deadline: Deadline,
 }
 
 impl Answer<'_> {
@@ -166,6 +169,7 @@ impl Session {
             session: self,
             request,
             delta: PathDelta::default(),
+            deadline: Deadline::after_ms(request.budget.ms),
         };
         let mut response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
         let delta = std::mem::take(&mut answer.delta);

@@ -4,6 +4,7 @@ use std::io;
 
 use thiserror::Error;
 
+use crate::deadline::DeadlinePassed;
 use crate::protocol::ErrorCode;
 
 use super::path::PathError;
@@ -106,6 +107,9 @@ pub enum FsError {
         ceiling: Ceiling,
     },
     /// A search query did not compile (100). Carries no path: the query is the culprit.
+    /// The request deadline passed.
+    #[error(transparent)]
+    TimedOut(#[from] DeadlinePassed),
     #[error("invalid regex: {message}")]
     InvalidRegex {
         /// The `regex` crate's error text.
@@ -126,6 +130,7 @@ impl FsError {
             | FsError::NonUtf8Name { .. }
             | FsError::Io { .. } => ErrorCode::Filesystem,
             FsError::Ceiling { .. } => ErrorCode::StorageBudget,
+            FsError::TimedOut(_) => ErrorCode::TimedOut,
         }
     }
 
@@ -141,7 +146,7 @@ impl FsError {
             | FsError::NonUtf8Name { path }
             | FsError::Io { path, .. }
             | FsError::Ceiling { path, .. } => Some(path),
-            FsError::InvalidRegex { .. } => None,
+            FsError::InvalidRegex { .. } | FsError::TimedOut(_) => None,
         }
     }
 
