@@ -15,8 +15,15 @@ fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
     generate_tree(dir.path());
     let ash = env!("CARGO_BIN_EXE_ash");
-    println!("tree: {FILES} files x {} KiB in {}", FILE_BYTES / 1024, dir.path().display());
-    println!("{:<34} {:>9} {:>9} {:>9}", "case", "p50 ms", "p90 ms", "min ms");
+    println!(
+        "tree: {FILES} files x {} KiB in {}",
+        FILE_BYTES / 1024,
+        dir.path().display()
+    );
+    println!(
+        "{:<34} {:>9} {:>9} {:>9}",
+        "case", "p50 ms", "p90 ms", "min ms"
+    );
 
     let literal = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n");
     let regex = request("g", "a{q,p,f}:\n\"needle_[a-z]+\\\\(\",[.],1\n");
@@ -28,12 +35,20 @@ fn main() {
     report("engine: regex search", || session(&regex));
     report("engine: recursive list", || session(&list));
 
-    report("ash run: cold start (read 40 lines)", || spawn(ash, dir.path(), &read));
-    report("ash run: literal search", || spawn(ash, dir.path(), &literal));
+    report("ash run: cold start (read 40 lines)", || {
+        spawn(ash, dir.path(), &read)
+    });
+    report("ash run: literal search", || {
+        spawn(ash, dir.path(), &literal)
+    });
     report("ash run: regex search", || spawn(ash, dir.path(), &regex));
     let ours = measure(|| spawn(ash, dir.path(), &literal));
 
-    let rg_ok = Command::new("rg").arg("--version").stdout(Stdio::null()).status().is_ok_and(|s| s.success());
+    let rg_ok = Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
     if rg_ok {
         let rg = measure(|| {
             let out = Command::new("rg")
@@ -64,9 +79,13 @@ fn generate_tree(root: &Path) {
         let mut line = 0usize;
         while text.len() < FILE_BYTES {
             if line % 97 == 13 {
-                text.push_str(&format!("    let v = needle_literal({line}); // needle_call(x)\n"));
+                text.push_str(&format!(
+                    "    let v = needle_literal({line}); // needle_call(x)\n"
+                ));
             } else {
-                text.push_str(&format!("    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"));
+                text.push_str(&format!(
+                    "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
+                ));
             }
             line += 1;
         }
@@ -78,7 +97,11 @@ fn in_process_session(root: &Path) -> impl FnMut(&str) {
     let root = root.to_path_buf();
     move |req: &str| {
         let out = ash_engine::run::run_in(&root, req.as_bytes()).expect("request runs");
-        assert!(out.starts_with("t:3\ni:1\ns:0\n"), "{}", &out[..out.len().min(200)]);
+        assert!(
+            out.starts_with("t:3\ni:1\ns:0\n"),
+            "{}",
+            &out[..out.len().min(200)]
+        );
     }
 }
 
@@ -91,7 +114,12 @@ fn spawn(ash: &str, cwd: &Path, req: &str) {
         .stdout(Stdio::piped())
         .spawn()
         .expect("spawn ash");
-    child.stdin.take().expect("stdin").write_all(req.as_bytes()).expect("write");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(req.as_bytes())
+        .expect("write");
     let out = child.wait_with_output().expect("wait");
     assert!(out.status.success() && out.stdout.starts_with(b"t:3\ni:1\ns:0\n"));
 }
@@ -117,7 +145,13 @@ fn p50(t: &[Duration]) -> f64 {
 
 fn print_row(name: &str, t: &[Duration]) {
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!("{:<34} {:>9.2} {:>9.2} {:>9.2}", name, p50(t), ms(t[t.len() * 9 / 10]), ms(t[0]));
+    println!(
+        "{:<34} {:>9.2} {:>9.2} {:>9.2}",
+        name,
+        p50(t),
+        ms(t[t.len() * 9 / 10]),
+        ms(t[0])
+    );
 }
 
 fn report(name: &str, f: impl FnMut()) {

@@ -8,9 +8,16 @@ use std::io::{Read, Write};
 pub const USAGE: &str = "usage: ash run (one canonical ASH/1 request on stdin) | ash ason (canonicalise ASON on stdin) | ash --version";
 
 /// Runs the `ash` command line with `args` (without the program name).
-pub fn main(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write) -> Result<(), BootstrapError> {
+pub fn main(
+    args: &[String],
+    stdin: &mut dyn Read,
+    stdout: &mut dyn Write,
+) -> Result<(), BootstrapError> {
     match args {
-        [flag] if flag == "--version" => write_out(stdout, format!("ash {}\n", env!("CARGO_PKG_VERSION")).as_bytes()),
+        [flag] if flag == "--version" => write_out(
+            stdout,
+            format!("ash {}\n", env!("CARGO_PKG_VERSION")).as_bytes(),
+        ),
         [cmd] if cmd == "ason" => {
             let input = read_input(stdin)?;
             let doc = ason::decode(&input, &Limits::default()).map_err(decode_error)?;
@@ -19,13 +26,19 @@ pub fn main(args: &[String], stdin: &mut dyn Read, stdout: &mut dyn Write) -> Re
         [cmd] if cmd == "run" => {
             let input = read_input(stdin)?;
             let cwd = std::env::current_dir().map_err(|e| {
-                BootstrapError::new(BootstrapCode::Io, 70, format!("the current directory is unusable: {e}"))
+                BootstrapError::new(
+                    BootstrapCode::Io,
+                    70,
+                    format!("the current directory is unusable: {e}"),
+                )
             })?;
             let response = crate::run::run_in(&cwd, &input)?;
             write_out(stdout, response.as_bytes())
         }
         [] => Err(usage("no subcommand given")),
-        [other, ..] => Err(usage(&format!("unknown subcommand or arguments starting at {other:?}"))),
+        [other, ..] => Err(usage(&format!(
+            "unknown subcommand or arguments starting at {other:?}"
+        ))),
     }
 }
 
@@ -37,7 +50,9 @@ fn write_out(stdout: &mut dyn Write, bytes: &[u8]) -> Result<(), BootstrapError>
     stdout
         .write_all(bytes)
         .and_then(|()| stdout.flush())
-        .map_err(|e| BootstrapError::new(BootstrapCode::Io, 70, format!("writing stdout failed: {e}")))
+        .map_err(|e| {
+            BootstrapError::new(BootstrapCode::Io, 70, format!("writing stdout failed: {e}"))
+        })
 }
 
 /// Reads stdin up to the 8 MiB ceiling without ever holding more than ceiling + 1 bytes.
@@ -47,7 +62,9 @@ fn read_input(stdin: &mut dyn Read) -> Result<Vec<u8>, BootstrapError> {
     stdin
         .take(limit as u64 + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| BootstrapError::new(BootstrapCode::Io, 70, format!("reading stdin failed: {e}")))?;
+        .map_err(|e| {
+            BootstrapError::new(BootstrapCode::Io, 70, format!("reading stdin failed: {e}"))
+        })?;
     if buf.len() > limit {
         return Err(BootstrapError::new(
             BootstrapCode::InputCeiling,

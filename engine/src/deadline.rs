@@ -23,7 +23,9 @@ impl Deadline {
     pub fn after_ms(ms: u64) -> Deadline {
         let now = Instant::now();
         Deadline {
-            at: now.checked_add(Duration::from_millis(ms)).unwrap_or(now + Duration::from_secs(86_400)),
+            at: now
+                .checked_add(Duration::from_millis(ms))
+                .unwrap_or(now + Duration::from_secs(86_400)),
             ms,
         }
     }

@@ -2,14 +2,14 @@
 
 pub mod ason;
 pub mod bootstrap;
-pub mod session;
+pub mod cli;
 pub mod compute;
 pub mod deadline;
-pub mod workspace;
-pub mod walk;
-pub mod search;
-pub mod read;
-pub mod protocol;
-pub mod cli;
 mod ops;
+pub mod protocol;
+pub mod read;
 pub mod run;
+pub mod search;
+pub mod session;
+pub mod walk;
+pub mod workspace;

@@ -19,18 +19,24 @@ pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
             format!("stdin: {e}; `ash ason` prints the canonical form"),
         ),
     })?;
-    let plane = ComputePlane::host()
-        .map_err(|e| BootstrapError::new(BootstrapCode::Internal, 70, format!("compute plane: {e}")))?;
-    let mut session = Session::open(root, SessionConfig::run(), Arc::new(plane)).map_err(|e| match e {
-        SessionError::NotADirectory(_) => BootstrapError::new(BootstrapCode::Handshake, 4, e.to_string()),
-        SessionError::Root { .. } => BootstrapError::new(BootstrapCode::Io, 70, e.to_string()),
+    let plane = ComputePlane::host().map_err(|e| {
+        BootstrapError::new(BootstrapCode::Internal, 70, format!("compute plane: {e}"))
     })?;
+    let mut session =
+        Session::open(root, SessionConfig::run(), Arc::new(plane)).map_err(|e| match e {
+            SessionError::NotADirectory(_) => {
+                BootstrapError::new(BootstrapCode::Handshake, 4, e.to_string())
+            }
+            SessionError::Root { .. } => BootstrapError::new(BootstrapCode::Io, 70, e.to_string()),
+        })?;
     match session.answer_document(&doc) {
         Ok((_, encoded)) => Ok(encoded),
-        Err(e @ RequestError::NoUsableId(_)) | Err(e @ RequestError::Invalid { .. }) => Err(BootstrapError::new(
-            BootstrapCode::Handshake,
-            4,
-            format!("stdin: {e}; every request needs a nonzero id `i`"),
-        )),
+        Err(e @ RequestError::NoUsableId(_)) | Err(e @ RequestError::Invalid { .. }) => {
+            Err(BootstrapError::new(
+                BootstrapCode::Handshake,
+                4,
+                format!("stdin: {e}; every request needs a nonzero id `i`"),
+            ))
+        }
     }
 }

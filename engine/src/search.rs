@@ -18,7 +18,7 @@ pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::walk::{self, Depth, ListFilter, LIST_MAX_ENTRIES, WalkOptions};
+use crate::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkOptions};
 use crate::workspace::{Ceiling, FsError, Workspace};
 
 /// Per-file size ceiling of search (601 beyond it).

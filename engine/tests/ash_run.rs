@@ -52,11 +52,23 @@ fn stdout_of(out: &Output) -> String {
 /// the canonical document `s:1`, `e{c}:` with `code`, `m:` with a non-empty reason.
 fn assert_bootstrap(out: &Output, code: u8, exit: i32) {
     let stderr = String::from_utf8(out.stderr.clone()).expect("stderr is UTF-8");
-    assert_eq!(out.status.code(), Some(exit), "exit status; stderr: {stderr}");
-    assert!(out.stdout.is_empty(), "stdout must be empty, got {:?}", stdout_of(out));
+    assert_eq!(
+        out.status.code(),
+        Some(exit),
+        "exit status; stderr: {stderr}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "stdout must be empty, got {:?}",
+        stdout_of(out)
+    );
     let prefix = format!("s:1\ne{{c}}:\n{code}\nm:");
-    assert!(stderr.starts_with(&prefix), "stderr {stderr:?} does not start with {prefix:?}");
-    let doc = ason::decode_canonical(stderr.as_bytes(), &Limits::default()).expect("stderr is one canonical ASON document");
+    assert!(
+        stderr.starts_with(&prefix),
+        "stderr {stderr:?} does not start with {prefix:?}"
+    );
+    let doc = ason::decode_canonical(stderr.as_bytes(), &Limits::default())
+        .expect("stderr is one canonical ASON document");
     let keys: Vec<&str> = doc.fields.iter().map(|f| f.key.as_str()).collect();
     assert_eq!(keys, ["s", "e", "m"]);
     assert_eq!(stderr.matches('\n').count(), 4, "four lines: {stderr:?}");
@@ -71,7 +83,11 @@ fn assert_answer(out: &Output, expected: &str) {
         "stderr: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(out.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.stderr.is_empty(),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout_of(out), expected);
 }
 
@@ -134,18 +150,33 @@ fn a_failed_operation_is_still_a_normal_answer() {
         ws.path(),
         b"t:1\ni:4\no:r\na{p,m,o,n}:\n[nope.txt],0,0,10\nu{tok,rec,ms}:\n64,8,1000\n",
     );
-    assert_answer(&out, "t:3\ni:4\ns:4\ne{c,q,p,x,a}:\n201,1,2,~,~\nz:0\nr:~\n");
+    assert_answer(
+        &out,
+        "t:3\ni:4\ns:4\ne{c,q,p,x,a}:\n201,1,2,~,~\nz:0\nr:~\n",
+    );
 }
 
 #[test]
 fn schema_errors_with_an_id_get_a_100_response() {
     let ws = workspace();
     let cases: [(&str, &[u8]); 5] = [
-        ("unknown op letter", b"t:1\ni:7\no:z\na:x\nu{tok,rec,ms}:\n1,1,1\n"),
-        ("event message type", b"t:2\ni:7\no:r\na{p,m,o,n}:\n[a],0,0,1\nu{tok,rec,ms}:\n1,1,1\n"),
+        (
+            "unknown op letter",
+            b"t:1\ni:7\no:z\na:x\nu{tok,rec,ms}:\n1,1,1\n",
+        ),
+        (
+            "event message type",
+            b"t:2\ni:7\no:r\na{p,m,o,n}:\n[a],0,0,1\nu{tok,rec,ms}:\n1,1,1\n",
+        ),
         ("missing budget", b"t:1\ni:7\no:r\na{p,m,o,n}:\n[a],0,0,1\n"),
-        ("tok 0", b"t:1\ni:7\no:r\na{p,m,o,n}:\n[a],0,0,1\nu{tok,rec,ms}:\n0,1,1\n"),
-        ("unknown flag bit", b"t:1\ni:7\no:l\na{p,d,f}:\n[.],1,8\nu{tok,rec,ms}:\n64,8,1000\n"),
+        (
+            "tok 0",
+            b"t:1\ni:7\no:r\na{p,m,o,n}:\n[a],0,0,1\nu{tok,rec,ms}:\n0,1,1\n",
+        ),
+        (
+            "unknown flag bit",
+            b"t:1\ni:7\no:l\na{p,d,f}:\n[.],1,8\nu{tok,rec,ms}:\n64,8,1000\n",
+        ),
     ];
     for (name, input) in cases {
         let out = ash(&["run"], ws.path(), input);
@@ -170,10 +201,16 @@ u{tok,rec,ms}:\n512,64,120000\n";
     );
     for (id, input) in [(18, exec.as_slice()), (23, patch.as_bytes())] {
         let out = ash(&["run"], ws.path(), input);
-        assert_answer(&out, &format!("t:3\ni:{id}\ns:2\ne{{c,q,p,x,a}}:\n101,1,1,~,~\nz:0\nr:~\n"));
+        assert_answer(
+            &out,
+            &format!("t:3\ni:{id}\ns:2\ne{{c,q,p,x,a}}:\n101,1,1,~,~\nz:0\nr:~\n"),
+        );
     }
     // Nothing was executed or patched.
-    assert_eq!(std::fs::read_to_string(ws.path().join("src/lib.rs")).expect("read back"), LIB_RS);
+    assert_eq!(
+        std::fs::read_to_string(ws.path().join("src/lib.rs")).expect("read back"),
+        LIB_RS
+    );
 }
 
 #[test]
@@ -294,7 +331,9 @@ fn references_do_not_outlive_the_process() {
     std::fs::write(ws.path().join("bin.dat"), b"\xff\x00\xfe").expect("write bin.dat");
     let input = b"t:1\ni:1\no:r\na{p,m,o,n}:\n[bin.dat],0,0,3\nu{tok,rec,ms}:\n256,8,1000\n";
     let h = blake3_hex(b"\xff\x00\xfe");
-    let expected = format!("t:3\ni:1\ns:0\np[1]{{i,v}}:\n1,bin.dat\nd[1]{{p,o,n,h,t,r}}:\n1,0,3,{h},~,@1\nz:10\nr:~\n");
+    let expected = format!(
+        "t:3\ni:1\ns:0\np[1]{{i,v}}:\n1,bin.dat\nd[1]{{p,o,n,h,t,r}}:\n1,0,3,{h},~,@1\nz:10\nr:~\n"
+    );
     assert_answer(&ash(&["run"], ws.path(), input), &expected);
     assert_answer(&ash(&["run"], ws.path(), input), &expected);
 }

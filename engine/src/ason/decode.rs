@@ -105,7 +105,11 @@ fn is_key(k: &str, max: usize) -> bool {
 
 /// Whether `c` may appear in bare (unquoted) text.
 pub(crate) fn is_bare_byte(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || matches!(c, b'_' | b'.' | b'/' | b'@' | b'+' | b'-' | b'#' | b'?' | b'|' | b'>')
+    c.is_ascii_alphanumeric()
+        || matches!(
+            c,
+            b'_' | b'.' | b'/' | b'@' | b'+' | b'-' | b'#' | b'?' | b'|' | b'>'
+        )
 }
 
 /// Parses canonical unsigned decimal (no leading zeros, fits u64).
@@ -162,7 +166,9 @@ impl<'a> Parser<'a> {
             if fields.len() == self.limits.fields {
                 return Err(self.err(SyntaxError::TooManyFields(self.limits.fields)));
             }
-            let colon = line.find(':').ok_or_else(|| self.err(SyntaxError::MissingColon))?;
+            let colon = line
+                .find(':')
+                .ok_or_else(|| self.err(SyntaxError::MissingColon))?;
             let (head, rest) = (&line[..colon], &line[colon + 1..]);
             let field = if head.contains(['{', '[']) {
                 if !rest.is_empty() {
@@ -209,7 +215,9 @@ impl<'a> Parser<'a> {
         let (key, count) = match name_part.find('[') {
             Some(open) => {
                 let Some(count) = name_part[open + 1..].strip_suffix(']') else {
-                    return Err(self.err(SyntaxError::BadHeader("row count must be '[N]' directly before '{'")));
+                    return Err(self.err(SyntaxError::BadHeader(
+                        "row count must be '[N]' directly before '{'",
+                    )));
                 };
                 let n = parse_canonical_u64(count)
                     .ok_or_else(|| self.err(SyntaxError::BadRowCount(clip(count))))?;
@@ -276,7 +284,8 @@ impl<'a> Parser<'a> {
                 }));
             }
             let (cell, after) = if rest.starts_with('[') {
-                let end = vector_end(rest).ok_or_else(|| self.err(SyntaxError::BadVector("missing ']'")))?;
+                let end = vector_end(rest)
+                    .ok_or_else(|| self.err(SyntaxError::BadVector("missing ']'")))?;
                 (Cell::Vector(self.vector_value(&rest[..end])?), &rest[end..])
             } else {
                 let end = atom_end(rest);
@@ -349,7 +358,10 @@ impl<'a> Parser<'a> {
         }
         if let Some(pos) = s.bytes().position(|b| !is_bare_byte(b)) {
             // Bytes before `pos` are ASCII, so `pos` is a char boundary.
-            let ch = s[pos..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+            let ch = s[pos..]
+                .chars()
+                .next()
+                .unwrap_or(char::REPLACEMENT_CHARACTER);
             return Err(self.err(SyntaxError::BareByte(ch)));
         }
         if let Some(digits) = s.strip_prefix('@')
@@ -392,16 +404,20 @@ impl<'a> Parser<'a> {
                             let close = rest.find('}');
                             let hex = match (rest.strip_prefix('{'), close) {
                                 (Some(_), Some(close)) => &rest[1..close],
-                                _ => return Err(self.err(SyntaxError::BadEscape(clip(&inner[i..])))),
+                                _ => {
+                                    return Err(self.err(SyntaxError::BadEscape(clip(&inner[i..]))));
+                                }
                             };
-                            let ok = (1..=6).contains(&hex.len()) && hex.bytes().all(|b| b.is_ascii_hexdigit());
+                            let ok = (1..=6).contains(&hex.len())
+                                && hex.bytes().all(|b| b.is_ascii_hexdigit());
                             let ch = if ok {
                                 u32::from_str_radix(hex, 16).ok().and_then(char::from_u32)
                             } else {
                                 None
                             };
                             let Some(ch) = ch else {
-                                return Err(self.err(SyntaxError::BadEscape(format!("\\u{{{}}}", clip(hex)))));
+                                return Err(self
+                                    .err(SyntaxError::BadEscape(format!("\\u{{{}}}", clip(hex)))));
                             };
                             out.push(ch);
                             // Skip `{hex}`: they are ASCII, one char each.

@@ -54,7 +54,9 @@ pub enum SyntaxError {
     #[error("field line has no ':' separator")]
     MissingColon,
     /// A key is empty, too long or has a byte outside the key alphabet.
-    #[error("invalid key {0:?} (keys start with a letter or '_', then letters, digits, '_', '.', '-', at most 128 bytes)")]
+    #[error(
+        "invalid key {0:?} (keys start with a letter or '_', then letters, digits, '_', '.', '-', at most 128 bytes)"
+    )]
     InvalidKey(String),
     /// The same top-level key appears twice.
     #[error("duplicate top-level key {0:?}")]

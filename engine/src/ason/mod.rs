@@ -8,8 +8,8 @@ mod value;
 #[cfg(test)]
 mod tests;
 
-pub use decode::{Limits, decode, decode_str};
 pub use decode::parse_canonical_u64;
+pub use decode::{Limits, decode, decode_str};
 pub use encode::{atom as encode_atom, encode, encode_into, is_bare, text as encode_text};
 pub use error::{AsonError, CanonicalError, SyntaxError};
 pub use value::{Atom, Cell, Document, Field, Record, Table, Value};

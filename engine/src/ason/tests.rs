@@ -38,7 +38,12 @@ fn value_forms_fixture_matches_typed_value() {
         .with("unicode", Value::Scalar(Atom::text("中")))
         .with(
             "values",
-            Value::Vector(vec![Atom::text("a"), Atom::text("b,c"), Atom::Null, Atom::Ref(7)]),
+            Value::Vector(vec![
+                Atom::text("a"),
+                Atom::text("b,c"),
+                Atom::Null,
+                Atom::Ref(7),
+            ]),
         )
         .with(
             "record",
@@ -51,7 +56,10 @@ fn value_forms_fixture_matches_typed_value() {
             ),
         )
         .with("empty_table", Value::table(&["p", "l"], vec![]));
-    assert_eq!(dec(std::str::from_utf8(&bytes).expect("utf8")).expect("decode"), want);
+    assert_eq!(
+        dec(std::str::from_utf8(&bytes).expect("utf8")).expect("decode"),
+        want
+    );
     assert_eq!(encode(&want).as_bytes(), &bytes[..]);
 }
 
@@ -87,7 +95,9 @@ fn escapes_decode_and_reencode_canonically() {
     assert_eq!(doc.get("k"), Some(&Value::Scalar(Atom::text("aA"))));
     assert_eq!(encode(&doc), "k:aA\n");
     assert_eq!(
-        dec("k:\"\\u{10FFFF}\\u{1f600}\"\n").expect("decode").get("k"),
+        dec("k:\"\\u{10FFFF}\\u{1f600}\"\n")
+            .expect("decode")
+            .get("k"),
         Some(&Value::Scalar(Atom::text("\u{10FFFF}\u{1F600}")))
     );
     assert!(matches!(
@@ -98,7 +108,8 @@ fn escapes_decode_and_reencode_canonically() {
 
 #[test]
 fn atoms_decode_by_syntax() {
-    let doc = dec("a:~\nb:@0\nc:@18446744073709551615\nd:@\ne:@abc\nf:\"\"\ng:[]\nh:[\"\"]\n").expect("decode");
+    let doc = dec("a:~\nb:@0\nc:@18446744073709551615\nd:@\ne:@abc\nf:\"\"\ng:[]\nh:[\"\"]\n")
+        .expect("decode");
     assert_eq!(doc.get("a"), Some(&Value::Scalar(Atom::Null)));
     assert_eq!(doc.get("b"), Some(&Value::Scalar(Atom::Ref(0))));
     assert_eq!(doc.get("c"), Some(&Value::Scalar(Atom::Ref(u64::MAX))));
@@ -131,7 +142,10 @@ fn document_level_errors() {
         ("a:x,y\n", S::BareByte(',')),
         ("a:~~\n", S::BareByte('~')),
         ("a:@01\n", S::BadReference("@01".into())),
-        ("a:@18446744073709551616\n", S::BadReference("@18446744073709551616".into())),
+        (
+            "a:@18446744073709551616\n",
+            S::BadReference("@18446744073709551616".into()),
+        ),
         ("a:\"abc\n", S::BadQuote),
         ("a:\"ab\"c\n", S::BadQuote),
         ("a:\"a\"b\"\n", S::BadQuote),
@@ -158,21 +172,45 @@ fn document_level_errors() {
 fn header_and_row_errors() {
     use SyntaxError as S;
     let cases: &[(&str, S)] = &[
-        ("r{a,b}:\n1\n", S::CellCount { found: 1, expected: 2 }),
-        ("r{a,b}:\n1,2,3\n", S::CellCount { found: 3, expected: 2 }),
+        (
+            "r{a,b}:\n1\n",
+            S::CellCount {
+                found: 1,
+                expected: 2,
+            },
+        ),
+        (
+            "r{a,b}:\n1,2,3\n",
+            S::CellCount {
+                found: 3,
+                expected: 2,
+            },
+        ),
         ("r{a}:x\n1\n", S::TrailingAfterHeader),
         ("r{a}:\n", S::MissingRows(1)),
         ("t[2]{a}:\n1\n", S::MissingRows(1)),
         ("t[00]{a}:\n", S::BadRowCount("00".into())),
         ("t[01]{a}:\n1\n", S::BadRowCount("01".into())),
         ("t[x]{a}:\n", S::BadRowCount("x".into())),
-        ("t[100001]{a}:\n", S::TooManyRows { count: 100_001, limit: 100_000 }),
+        (
+            "t[100001]{a}:\n",
+            S::TooManyRows {
+                count: 100_001,
+                limit: 100_000,
+            },
+        ),
         ("t[2]:\n", S::BadHeader("missing '{columns}'")),
-        ("r{}:\n1\n", S::BadColumns("at least one column is required")),
+        (
+            "r{}:\n1\n",
+            S::BadColumns("at least one column is required"),
+        ),
         ("r{a,a}:\n1,2\n", S::BadColumns("duplicate column key")),
         ("r{a,}:\n1,2\n", S::InvalidKey(String::new())),
         ("r{a}x:\n1\n", S::BadHeader("column list must end with '}'")),
-        ("t{a}[1]:\n1\n", S::BadHeader("column list must end with '}'")),
+        (
+            "t{a}[1]:\n1\n",
+            S::BadHeader("column list must end with '}'"),
+        ),
         ("r{a,b}:\n\"x\"y,1\n", S::BadQuote),
         ("r{a,b}:\n[1,2,3\n", S::BadVector("missing ']'")),
         ("r{a}:\n,\n", S::EmptyCell),
@@ -186,7 +224,10 @@ fn header_and_row_errors() {
         Some(&Value::table(
             &["a", "b"],
             vec![
-                vec![Cell::Atom(Atom::text("x,y")), Cell::Vector(vec![Atom::text("1"), Atom::text("2,]")])],
+                vec![
+                    Cell::Atom(Atom::text("x,y")),
+                    Cell::Vector(vec![Atom::text("1"), Atom::text("2,]")])
+                ],
                 vec![Cell::Atom(Atom::Null), Cell::Atom(Atom::Ref(3))],
             ]
         ))
@@ -199,7 +240,10 @@ fn limits_are_enforced() {
     let l = Limits::default();
     let big = vec![b'a'; l.document_bytes + 1];
     assert!(matches!(decode(&big, &l), Err(AsonError::TooLarge { .. })));
-    assert!(matches!(decode(b"a:\xff\n", &l), Err(AsonError::InvalidUtf8 { offset: 2 })));
+    assert!(matches!(
+        decode(b"a:\xff\n", &l),
+        Err(AsonError::InvalidUtf8 { offset: 2 })
+    ));
 
     let small = Limits {
         lines: 2,
@@ -220,13 +264,22 @@ fn limits_are_enforced() {
     check("a:[1,2,3]\n", S::TooManyItems(2));
     check("a:abcde\n", S::ScalarTooLarge(4));
     check("a:\"abcde\"\n", S::ScalarTooLarge(4));
-    check("a:\"\\u{41}\\u{41}\\u{41}\\u{41}\\u{41}\"\n", S::ScalarTooLarge(4));
+    check(
+        "a:\"\\u{41}\\u{41}\\u{41}\\u{41}\\u{41}\"\n",
+        S::ScalarTooLarge(4),
+    );
     check("a:[1,2]\nb:[3,4]\n", S::TooManyScalars(3));
     check("t[2]{a}:\n", S::TooManyRows { count: 2, limit: 1 });
-    let fields = Limits { fields: 1, ..Limits::default() };
+    let fields = Limits {
+        fields: 1,
+        ..Limits::default()
+    };
     assert!(matches!(
         decode(b"a:1\nb:2\n", &fields),
-        Err(AsonError::Syntax { line: 2, reason: S::TooManyFields(1) })
+        Err(AsonError::Syntax {
+            line: 2,
+            reason: S::TooManyFields(1)
+        })
     ));
     let long_key = format!("{}:1\n", "k".repeat(129));
     assert!(matches!(syntax(&long_key), S::InvalidKey(_)));
@@ -236,7 +289,10 @@ fn limits_are_enforced() {
 #[test]
 fn errors_name_the_line() {
     let err = dec("a:1\nb:x y\n").expect_err("bad");
-    assert_eq!(err.to_string(), "line 2: byte ' ' is not allowed in bare text (quote the value)");
+    assert_eq!(
+        err.to_string(),
+        "line 2: byte ' ' is not allowed in bare text (quote the value)"
+    );
 }
 
 /// A small deterministic generator (xorshift64*), so the suite needs no random-number crate.
@@ -255,7 +311,23 @@ impl Rng {
 }
 
 const TEXTS: &[&str] = &[
-    "a", "src/lib.rs", "", "~", "@7", "@", "a,b", "x\ny", "é中", "\u{7}", "\"q\"", "\\", "-1", "0", "tab\t", "]", "[",
+    "a",
+    "src/lib.rs",
+    "",
+    "~",
+    "@7",
+    "@",
+    "a,b",
+    "x\ny",
+    "é中",
+    "\u{7}",
+    "\"q\"",
+    "\\",
+    "-1",
+    "0",
+    "tab\t",
+    "]",
+    "[",
 ];
 
 fn random_atom(rng: &mut Rng) -> Atom {
@@ -310,7 +382,11 @@ fn random_inputs_never_panic_and_canonical_output_redecodes() {
     for _ in 0..20_000 {
         let doc = random_document(&mut rng);
         let mut bytes = encode(&doc).into_bytes();
-        assert_eq!(decode_canonical(&bytes, &limits).as_ref(), Ok(&doc), "typed round trip");
+        assert_eq!(
+            decode_canonical(&bytes, &limits).as_ref(),
+            Ok(&doc),
+            "typed round trip"
+        );
         // Mutate a few bytes: insert, delete or overwrite, including invalid UTF-8.
         for _ in 0..rng.below(4) {
             let at = rng.below(bytes.len() + 1);
@@ -328,11 +404,15 @@ fn random_inputs_never_panic_and_canonical_output_redecodes() {
             Ok(doc) => {
                 valid += 1;
                 let canon = encode(&doc);
-                let again = decode_canonical(canon.as_bytes(), &limits).expect("canonical output re-decodes");
+                let again = decode_canonical(canon.as_bytes(), &limits)
+                    .expect("canonical output re-decodes");
                 assert_eq!(again, doc);
             }
             Err(_) => rejected += 1,
         }
     }
-    assert!(valid > 1000 && rejected > 1000, "valid {valid}, rejected {rejected}");
+    assert!(
+        valid > 1000 && rejected > 1000,
+        "valid {valid}, rejected {rejected}"
+    );
 }

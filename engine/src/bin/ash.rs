@@ -7,7 +7,11 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let result = cli::main(&args, &mut std::io::stdin().lock(), &mut std::io::stdout().lock());
+    let result = cli::main(
+        &args,
+        &mut std::io::stdin().lock(),
+        &mut std::io::stdout().lock(),
+    );
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -18,8 +18,13 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         deadline: Some(answer.deadline),
     };
     let session = &*answer.session;
-    let out = walk::walk(&session.plane, &session.workspace, &args.paths, options).map_err(|e| fs_error(&e))?;
-    let base = if out.skipped.any() { Flags::PARTIAL } else { Flags::NONE };
+    let out = walk::walk(&session.plane, &session.workspace, &args.paths, options)
+        .map_err(|e| fs_error(&e))?;
+    let base = if out.skipped.any() {
+        Flags::PARTIAL
+    } else {
+        Flags::NONE
+    };
     let rows: Vec<PathRow> = out
         .entries
         .iter()
@@ -27,11 +32,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
             path: e.path.clone(),
             rest: vec![
                 Atom::uint(u64::from(e.kind.as_u8())),
-                if e.kind == EntryKind::File {
-                    Atom::uint(e.size)
-                } else {
-                    Atom::Null
-                },
+                Atom::opt_uint(size(e)),
             ],
         })
         .collect();
@@ -43,11 +44,21 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         .map(|(e, path)| ListRow {
             path,
             kind: e.kind,
-            size: (e.kind == EntryKind::File).then_some(e.size),
+            size: size(e),
         })
         .collect();
     let mut response = Response::success(answer.request.id, Data::List(data));
     response.flags = projected.flags;
     response.reference = projected.reference;
     Ok(response)
+}
+
+/// The `z` cell: a file's size, 0 for a symlink ("kind 2, size 0", ASH1.md §3.4 `l`), `~` for
+/// directories and other kinds.
+fn size(e: &walk::WalkEntry) -> Option<u64> {
+    match e.kind {
+        EntryKind::File => Some(e.size),
+        EntryKind::Symlink => Some(0),
+        EntryKind::Dir | EntryKind::Other => None,
+    }
 }

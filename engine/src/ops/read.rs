@@ -28,10 +28,16 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
         },
     };
     let session = &*answer.session;
-    let outputs = read::read_paths(&session.plane, &session.workspace, &args.paths, selection, Some(answer.deadline))
-        .into_iter()
-        .collect::<Result<Vec<ReadOutput>, _>>()
-        .map_err(|e| fs_error(&e))?;
+    let outputs = read::read_paths(
+        &session.plane,
+        &session.workspace,
+        &args.paths,
+        selection,
+        Some(answer.deadline),
+    )
+    .into_iter()
+    .collect::<Result<Vec<ReadOutput>, _>>()
+    .map_err(|e| fs_error(&e))?;
 
     let text_budget = limit / 2;
     let mut inline_bytes = 0usize;
@@ -58,25 +64,36 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
         }
         rows.push(row);
     }
-    // Retain in row order so aliases follow the rows.
-    for (row, bytes) in rows.iter_mut().zip(held.iter_mut()) {
-        if let Some(bytes) = bytes.take() {
-            row.reference = Some(answer.retain(bytes)?);
+    // Escaped text and the dictionary delta can make the real answer longer than L; move
+    // inline text out, last row first, until it fits. The size is measured with the delta the
+    // session adds and a 20-digit placeholder for every reference still to be assigned, so the
+    // real answer fits as well and aliases can then be assigned in row order.
+    for (row, bytes) in rows.iter_mut().zip(&held) {
+        if bytes.is_some() {
+            row.reference = Some(WORST_ID);
         }
     }
-    let id = answer.request.id;
-    let mut response = build(id, rows);
-    // Escaped text can make the real answer longer than the worst case with references;
-    // move inline text out, last row first, until it fits.
+    let mut response = build(answer.request.id, rows);
+    response.paths = answer.delta.new.clone();
     while response.encode().len() > limit {
-        let Some(Data::Read(rows)) = response.data.as_mut() else { break };
-        let Some(row) = rows.iter_mut().rev().find(|r| r.text.is_some()) else {
+        let Some(Data::Read(rows)) = response.data.as_mut() else {
+            break;
+        };
+        let Some(index) = rows.iter().rposition(|r| r.text.is_some()) else {
             return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
         };
-        let text = row.text.take().unwrap_or_default();
-        row.reference = Some(answer.retain(text.into_bytes())?);
-        let Some(Data::Read(rows)) = response.data.take() else { break };
-        response = build(id, rows);
+        let text = rows[index].text.take().unwrap_or_default();
+        rows[index].reference = Some(WORST_ID);
+        held[index] = Some(text.into_bytes());
+        response.flags = Flags::RETAINED.with(Flags::REDUCED);
+    }
+    // Retain in row order so aliases follow the rows.
+    if let Some(Data::Read(rows)) = response.data.as_mut() {
+        for (row, bytes) in rows.iter_mut().zip(held) {
+            if let Some(bytes) = bytes {
+                row.reference = Some(answer.retain(bytes)?);
+            }
+        }
     }
     Ok(response)
 }
@@ -111,10 +128,26 @@ fn worst_case_bytes(id: u64, args: &ReadArgs) -> usize {
             bytes += worst + 1 + s.len() + 1;
         }
         // p,o,n,h,t,r with t = ~ and r = @MAX
-        bytes += worst + 1 + digits(args.offset) + 1 + digits(args.count) + 1 + 64 + 1 + 1 + 1 + 1 + worst + 1;
+        bytes += worst
+            + 1
+            + digits(args.offset)
+            + 1
+            + digits(args.count)
+            + 1
+            + 64
+            + 1
+            + 1
+            + 1
+            + 1
+            + worst
+            + 1;
     }
     let n = args.paths.len() as u64;
-    let p_header = if paths > 0 { 10 + digits(paths as u64) } else { 0 };
+    let p_header = if paths > 0 {
+        10 + digits(paths as u64)
+    } else {
+        0
+    };
     // t:3, i:N, s:0, p header, d[N]{p,o,n,h,t,r}:, z:10, r:~
     bytes + 4 + 3 + digits(id) + 4 + p_header + (5 + digits(n) + 14) + 5 + 4
 }

@@ -42,13 +42,23 @@ pub(crate) fn project(
     let header = cols.iter().map(|c| c.len() + 1).sum::<usize>() + 1;
     let envelope = |k: usize, paths: usize, truncated: bool| {
         let flags = if truncated { truncated_flags } else { base };
-        let p = if paths > 0 { 10 + digits(paths as u64) } else { 0 };
+        let p = if paths > 0 {
+            10 + digits(paths as u64)
+        } else {
+            0
+        };
         let r = if truncated { 4 + digits(WORST_ID) } else { 4 };
         // t:3 + i:N + s:0 + [p header] + d[k]{cols}: + z:F + r line
-        4 + (3 + id_digits) + 4 + p + (5 + digits(k as u64) + header) + (3 + digits(u64::from(flags.bits()))) + r
+        4 + (3 + id_digits)
+            + 4
+            + p
+            + (5 + digits(k as u64) + header)
+            + (3 + digits(u64::from(flags.bits())))
+            + r
     };
     let limit = answer.limit();
-    let fit = fit_prefix(&costs, answer.rec(), limit, &envelope).ok_or(ErrorRecord::typical(ErrorCode::OutputBudget))?;
+    let fit = fit_prefix(&costs, answer.rec(), limit, &envelope)
+        .ok_or(ErrorRecord::typical(ErrorCode::OutputBudget))?;
     let ids = rows[..fit.rows]
         .iter()
         .map(|r| answer.path_id(&r.path))

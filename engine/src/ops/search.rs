@@ -19,8 +19,15 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     )
     .map_err(|e| fs_error(&e))?;
     let session = &*answer.session;
-    let out = search::search(&session.plane, &session.workspace, &matcher, &args.paths, args.hidden, Some(answer.deadline))
-        .map_err(|e| fs_error(&e))?;
+    let out = search::search(
+        &session.plane,
+        &session.workspace,
+        &matcher,
+        &args.paths,
+        args.hidden,
+        Some(answer.deadline),
+    )
+    .map_err(|e| fs_error(&e))?;
     let mut base = Flags::NONE;
     if out.normalized {
         base = base.with(Flags::NORMALIZED);
@@ -33,7 +40,11 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
         .iter()
         .map(|m| PathRow {
             path: m.path.clone(),
-            rest: vec![Atom::uint(m.line), Atom::uint(m.column), Atom::text(m.text.as_str())],
+            rest: vec![
+                Atom::uint(m.line),
+                Atom::uint(m.column),
+                Atom::text(m.text.as_str()),
+            ],
         })
         .collect();
     let projected = project(answer, "g", &["p", "l", "c", "t"], &rows, base)?;

@@ -183,7 +183,15 @@ fn walk_rules_apply() {
     f.symlink("other", "src/otherlink");
     f.symlink("a.rs", "src/alink");
     let matcher = compile("k", LITERAL).unwrap();
-    let out = search(&plane(2), &f.ws, &matcher, &["src", "src/a.rs"], false, None).unwrap();
+    let out = search(
+        &plane(2),
+        &f.ws,
+        &matcher,
+        &["src", "src/a.rs"],
+        false,
+        None,
+    )
+    .unwrap();
     assert_eq!(
         rows(&out),
         [
@@ -220,7 +228,8 @@ fn errors() {
     assert_eq!(huge.code().as_u16(), 100);
     let matcher = compile("x", LITERAL).unwrap();
     for (root, code) in [("missing", 201), ("../a", 100)] {
-        let got = search(&plane(1), &f.ws, &matcher, &[root], false, None).map_err(|e| e.code().as_u16());
+        let got =
+            search(&plane(1), &f.ws, &matcher, &[root], false, None).map_err(|e| e.code().as_u16());
         assert_eq!(got.map(|_| ()), Err(code), "{root}");
     }
 }

@@ -83,7 +83,10 @@ pub(crate) struct Answer<'s> {
 impl Answer<'_> {
     /// The presentation limit L = min(remaining output, 4 × tok).
     pub fn limit(&self) -> usize {
-        let l = self.request.budget.presentation_limit(self.session.remaining_output);
+        let l = self
+            .request
+            .budget
+            .presentation_limit(self.session.remaining_output);
         usize::try_from(l).unwrap_or(usize::MAX)
     }
 
@@ -111,7 +114,11 @@ impl Answer<'_> {
 
 impl Session {
     /// Opens a session on `root` (canonicalised) with its own compute plane handle.
-    pub fn open(root: &Path, config: SessionConfig, plane: Arc<ComputePlane>) -> Result<Session, SessionError> {
+    pub fn open(
+        root: &Path,
+        config: SessionConfig,
+        plane: Arc<ComputePlane>,
+    ) -> Result<Session, SessionError> {
         let shown = root.display().to_string();
         let meta = std::fs::metadata(root).map_err(|source| SessionError::Root {
             root: shown.clone(),
@@ -120,7 +127,10 @@ impl Session {
         if !meta.is_dir() {
             return Err(SessionError::NotADirectory(shown));
         }
-        let workspace = Workspace::new(root).map_err(|source| SessionError::Root { root: shown, source })?;
+        let workspace = Workspace::new(root).map_err(|source| SessionError::Root {
+            root: shown,
+            source,
+        })?;
         Ok(Session {
             workspace,
             plane,
@@ -174,7 +184,11 @@ impl Session {
         let mut response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
         let delta = std::mem::take(&mut answer.delta);
         // Only rows that are emitted introduce path ids.
-        let delta = if response.data.is_some() { delta } else { PathDelta::default() };
+        let delta = if response.data.is_some() {
+            delta
+        } else {
+            PathDelta::default()
+        };
         response.paths = delta.new.clone();
         if response.validate().is_err() {
             let response = Response::error(id, ErrorRecord::internal_encode());

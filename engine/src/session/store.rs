@@ -26,7 +26,9 @@ impl Default for StoreQuota {
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum StoreError {
     /// Retaining would exceed the byte quota.
-    #[error("retained-result store is full: {needed} more bytes would exceed the {quota}-byte quota; release references with `-`")]
+    #[error(
+        "retained-result store is full: {needed} more bytes would exceed the {quota}-byte quota; release references with `-`"
+    )]
     BytesQuota {
         /// Bytes requested.
         needed: usize,
@@ -84,7 +86,10 @@ impl RetainedStore {
         }
         self.check_room(bytes.len())?;
         let alias = self.next;
-        self.next = self.next.checked_add(1).ok_or(StoreError::AliasesExhausted)?;
+        self.next = self
+            .next
+            .checked_add(1)
+            .ok_or(StoreError::AliasesExhausted)?;
         self.used += bytes.len();
         self.by_digest.insert(digest, alias);
         self.entries.insert(
@@ -119,7 +124,10 @@ impl RetainedStore {
 
     /// Takes a lease that blocks release until `unlease`.
     pub fn lease(&mut self, alias: u64) -> Result<Arc<[u8]>, StoreError> {
-        let e = self.entries.get_mut(&alias).ok_or(StoreError::Unknown(alias))?;
+        let e = self
+            .entries
+            .get_mut(&alias)
+            .ok_or(StoreError::Unknown(alias))?;
         e.leases += 1;
         Ok(Arc::clone(&e.bytes))
     }
@@ -183,9 +191,18 @@ mod tests {
 
     #[test]
     fn quotas_are_enforced_before_storing() {
-        let mut s = RetainedStore::new(StoreQuota { bytes: 4, entries: 2 });
+        let mut s = RetainedStore::new(StoreQuota {
+            bytes: 4,
+            entries: 2,
+        });
         assert_eq!(s.retain(b"abc".to_vec()), Ok(1));
-        assert_eq!(s.retain(b"de".to_vec()), Err(StoreError::BytesQuota { needed: 2, quota: 4 }));
+        assert_eq!(
+            s.retain(b"de".to_vec()),
+            Err(StoreError::BytesQuota {
+                needed: 2,
+                quota: 4
+            })
+        );
         assert_eq!(s.retain(b"d".to_vec()), Ok(2));
         assert_eq!(s.retain(b"".to_vec()), Err(StoreError::EntryQuota(2)));
         assert_eq!(s.len(), 2);

@@ -40,7 +40,12 @@ pub struct Fit {
 
 /// Finds the largest prefix of `costs` (at most `rec` rows) whose worst-case response is at most
 /// `limit` bytes. `None` when not even the empty, truncated response fits (error 600).
-pub fn fit_prefix(costs: &[RowCost], rec: usize, limit: usize, envelope: &impl Envelope) -> Option<Fit> {
+pub fn fit_prefix(
+    costs: &[RowCost],
+    rec: usize,
+    limit: usize,
+    envelope: &impl Envelope,
+) -> Option<Fit> {
     let total = costs.len();
     let (mut row_bytes, mut path_bytes, mut paths) = (0usize, 0usize, 0usize);
     let mut sums = Vec::with_capacity(total.min(rec) + 1);
@@ -72,7 +77,10 @@ pub fn fit_prefix(costs: &[RowCost], rec: usize, limit: usize, envelope: &impl E
         }
         best = Some(k);
     }
-    best.map(|rows| Fit { rows, truncated: true })
+    best.map(|rows| Fit {
+        rows,
+        truncated: true,
+    })
 }
 
 /// Decimal digits of `n`.
@@ -85,28 +93,72 @@ mod tests {
     use super::*;
 
     fn env(base: usize) -> impl Fn(usize, usize, bool) -> usize {
-        move |_rows, paths, truncated| base + if paths > 0 { 10 } else { 0 } + if truncated { 22 } else { 3 }
+        move |_rows, paths, truncated| {
+            base + if paths > 0 { 10 } else { 0 } + if truncated { 22 } else { 3 }
+        }
     }
 
     #[test]
     fn everything_fits_when_small() {
-        let costs = vec![RowCost { row: 10, new_path: Some(5) }; 3];
-        assert_eq!(fit_prefix(&costs, 10, 1000, &env(20)), Some(Fit { rows: 3, truncated: false }));
+        let costs = vec![
+            RowCost {
+                row: 10,
+                new_path: Some(5)
+            };
+            3
+        ];
+        assert_eq!(
+            fit_prefix(&costs, 10, 1000, &env(20)),
+            Some(Fit {
+                rows: 3,
+                truncated: false
+            })
+        );
     }
 
     #[test]
     fn rec_caps_rows_and_marks_truncation() {
-        let costs = vec![RowCost { row: 10, new_path: None }; 5];
-        assert_eq!(fit_prefix(&costs, 2, 1000, &env(20)), Some(Fit { rows: 2, truncated: true }));
+        let costs = vec![
+            RowCost {
+                row: 10,
+                new_path: None
+            };
+            5
+        ];
+        assert_eq!(
+            fit_prefix(&costs, 2, 1000, &env(20)),
+            Some(Fit {
+                rows: 2,
+                truncated: true
+            })
+        );
     }
 
     #[test]
     fn limit_cuts_the_prefix() {
-        let costs = vec![RowCost { row: 10, new_path: Some(5) }; 5];
+        let costs = vec![
+            RowCost {
+                row: 10,
+                new_path: Some(5)
+            };
+            5
+        ];
         // base 20 + p header 10 + trunc 22 = 52; each row adds 15.
-        assert_eq!(fit_prefix(&costs, 100, 52 + 30, &env(20)), Some(Fit { rows: 2, truncated: true }));
+        assert_eq!(
+            fit_prefix(&costs, 100, 52 + 30, &env(20)),
+            Some(Fit {
+                rows: 2,
+                truncated: true
+            })
+        );
         assert_eq!(fit_prefix(&costs, 100, 41, &env(20)), None);
-        assert_eq!(fit_prefix(&costs, 100, 42, &env(20)), Some(Fit { rows: 0, truncated: true }));
+        assert_eq!(
+            fit_prefix(&costs, 100, 42, &env(20)),
+            Some(Fit {
+                rows: 0,
+                truncated: true
+            })
+        );
     }
 
     #[test]

@@ -121,7 +121,9 @@ impl FsError {
     /// The ASH/1 error code (`e.c`) of this outcome.
     pub fn code(&self) -> ErrorCode {
         match self {
-            FsError::InvalidPath { .. } | FsError::InvalidRegex { .. } => ErrorCode::InvalidArgument,
+            FsError::InvalidPath { .. } | FsError::InvalidRegex { .. } => {
+                ErrorCode::InvalidArgument
+            }
             FsError::Escape { .. } => ErrorCode::WorkspaceEscape,
             FsError::NotFound { .. } => ErrorCode::PathNotFound,
             FsError::Reserved { .. } => ErrorCode::CapabilityDenied,

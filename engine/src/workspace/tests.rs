@@ -61,7 +61,9 @@ fn root_is_canonicalised() {
 }
 
 fn resolve_code(ws: &Workspace, path: &str) -> Result<String, u16> {
-    ws.resolve(path).map(|r| r.logical).map_err(|e| e.code().as_u16())
+    ws.resolve(path)
+        .map(|r| r.logical)
+        .map_err(|e| e.code().as_u16())
 }
 
 #[test]
@@ -145,7 +147,10 @@ fn reserved_state_dir_requires_exact_marker() {
         let f = Fixture::with_files(&[(".ash/FORMAT", content), (".ash/data", b"d")]);
         assert_eq!(f.ws.has_state_dir(), *reserved, "marker {content:?}");
         for path in [".ash", ".ash/data", ".ash/FORMAT", ".ash/missing"] {
-            let got = f.ws.resolve(path).map(|_| ()).map_err(|e| e.code().as_u16());
+            let got =
+                f.ws.resolve(path)
+                    .map(|_| ())
+                    .map_err(|e| e.code().as_u16());
             let expected = if *reserved {
                 Err(300)
             } else if path == ".ash/missing" {
