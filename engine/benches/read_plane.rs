@@ -93,15 +93,21 @@ fn generate_tree(root: &Path) {
     }
 }
 
+/// One long-lived session on a host-sized compute plane, as `ash rpc` and the agent use it.
 fn in_process_session(root: &Path) -> impl FnMut(&str) {
-    let root = root.to_path_buf();
+    use ash_engine::ason::{Limits, decode_canonical};
+    use ash_engine::compute::ComputePlane;
+    use ash_engine::session::{Session, SessionConfig};
+    let plane = std::sync::Arc::new(ComputePlane::host().expect("compute plane"));
+    let config = SessionConfig {
+        output_ceiling: u64::MAX,
+        ..SessionConfig::run()
+    };
+    let mut session = Session::open(root, config, plane).expect("session");
     move |req: &str| {
-        let out = ash_engine::run::run_in(&root, req.as_bytes()).expect("request runs");
-        assert!(
-            out.starts_with("t:3\ni:1\ns:0\n"),
-            "{}",
-            &out[..out.len().min(200)]
-        );
+        let doc = decode_canonical(req.as_bytes(), &Limits::default()).expect("canonical request");
+        let (_, out) = session.answer_document(&doc).expect("request has an id");
+        assert!(out.starts_with("t:3\ni:1\ns:0\n"), "{}", &out[..out.len().min(200)]);
     }
 }
 
@@ -154,6 +160,8 @@ fn print_row(name: &str, t: &[Duration]) {
     );
 }
 
-fn report(name: &str, f: impl FnMut()) {
-    print_row(name, &measure(f));
+fn report(name: &str, f: impl FnMut()) -> Vec<Duration> {
+    let times = measure(f);
+    print_row(name, &times);
+    times
 }
