@@ -136,7 +136,8 @@ impl Client {
             .store()
             .get(alias)
             .unwrap_or_else(|| panic!("@{alias} is not retained"))
-            .to_vec()
+            .read_all()
+            .expect("retained value reads")
     }
 }
 

@@ -113,7 +113,8 @@ fn run_all(root: &std::path::Path, workers: usize) -> (Vec<String>, Vec<Vec<u8>>
                 .store()
                 .get(alias)
                 .expect("aliases are dense")
-                .to_vec()
+                .read_all()
+                .expect("retained value reads")
         })
         .collect();
     (answers, retained)

@@ -108,7 +108,7 @@ impl Answer<'_> {
         self.session
             .store
             .retain(bytes)
-            .map_err(|_| ErrorRecord::store_quota())
+            .map_err(|e| store_error(&e))
     }
 }
 
@@ -201,5 +201,16 @@ impl Session {
             self.remaining_output = self.remaining_output.saturating_sub(encoded.len() as u64);
         }
         (response, encoded)
+    }
+}
+
+/// The error record for a retained-store failure.
+pub(crate) fn store_error(e: &store::StoreError) -> ErrorRecord {
+    use store::StoreError as E;
+    match e {
+        E::BytesQuota { .. } | E::EntryQuota(_) | E::AliasesExhausted => ErrorRecord::store_quota(),
+        E::Unknown(_) => ErrorRecord::typical(ErrorCode::UnknownReference),
+        E::Leased(_) => ErrorRecord::typical(ErrorCode::ReferenceBusy),
+        E::Io(_) => ErrorRecord::store_io(),
     }
 }

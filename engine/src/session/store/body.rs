@@ -1,0 +1,101 @@
+//! Where a retained value's bytes live: in memory, or in a spool file on disk.
+
+use std::fs::File;
+use std::io::{self, Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A retained value's bytes. Cloning is cheap; a spool file is deleted when the last clone
+/// (the store entry and every lease) is dropped.
+#[derive(Debug, Clone)]
+pub enum Body {
+    /// Resident bytes.
+    Memory(Arc<[u8]>),
+    /// Bytes in a session-private spool file.
+    Spool(Arc<SpoolFile>),
+}
+
+/// A spool file holding exactly `len` bytes; removed from disk on drop.
+#[derive(Debug)]
+pub struct SpoolFile {
+    path: PathBuf,
+    len: u64,
+}
+
+impl SpoolFile {
+    /// Takes ownership of a complete spool file of `len` bytes at `path`.
+    pub fn adopt(path: PathBuf, len: u64) -> SpoolFile {
+        SpoolFile { path, len }
+    }
+
+    /// Where the bytes are.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for SpoolFile {
+    fn drop(&mut self) {
+        // Best effort: a file that is already gone is fine, and a failure here must not panic.
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+impl Body {
+    /// Total bytes.
+    pub fn len(&self) -> u64 {
+        match self {
+            Body::Memory(b) => b.len() as u64,
+            Body::Spool(f) => f.len,
+        }
+    }
+
+    /// Whether the value is empty.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Reads `len` bytes from `offset`, clamped to the value; only that range is read from disk.
+    pub fn read_range(&self, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        let start = offset.min(self.len());
+        let end = start.saturating_add(len).min(self.len());
+        match self {
+            Body::Memory(b) => Ok(b[start as usize..end as usize].to_vec()),
+            Body::Spool(f) => {
+                let mut file = File::open(&f.path)?;
+                file.seek(SeekFrom::Start(start))?;
+                let want = (end - start) as usize;
+                let mut buf = Vec::with_capacity(want);
+                file.take(end - start).read_to_end(&mut buf)?;
+                if buf.len() != want {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        format!("spool file {} is shorter than recorded", f.path.display()),
+                    ));
+                }
+                Ok(buf)
+            }
+        }
+    }
+
+    /// Reads the whole value.
+    pub fn read_all(&self) -> io::Result<Vec<u8>> {
+        self.read_range(0, self.len())
+    }
+
+    /// Whether both bodies hold the same bytes (compared in bounded chunks for spool files).
+    pub fn same_bytes(&self, other: &Body) -> io::Result<bool> {
+        if self.len() != other.len() {
+            return Ok(false);
+        }
+        const CHUNK: u64 = 1 << 20;
+        let mut at = 0;
+        while at < self.len() {
+            if self.read_range(at, CHUNK)? != other.read_range(at, CHUNK)? {
+                return Ok(false);
+            }
+            at += CHUNK;
+        }
+        Ok(true)
+    }
+}
