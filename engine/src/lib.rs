@@ -13,3 +13,6 @@ pub mod search;
 pub mod session;
 pub mod walk;
 pub mod workspace;
+
+#[cfg(test)]
+pub(crate) mod testrng;

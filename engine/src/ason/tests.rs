@@ -1,4 +1,5 @@
 use super::*;
+use crate::testrng::Rng;
 
 fn dec(s: &str) -> Result<Document, AsonError> {
     decode(s.as_bytes(), &Limits::default())
@@ -295,21 +296,6 @@ fn errors_name_the_line() {
     );
 }
 
-/// A small deterministic generator (xorshift64*), so the suite needs no random-number crate.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 const TEXTS: &[&str] = &[
     "a",
     "src/lib.rs",
@@ -376,7 +362,7 @@ fn random_document(rng: &mut Rng) -> Document {
 
 #[test]
 fn random_inputs_never_panic_and_canonical_output_redecodes() {
-    let mut rng = Rng(0x5eed_a50e_1234_5678);
+    let mut rng = Rng::new(0x5eed_a50e_1234_5678);
     let limits = Limits::default();
     let (mut valid, mut rejected) = (0, 0);
     for _ in 0..20_000 {

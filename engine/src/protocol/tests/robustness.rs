@@ -3,6 +3,7 @@
 
 use crate::ason::{Limits, decode, encode};
 use crate::protocol::*;
+use crate::testrng::Rng;
 
 const SEEDS: &[&[u8]] = &[
     include_bytes!("../../../../spec/fixtures/ason/batch-request.ason"),
@@ -19,25 +20,9 @@ const SEEDS: &[&[u8]] = &[
 /// Bytes that tend to matter to the schemas.
 const ALPHABET: &[u8] = b"0123456789@~,[]{}:\"\\naz-_./|>#?AF\n";
 
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        // xorshift64*
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn mutated_documents_never_panic_and_accepted_ones_round_trip() {
-    let mut rng = Rng(0x5eed_a5a5_1234_9876);
+    let mut rng = Rng::new(0x5eed_a5a5_1234_9876);
     let limits = Limits::default();
     let mut accepted = 0usize;
     for round in 0..20_000 {
