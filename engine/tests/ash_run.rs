@@ -193,13 +193,12 @@ fn schema_errors_with_an_id_get_a_100_response() {
 #[test]
 fn operations_without_execution_answer_101() {
     let ws = workspace();
-    let exec = b"t:1\ni:18\no:x\na{x,v,c,e,in,f}:\ncargo,[test,--locked],.,[\"RUST_BACKTRACE=1\",-SECRET],~,0\n\
-u{tok,rec,ms}:\n512,64,120000\n";
+    let snapshot = b"t:1\ni:24\no:s\na{p,d,m,r,f}:\n[.],64,0,~,0\nu{tok,rec,ms}:\n512,64,30000\n";
     let patch = format!(
         "t:1\ni:23\no:p\na{{p,h,i,o,n,v,f}}:\n[src/lib.rs],[{}],[0],[4],[3],[pub],0\nu{{tok,rec,ms}}:\n512,64,30000\n",
         "a".repeat(64)
     );
-    for (id, input) in [(18, exec.as_slice()), (23, patch.as_bytes())] {
+    for (id, input) in [(24, snapshot.as_slice()), (23, patch.as_bytes())] {
         let out = ash(&["run"], ws.path(), input);
         assert_answer(
             &out,
@@ -210,6 +209,26 @@ u{tok,rec,ms}:\n512,64,120000\n";
     assert_eq!(
         std::fs::read_to_string(ws.path().join("src/lib.rs")).expect("read back"),
         LIB_RS
+    );
+}
+
+#[test]
+fn exec_runs_and_reports_reduced_output_with_a_reference() {
+    let ws = workspace();
+    let out = ash(
+        &["run"],
+        ws.path(),
+        b"t:1\ni:5\no:x\na{x,v,c,e,in,f}:\nsh,[-c,\"for i in 1 2 3 4 5 6; do echo alpha; done; echo oops >&2; exit 3\"],.,[],~,0\n\
+u{tok,rec,ms}:\n512,64,30000\n",
+    );
+    let text = stdout_of(&out);
+    // ms varies; everything else is exact.
+    let (head, rest) = text.split_once("d{k,c,ms,o,e,ro,re}:\n0,3,").expect("exec data row");
+    assert_eq!(head, "t:3\ni:5\ns:5\n");
+    let (_ms, rest) = rest.split_once(',').expect("ms cell");
+    assert_eq!(
+        rest,
+        "\"alpha\\n×6\\n\",\"oops\\n\",@1,~\ne{c,q,p,x,a}:\n401,0,4,~,~\nz:11\nr:~\n"
     );
 }
 

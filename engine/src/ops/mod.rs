@@ -1,5 +1,7 @@
 //! Operation execution: each module turns a validated request into a response.
 
+mod formula;
+mod exec;
 mod list;
 mod read;
 mod rows;
@@ -15,14 +17,12 @@ pub(crate) fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord>
         Op::Read(args) => read::run(answer, args),
         Op::List(args) => list::run(answer, args),
         Op::Search(args) => search::run(answer, args),
+        Op::Formula(formula) => formula::run(answer, formula),
         // Execution of these lands in later work; until then the contract's answer is 101.
-        Op::Exec(_)
-        | Op::Patch(_)
-        | Op::Fs(_)
-        | Op::Batch(_)
-        | Op::Snapshot(_)
-        | Op::Formula(_)
-        | Op::Cancel(_) => Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation)),
+        Op::Exec(args) => exec::run(answer, args),
+        Op::Patch(_) | Op::Fs(_) | Op::Batch(_) | Op::Snapshot(_) | Op::Cancel(_) => {
+            Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation))
+        }
     }
 }
 

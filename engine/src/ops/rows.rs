@@ -1,11 +1,94 @@
-//! Row-prefix projection of path-keyed tables (list, search): fit the rows under the
-//! presentation limit and `rec`, assign path ids to the projected prefix, and retain the full
-//! result as literal-path ASON evidence when rows are left out.
+//! Row-prefix projection of table results (list, search, `?`, `|`): fit the rows under the
+//! presentation limit and `rec`; for path-keyed tables also assign path ids to the projected prefix
+//! and retain the full result as literal-path ASON evidence when rows are left out.
 
 use crate::ason::{Atom, Cell, Document, Value, encode, encode_atom, encode_text};
 use crate::protocol::{ErrorCode, ErrorRecord, Flags};
 use crate::session::Answer;
-use crate::session::truncate::{RowCost, WORST_ID, digits, fit_prefix};
+use crate::session::truncate::{Fit, RowCost, WORST_ID, digits, fit_prefix};
+
+/// What, besides its rows, decides the encoded size of a table response.
+pub(crate) struct Shape {
+    /// Bytes of the column list `{c1,…}`.
+    pub columns: usize,
+    /// Flags of a complete answer.
+    pub base: Flags,
+    /// Top-level `r` of a complete answer.
+    pub reference: Option<u64>,
+    /// Top-level `r` of a truncated answer (a worst-case alias when not yet assigned).
+    pub truncated_reference: u64,
+}
+
+impl Shape {
+    /// Flags of a truncated answer: `base` plus truncated, reduced and retained.
+    pub fn truncated_flags(&self) -> Flags {
+        self.base
+            .with(Flags::TRUNCATED)
+            .with(Flags::REDUCED)
+            .with(Flags::RETAINED)
+    }
+}
+
+/// Bytes of the column list `{c1,…}` of `cols`.
+pub(crate) fn column_bytes<S: AsRef<str>>(cols: &[S]) -> usize {
+    cols.iter().map(|c| c.as_ref().len() + 1).sum::<usize>() + 1
+}
+
+/// Encoded bytes of one table row line, LF included.
+pub(crate) fn row_bytes<'c>(cells: impl IntoIterator<Item = &'c Cell>, buf: &mut String) -> usize {
+    buf.clear();
+    for (i, cell) in cells.into_iter().enumerate() {
+        if i > 0 {
+            buf.push(',');
+        }
+        match cell {
+            Cell::Atom(a) => encode_atom(a, buf),
+            Cell::Vector(items) => {
+                buf.push('[');
+                for (j, a) in items.iter().enumerate() {
+                    if j > 0 {
+                        buf.push(',');
+                    }
+                    encode_atom(a, buf);
+                }
+                buf.push(']');
+            }
+        }
+    }
+    buf.len() + 1
+}
+
+/// The largest row prefix (at most `rec` rows) whose worst-case response fits the answer's
+/// presentation limit; 600 when not even the empty, truncated response fits.
+pub(crate) fn fit(
+    answer: &Answer<'_>,
+    shape: &Shape,
+    costs: &[RowCost],
+) -> Result<Fit, ErrorRecord> {
+    let id_digits = digits(answer.request.id);
+    let truncated_flags = shape.truncated_flags();
+    let envelope = |k: usize, paths: usize, truncated: bool| {
+        let (flags, reference) = if truncated {
+            (truncated_flags, Some(shape.truncated_reference))
+        } else {
+            (shape.base, shape.reference)
+        };
+        let p = if paths > 0 {
+            10 + digits(paths as u64)
+        } else {
+            0
+        };
+        // t:3 + i:N + s:0 + [p header] + d[k]{cols}: + z:F + r line
+        4 + (3 + id_digits)
+            + 4
+            + p
+            + (5 + digits(k as u64) + shape.columns)
+            + (3 + digits(u64::from(flags.bits())))
+            + reference.map_or(4, |r| 4 + digits(r))
+    };
+    fit_prefix(costs, answer.rec(), answer.limit(), &envelope)
+        .ok_or(ErrorRecord::typical(ErrorCode::OutputBudget))
+}
 
 /// A result row whose first column is a logical path.
 pub(crate) struct PathRow {
@@ -33,32 +116,13 @@ pub(crate) fn project(
     rows: &[PathRow],
     base: Flags,
 ) -> Result<Projected, ErrorRecord> {
-    let costs = costs(rows);
-    let truncated_flags = base
-        .with(Flags::TRUNCATED)
-        .with(Flags::REDUCED)
-        .with(Flags::RETAINED);
-    let id_digits = digits(answer.request.id);
-    let header = cols.iter().map(|c| c.len() + 1).sum::<usize>() + 1;
-    let envelope = |k: usize, paths: usize, truncated: bool| {
-        let flags = if truncated { truncated_flags } else { base };
-        let p = if paths > 0 {
-            10 + digits(paths as u64)
-        } else {
-            0
-        };
-        let r = if truncated { 4 + digits(WORST_ID) } else { 4 };
-        // t:3 + i:N + s:0 + [p header] + d[k]{cols}: + z:F + r line
-        4 + (3 + id_digits)
-            + 4
-            + p
-            + (5 + digits(k as u64) + header)
-            + (3 + digits(u64::from(flags.bits())))
-            + r
+    let shape = Shape {
+        columns: column_bytes(cols),
+        base,
+        reference: None,
+        truncated_reference: WORST_ID,
     };
-    let limit = answer.limit();
-    let fit = fit_prefix(&costs, answer.rec(), limit, &envelope)
-        .ok_or(ErrorRecord::typical(ErrorCode::OutputBudget))?;
+    let fit = fit(answer, &shape, &costs(rows))?;
     let ids = rows[..fit.rows]
         .iter()
         .map(|r| answer.path_id(&r.path))
@@ -88,7 +152,7 @@ pub(crate) fn project(
     let reference = answer.retain(encode(&evidence).into_bytes())?;
     Ok(Projected {
         ids,
-        flags: truncated_flags,
+        flags: shape.truncated_flags(),
         reference: Some(reference),
     })
 }

@@ -6,7 +6,9 @@ pub mod store;
 pub mod truncate;
 
 use crate::ason::Document;
+use crate::cancel::CancelToken;
 use crate::compute::ComputePlane;
+use crate::exec::SpoolRoot;
 use crate::deadline::Deadline;
 use crate::ops;
 use crate::protocol::{Caps, ErrorCode, ErrorRecord, Request, RequestError, Response, Status};
@@ -66,6 +68,8 @@ pub struct Session {
     pub(crate) paths: PathDictionary,
     caps: Caps,
     remaining_output: u64,
+    // Created on the first exec, so sessions that never spawn touch no temp directory.
+    spool: Option<SpoolRoot>,
 }
 
 /// Everything an operation needs to build its answer, plus the dictionary delta it assigns.
@@ -78,6 +82,8 @@ pub(crate) struct Answer<'s> {
     pub delta: PathDelta,
     /// When the request must be answered by.
     pub deadline: Deadline,
+    /// Set to stop the request (exec kills its process tree).
+    pub cancel: CancelToken,
 }
 
 impl Answer<'_> {
@@ -138,12 +144,28 @@ impl Session {
             paths: PathDictionary::new(),
             caps: config.caps,
             remaining_output: config.output_ceiling,
+            spool: None,
         })
     }
 
     /// The retained-result store (read access for embedders and tests).
     pub fn store(&self) -> &RetainedStore {
         &self.store
+    }
+
+    /// The retained-result store, for embedders that retain values or hold leases themselves.
+    pub fn store_mut(&mut self) -> &mut RetainedStore {
+        &mut self.store
+    }
+
+    /// The session's spool root, created on first use.
+    pub(crate) fn spool_root(&mut self) -> std::io::Result<&SpoolRoot> {
+        if self.spool.is_none() {
+            self.spool = Some(SpoolRoot::in_temp_dir()?);
+        }
+        self.spool
+            .as_ref()
+            .ok_or_else(|| std::io::Error::other("spool root missing after creation"))
     }
 
     /// Output bytes this session may still emit.
@@ -169,6 +191,11 @@ impl Session {
     /// dictionary commit and the output charge of a successful answer. Returns the response
     /// and its canonical encoding.
     pub fn execute(&mut self, request: &Request) -> (Response, String) {
+        self.execute_cancellable(request, CancelToken::new())
+    }
+
+    /// [`Session::execute`] with a token another thread may use to cancel the request.
+    pub fn execute_cancellable(&mut self, request: &Request, cancel: CancelToken) -> (Response, String) {
         let id = request.id;
         if !request.required_caps().missing_from(self.caps).is_empty() {
             let response = Response::error(id, ErrorRecord::typical(ErrorCode::CapabilityDenied));
@@ -180,6 +207,7 @@ impl Session {
             request,
             delta: PathDelta::default(),
             deadline: Deadline::after_ms(request.budget.ms),
+            cancel,
         };
         let mut response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
         let delta = std::mem::take(&mut answer.delta);

@@ -20,12 +20,31 @@ pub enum Body {
 pub struct SpoolFile {
     path: PathBuf,
     len: u64,
+    // Dropped after the file is removed: keeps the spool directory alive while files are in it.
+    _owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
 }
 
 impl SpoolFile {
     /// Takes ownership of a complete spool file of `len` bytes at `path`.
     pub fn adopt(path: PathBuf, len: u64) -> SpoolFile {
-        SpoolFile { path, len }
+        SpoolFile {
+            path,
+            len,
+            _owner: None,
+        }
+    }
+
+    /// Like `adopt`, also holding `owner` (the spool directory) until the file is removed.
+    pub fn adopt_owned(
+        path: PathBuf,
+        len: u64,
+        owner: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> SpoolFile {
+        SpoolFile {
+            path,
+            len,
+            _owner: Some(owner),
+        }
     }
 
     /// Where the bytes are.

@@ -1,0 +1,28 @@
+//! `-` release: forget a retained value; its alias is never handed out again.
+
+use crate::protocol::{Data, ErrorCode, ErrorRecord, ReleaseResult, Response};
+use crate::session::{Answer, store_error};
+
+/// Runs `-` on `source`: 700 when unknown, 600 when even the answer does not fit, 701 when
+/// leased; nothing is released unless the answer is emitted.
+pub(super) fn run(answer: &mut Answer<'_>, source: u64) -> Result<Response, ErrorRecord> {
+    if answer.session.store.get(source).is_none() {
+        return Err(ErrorRecord::typical(ErrorCode::UnknownReference));
+    }
+    let response = Response::success(
+        answer.request.id,
+        Data::Release(ReleaseResult {
+            reference: source,
+            released: true,
+        }),
+    );
+    if response.encode().len() > answer.limit() {
+        return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
+    }
+    answer
+        .session
+        .store
+        .release(source)
+        .map_err(|e| store_error(&e))?;
+    Ok(response)
+}
