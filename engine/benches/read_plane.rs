@@ -107,7 +107,11 @@ fn in_process_session(root: &Path) -> impl FnMut(&str) {
     move |req: &str| {
         let doc = decode_canonical(req.as_bytes(), &Limits::default()).expect("canonical request");
         let (_, out) = session.answer_document(&doc).expect("request has an id");
-        assert!(out.starts_with("t:3\ni:1\ns:0\n"), "{}", &out[..out.len().min(200)]);
+        assert!(
+            out.starts_with("t:3\ni:1\ns:0\n"),
+            "{}",
+            &out[..out.len().min(200)]
+        );
     }
 }
 

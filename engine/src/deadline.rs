@@ -30,6 +30,11 @@ impl Deadline {
         }
     }
 
+    /// The instant the deadline passes (for waits that sleep until it).
+    pub fn instant(&self) -> Instant {
+        self.at
+    }
+
     /// `Err` once the deadline has passed.
     pub fn check(&self) -> Result<(), DeadlinePassed> {
         if Instant::now() >= self.at {

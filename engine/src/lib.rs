@@ -2,12 +2,15 @@
 
 pub mod ason;
 pub mod bootstrap;
+pub mod cancel;
 pub mod cli;
 pub mod compute;
 pub mod deadline;
+pub mod exec;
 mod ops;
 pub mod protocol;
 pub mod read;
+pub mod reduce;
 pub mod run;
 pub mod search;
 pub mod session;

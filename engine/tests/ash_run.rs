@@ -223,7 +223,9 @@ u{tok,rec,ms}:\n512,64,30000\n",
     );
     let text = stdout_of(&out);
     // ms varies; everything else is exact.
-    let (head, rest) = text.split_once("d{k,c,ms,o,e,ro,re}:\n0,3,").expect("exec data row");
+    let (head, rest) = text
+        .split_once("d{k,c,ms,o,e,ro,re}:\n0,3,")
+        .expect("exec data row");
     assert_eq!(head, "t:3\ni:5\ns:5\n");
     let (_ms, rest) = rest.split_once(',').expect("ms cell");
     assert_eq!(

@@ -19,7 +19,11 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
         Stdin::Null => (None, None),
         Stdin::Text(t) => (Some(Body::Memory(t.as_bytes().into())), None),
         Stdin::Ref(alias) => {
-            let body = answer.session.store.lease(*alias).map_err(|e| store_error(&e))?;
+            let body = answer
+                .session
+                .store
+                .lease(*alias)
+                .map_err(|e| store_error(&e))?;
             (Some(body), Some(*alias))
         }
     };
@@ -33,9 +37,16 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
     respond(answer, outcome?)
 }
 
-fn spawn(answer: &mut Answer<'_>, launch: &Launch, stdin: Option<&Body>) -> Result<ProcessOutcome, ErrorRecord> {
+fn spawn(
+    answer: &mut Answer<'_>,
+    launch: &Launch,
+    stdin: Option<&Body>,
+) -> Result<ProcessOutcome, ErrorRecord> {
     let meter = answer.session.store.meter();
-    let spool = answer.session.spool_root().map_err(|_| ErrorRecord::store_io())?;
+    let spool = answer
+        .session
+        .spool_root()
+        .map_err(|_| ErrorRecord::store_io())?;
     let cx = ExecContext {
         deadline: answer.deadline,
         cancel: &answer.cancel,
@@ -51,7 +62,9 @@ fn exit_outcome(outcome: &ProcessOutcome) -> ExitOutcome {
     match outcome.kind {
         ExitKind::Exited if outcome.code == Some(0) => ExitOutcome::Succeeded,
         ExitKind::Exited | ExitKind::Signaled => ExitOutcome::ExitedUnsuccessfully,
-        ExitKind::TimedOut | ExitKind::Cancelled | ExitKind::Killed => ExitOutcome::TimedOutOrCancelled,
+        ExitKind::TimedOut | ExitKind::Cancelled | ExitKind::Killed => {
+            ExitOutcome::TimedOutOrCancelled
+        }
     }
 }
 
@@ -61,10 +74,17 @@ struct Shown {
     retain: bool,
 }
 
-fn show(answer: &Answer<'_>, captured: &Captured, exit: ExitOutcome, budget: usize) -> Result<Shown, ErrorRecord> {
+fn show(
+    answer: &Answer<'_>,
+    captured: &Captured,
+    exit: ExitOutcome,
+    budget: usize,
+) -> Result<Shown, ErrorRecord> {
     let projection = match (captured.bytes(), captured.sample()) {
         (Some(bytes), _) => project_stream(&answer.session.plane, bytes, exit, budget),
-        (None, Some(sample)) => project_sample(&sample, budget).map_err(|_| ErrorRecord::internal_execute())?,
+        (None, Some(sample)) => {
+            project_sample(&sample, budget).map_err(|_| ErrorRecord::internal_execute())?
+        }
         (None, None) => return Err(ErrorRecord::store_quota()),
     };
     // The contract retains reduced, normalized and unprojectable streams; a head/tail cut is a
@@ -111,7 +131,9 @@ fn respond(answer: &mut Answer<'_>, outcome: ProcessOutcome) -> Result<Response,
     // Escapes can make the encoded answer longer than the byte budgets; shrink both budgets by
     // the overshoot (measured with worst-case references) until it fits.
     for _ in 0..8 {
-        let size = build(id, &ended, &out, &err, Some(u64::MAX), Some(u64::MAX)).encode().len();
+        let size = build(id, &ended, &out, &err, Some(u64::MAX), Some(u64::MAX))
+            .encode()
+            .len();
         if size <= limit {
             break;
         }
@@ -125,7 +147,11 @@ fn respond(answer: &mut Answer<'_>, outcome: ProcessOutcome) -> Result<Response,
     let mut pending: Vec<Pending> = Vec::new();
     for (shown, captured) in [(&out, stdout), (&err, stderr)] {
         if shown.retain {
-            pending.push(captured.into_pending().map_err(|_| ErrorRecord::store_quota())?);
+            pending.push(
+                captured
+                    .into_pending()
+                    .map_err(|_| ErrorRecord::store_quota())?,
+            );
         }
     }
     let mut aliases = answer
@@ -143,7 +169,14 @@ fn respond(answer: &mut Answer<'_>, outcome: ProcessOutcome) -> Result<Response,
     Ok(response)
 }
 
-fn build(id: u64, ended: &Ended, out: &Shown, err: &Shown, ro: Option<u64>, re: Option<u64>) -> Response {
+fn build(
+    id: u64,
+    ended: &Ended,
+    out: &Shown,
+    err: &Shown,
+    ro: Option<u64>,
+    re: Option<u64>,
+) -> Response {
     let ro = ro.filter(|_| out.retain);
     let re = re.filter(|_| err.retain);
     let data = Data::Exec(ExecResult {
@@ -172,7 +205,9 @@ fn build(id: u64, ended: &Ended, out: &Shown, err: &Shown, ro: Option<u64>, re: 
     }
     let error = match ended.kind {
         ExitKind::Exited if ended.code == Some(0) => None,
-        ExitKind::Exited | ExitKind::Signaled | ExitKind::Killed => Some(ErrorRecord::typical(ErrorCode::ProcessFailed)),
+        ExitKind::Exited | ExitKind::Signaled | ExitKind::Killed => {
+            Some(ErrorRecord::typical(ErrorCode::ProcessFailed))
+        }
         ExitKind::TimedOut => Some(ErrorRecord::typical_at(ErrorCode::TimedOut, Stage::Execute)),
         ExitKind::Cancelled => Some(ErrorRecord::typical(ErrorCode::Cancelled)),
     };
@@ -189,7 +224,9 @@ fn build(id: u64, ended: &Ended, out: &Shown, err: &Shown, ro: Option<u64>, re: 
 fn exec_error(e: &ExecError) -> ErrorRecord {
     match e {
         ExecError::Path(fs) => super::fs_error(fs),
-        ExecError::ProgramNotFound { .. } | ExecError::CwdNotFound { .. } => ErrorRecord::typical(ErrorCode::PathNotFound),
+        ExecError::ProgramNotFound { .. } | ExecError::CwdNotFound { .. } => {
+            ErrorRecord::typical(ErrorCode::PathNotFound)
+        }
         ExecError::Spawn { .. } => ErrorRecord::typical(ErrorCode::SpawnFailed),
         ExecError::Internal(_) => ErrorRecord::internal_execute(),
     }

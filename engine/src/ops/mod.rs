@@ -1,7 +1,7 @@
 //! Operation execution: each module turns a validated request into a response.
 
-mod formula;
 mod exec;
+mod formula;
 mod list;
 mod read;
 mod rows;

@@ -8,8 +8,8 @@ pub mod truncate;
 use crate::ason::Document;
 use crate::cancel::CancelToken;
 use crate::compute::ComputePlane;
-use crate::exec::SpoolRoot;
 use crate::deadline::Deadline;
+use crate::exec::SpoolRoot;
 use crate::ops;
 use crate::protocol::{Caps, ErrorCode, ErrorRecord, Request, RequestError, Response, Status};
 use crate::workspace::Workspace;
@@ -195,7 +195,11 @@ impl Session {
     }
 
     /// [`Session::execute`] with a token another thread may use to cancel the request.
-    pub fn execute_cancellable(&mut self, request: &Request, cancel: CancelToken) -> (Response, String) {
+    pub fn execute_cancellable(
+        &mut self,
+        request: &Request,
+        cancel: CancelToken,
+    ) -> (Response, String) {
         let id = request.id;
         if !request.required_caps().missing_from(self.caps).is_empty() {
             let response = Response::error(id, ErrorRecord::typical(ErrorCode::CapabilityDenied));

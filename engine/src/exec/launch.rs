@@ -1,0 +1,150 @@
+//! Turning validated `x` arguments into a command: the executable rule, the working directory and
+//! the environment (ASH1.md §3.4). No shell is ever involved.
+
+use super::error::ExecError;
+use crate::protocol::{EnvChange, ExecArgs, Program};
+use crate::workspace::{FsError, Workspace};
+use nix::unistd::{AccessFlags, access};
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Search path used when neither the child nor this process has `PATH` (glibc's default).
+const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// A resolved, ready-to-spawn command.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The executable as requested (`x`); also the child's `argv[0]`.
+    pub(crate) requested: String,
+    /// The absolute executable path.
+    pub(crate) program: PathBuf,
+    argv: Vec<String>,
+    cwd: PathBuf,
+    clear_env: bool,
+    env: Vec<EnvChange>,
+}
+
+impl Launch {
+    /// Resolves the working directory, the executable and the environment plan of `args`.
+    pub fn resolve(args: &ExecArgs, workspace: &Workspace) -> Result<Launch, ExecError> {
+        let cwd = resolve_cwd(&args.cwd, workspace)?;
+        let program = match args.program_kind() {
+            Program::Path(logical) => match workspace.resolve(logical) {
+                Ok(resolved) => resolved.abs,
+                Err(FsError::NotFound { .. }) => return Err(not_found(&args.program)),
+                Err(e) => return Err(ExecError::Path(e)),
+            },
+            Program::Name(name) => search_path(name, &search_list(args), &cwd)?,
+        };
+        Ok(Launch {
+            requested: args.program.clone(),
+            program,
+            argv: args.argv.clone(),
+            cwd,
+            clear_env: args.clear_env,
+            env: args.env.clone(),
+        })
+    }
+
+    /// The absolute path that will be executed.
+    pub fn program(&self) -> &Path {
+        &self.program
+    }
+
+    /// The absolute working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// The command, with its own process group; stdio is left to the caller.
+    pub(crate) fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        cmd.arg0(&self.requested)
+            .args(&self.argv)
+            .current_dir(&self.cwd)
+            .process_group(0);
+        if self.clear_env {
+            cmd.env_clear();
+        }
+        for change in &self.env {
+            match change {
+                EnvChange::Set { name, value } => cmd.env(name, value),
+                EnvChange::Remove(name) => cmd.env_remove(name),
+            };
+        }
+        cmd
+    }
+}
+
+fn not_found(program: &str) -> ExecError {
+    ExecError::ProgramNotFound {
+        program: program.to_owned(),
+    }
+}
+
+fn resolve_cwd(logical: &str, workspace: &Workspace) -> Result<PathBuf, ExecError> {
+    let missing = || ExecError::CwdNotFound {
+        cwd: logical.to_owned(),
+    };
+    let abs = match workspace.resolve(logical) {
+        Ok(resolved) => resolved.abs,
+        Err(FsError::NotFound { .. }) => return Err(missing()),
+        Err(e) => return Err(ExecError::Path(e)),
+    };
+    // A file where a directory should be: there is no directory by that name (201).
+    if !std::fs::metadata(&abs).is_ok_and(|m| m.is_dir()) {
+        return Err(missing());
+    }
+    Ok(abs)
+}
+
+/// The `PATH` a bare name is searched in: the child's own if its environment has one, else
+/// this process's, so that a cleared environment still finds ordinary tools.
+fn search_list(args: &ExecArgs) -> OsString {
+    let inherited = std::env::var_os("PATH");
+    let mut child = if args.clear_env {
+        None
+    } else {
+        inherited.clone()
+    };
+    for change in &args.env {
+        match change {
+            EnvChange::Set { name, value } if name == "PATH" => child = Some(value.into()),
+            EnvChange::Remove(name) if name == "PATH" => child = None,
+            _ => {}
+        }
+    }
+    child.or(inherited).unwrap_or_else(|| FALLBACK_PATH.into())
+}
+
+/// `execvp`-style search: the first executable regular file wins; if only non-executable
+/// candidates exist the failure is permission denied (400), otherwise not found (201).
+fn search_path(name: &str, list: &OsString, cwd: &Path) -> Result<PathBuf, ExecError> {
+    let mut denied = None;
+    for dir in std::env::split_paths(list) {
+        // An empty entry means the current directory, which for the child is its cwd.
+        let dir = if dir.as_os_str().is_empty() {
+            cwd.to_path_buf()
+        } else {
+            cwd.join(dir)
+        };
+        let candidate = dir.join(name);
+        if !std::fs::metadata(&candidate).is_ok_and(|m| m.is_file()) {
+            continue;
+        }
+        if access(&candidate, AccessFlags::X_OK).is_ok() {
+            return Ok(candidate);
+        }
+        denied.get_or_insert(candidate);
+    }
+    match denied {
+        Some(path) => Err(ExecError::Spawn {
+            program: name.to_owned(),
+            kind: std::io::ErrorKind::PermissionDenied,
+            message: format!("{} is not executable", path.display()),
+        }),
+        None => Err(not_found(name)),
+    }
+}

@@ -1,0 +1,22 @@
+//! Process execution for `x` exec: spawning per the executable rule, lossless concurrent capture
+//! of stdout and stderr (memory, then session-private spool files, all charged to the store
+//! quota), and waiting with deadline and cancellation that kill and reap the whole process group.
+//!
+//! Unix only: the child runs in its own process group and the group is what gets killed.
+
+mod capture;
+mod drain;
+mod error;
+mod launch;
+mod monitor;
+pub mod spool;
+mod supervise;
+mod tail;
+#[cfg(test)]
+mod tests;
+
+pub use capture::{Capture, CaptureLimits, Captured, Lost, Spooled};
+pub use error::ExecError;
+pub use launch::Launch;
+pub use spool::{ReclaimReport, SpoolRoot};
+pub use supervise::{ExecContext, ProcessOutcome, run};
