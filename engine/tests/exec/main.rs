@@ -1,0 +1,141 @@
+//! `x` exec through [`Session`] with real processes: statuses and codes, signals, deadlines that
+//! kill grandchildren, cancellation from another thread, environment and stdin rules, spawn
+//! failures, non-UTF-8 output, large captures that spill to disk and are read back by range with
+//! `/`, and the spool lifecycle (release and session drop delete the files).
+
+use ash_engine::ason::{Limits, decode_canonical};
+use ash_engine::cancel::CancelToken;
+use ash_engine::compute::ComputePlane;
+use ash_engine::protocol::{Data, ExecResult, ExitKind, Request, Response};
+use ash_engine::session::store::Body;
+use ash_engine::session::{Session, SessionConfig};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tempfile::TempDir;
+
+mod lifecycle;
+mod status;
+mod streams;
+
+/// A session on a fresh temp workspace.
+pub struct Harness {
+    /// The workspace (kept alive for the session).
+    pub dir: TempDir,
+    /// The session.
+    pub session: Session,
+}
+
+impl Harness {
+    /// A session with the `ash run` profile and an unlimited output ceiling.
+    pub fn new() -> Harness {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let config = SessionConfig {
+            output_ceiling: u64::MAX,
+            ..SessionConfig::run()
+        };
+        let plane = Arc::new(ComputePlane::new(2).expect("plane"));
+        let session = Session::open(dir.path(), config, plane).expect("session");
+        Harness { dir, session }
+    }
+
+    /// Sends one canonical request and returns the typed answer and its bytes.
+    pub fn ask(&mut self, request: &str) -> (Response, String) {
+        self.ask_with(request, CancelToken::new())
+    }
+
+    /// Like [`Harness::ask`] with a cancellation token.
+    pub fn ask_with(&mut self, request: &str, cancel: CancelToken) -> (Response, String) {
+        let doc =
+            decode_canonical(request.as_bytes(), &Limits::default()).expect("canonical request");
+        let request = Request::from_document(&doc).expect("valid request");
+        let (response, text) = self.session.execute_cancellable(&request, cancel);
+        response.validate().expect("answers keep the invariants");
+        (response, text)
+    }
+
+    /// The bytes behind a reference.
+    pub fn retained(&self, alias: u64) -> Vec<u8> {
+        self.session
+            .store()
+            .get(alias)
+            .unwrap_or_else(|| panic!("@{alias} is not retained"))
+            .read_all()
+            .expect("retained value reads")
+    }
+
+    /// The store body behind a reference.
+    pub fn body(&self, alias: u64) -> Body {
+        self.session.store().get(alias).expect("retained")
+    }
+}
+
+/// An exec request: `x` and a canonical argv vector body like `[-c,"exit 3"]`.
+pub fn exec(
+    id: u64,
+    program: &str,
+    argv: &str,
+    env: &str,
+    stdin: &str,
+    flags: u8,
+    tok: u64,
+    ms: u64,
+) -> String {
+    format!(
+        "t:1\ni:{id}\no:x\na{{x,v,c,e,in,f}}:\n{program},{argv},.,{env},{stdin},{flags}\nu{{tok,rec,ms}}:\n{tok},64,{ms}\n"
+    )
+}
+
+/// `sh -c SCRIPT` with defaults (no env, no stdin, tok 4096, 30 s).
+pub fn sh(id: u64, script: &str) -> String {
+    exec(
+        id,
+        "sh",
+        &format!("[-c,{}]", quote(script)),
+        "[]",
+        "~",
+        0,
+        4096,
+        30_000,
+    )
+}
+
+/// The canonical ASON form of a text cell.
+pub fn quote(text: &str) -> String {
+    let mut out = String::new();
+    ash_engine::ason::encode_text(text, &mut out);
+    out
+}
+
+/// The exec record of an answer.
+pub fn data(response: &Response) -> &ExecResult {
+    match &response.data {
+        Some(Data::Exec(d)) => d,
+        other => panic!("expected exec data, got {other:?}"),
+    }
+}
+
+/// Asserts an exec answer's status, error code, kind and exit code.
+pub fn assert_ended(
+    response: &Response,
+    status: u8,
+    code: Option<u16>,
+    kind: ExitKind,
+    exit: Option<i64>,
+) {
+    assert_eq!(response.status.as_u8(), status, "{response:?}");
+    assert_eq!(
+        response.error.as_ref().map(|e| e.code.as_u16()),
+        code,
+        "{response:?}"
+    );
+    let d = data(response);
+    assert_eq!(d.kind, kind, "{response:?}");
+    assert_eq!(d.code, exit, "{response:?}");
+}
+
+/// Runs `f` and returns how long it took.
+pub fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration) {
+    let start = Instant::now();
+    let out = f();
+    (out, start.elapsed())
+}
