@@ -6,8 +6,7 @@
 //!   below 8, and for *every* reduction: any reduction sets both bit 0 and bit 1.
 //! - `reduced` → `z` bit 1. Set when ×N, ×N#K or ⋯N changed the text.
 //! - `normalized` → `z` bit 2. Set when a CRLF was replaced.
-//! - Bit 3 (retained) is the caller's, per [`Projection::retains`] (and always for spooled
-//!   captures, whose bytes already live in the store).
+//! - Bit 3 (retained) is the caller's, per [`Projection::retains`].
 
 use std::borrow::Cow;
 
@@ -77,10 +76,11 @@ impl Projection {
         u8::from(self.truncated) | u8::from(self.reduced) << 1 | u8::from(self.normalized) << 2
     }
 
-    /// §5 step 5 for a complete capture of `source_len` bytes: retained iff reduced, normalized,
-    /// or non-empty without text. A head/tail cut alone does not retain.
+    /// Whether a capture of `source_len` bytes must be retained: §5 step 5 (reduced, normalized,
+    /// or non-empty without text) plus a head/tail cut (docs/protocol.md decision 4), so no byte
+    /// the model cannot see is lost.
     pub fn retains(&self, source_len: u64) -> bool {
-        self.reduced || self.normalized || (source_len > 0 && self.text.is_none())
+        self.truncated || self.reduced || self.normalized || (source_len > 0 && self.text.is_none())
     }
 }
 

@@ -25,6 +25,12 @@ pub struct Harness {
     pub session: Session,
 }
 
+impl Default for Harness {
+    fn default() -> Self {
+        Harness::new()
+    }
+}
+
 impl Harness {
     /// A session with the `ash run` profile and an unlimited output ceiling.
     pub fn new() -> Harness {
@@ -70,6 +76,7 @@ impl Harness {
 }
 
 /// An exec request: `x` and a canonical argv vector body like `[-c,"exit 3"]`.
+#[allow(clippy::too_many_arguments)] // one parameter per request field keeps call sites readable
 pub fn exec(
     id: u64,
     program: &str,

@@ -109,15 +109,15 @@ fn focus_only_for_unsuccessful_exits() {
 }
 
 #[test]
-fn cut_after_reduction() {
+fn cut_without_reduction() {
     let text = format!("{}\nend\n", "x".repeat(100));
     let p = project(&text, ExitOutcome::Succeeded, 25);
     // content 20 → head 10, tail 10.
     assert_eq!(p.text.as_deref(), Some("xxxxxxxxxx\n...\nxxxxx\nend\n"));
     assert_eq!(p.flag_bits(), 0b001);
     assert!(
-        !p.retains(text.len() as u64),
-        "a cut alone does not retain (§5 step 5)"
+        p.retains(text.len() as u64),
+        "a cut retains (docs/protocol.md decision 4)"
     );
     let tiny = project(&text, ExitOutcome::Succeeded, 7);
     assert_eq!(tiny.text, None);
