@@ -87,12 +87,7 @@ fn show(
         }
         (None, None) => return Err(ErrorRecord::store_quota()),
     };
-    // The contract retains reduced, normalized and unprojectable streams; a head/tail cut is a
-    // reduction too, so no byte the model cannot see is ever dropped.
-    let retain = projection.truncated
-        || projection.reduced
-        || projection.normalized
-        || (!captured.is_empty() && projection.text.is_none());
+    let retain = projection.retains(captured.len);
     Ok(Shown { projection, retain })
 }
 
@@ -188,15 +183,8 @@ fn build(
         stdout_ref: ro,
         stderr_ref: re,
     });
-    let mut flags = Flags::NONE;
-    for s in [out, err] {
-        if s.projection.truncated || s.projection.reduced {
-            flags = flags.with(Flags::TRUNCATED).with(Flags::REDUCED);
-        }
-        if s.projection.normalized {
-            flags = flags.with(Flags::NORMALIZED);
-        }
-    }
+    let bits = out.projection.flag_bits() | err.projection.flag_bits();
+    let mut flags = Flags::from_bits(bits).unwrap_or(Flags::NONE);
     if ro.is_some() || re.is_some() {
         flags = flags.with(Flags::RETAINED);
     }
