@@ -1,5 +1,6 @@
-//! Read-plane benchmark: literal search, regex search, recursive list and `ash run` cold start
-//! over a generated tree of 256 files × 32 KiB (and ripgrep on the same tree when installed).
+//! Read-plane benchmark: literal search, regex search, recursive list, snapshot capture and
+//! `ash run` cold start over a generated tree of 256 files × 32 KiB (and ripgrep on the same tree
+//! when installed).
 //!
 //! Run: `cargo bench -p ash-engine --bench read_plane`
 
@@ -28,12 +29,18 @@ fn main() {
     let literal = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n");
     let regex = request("g", "a{q,p,f}:\n\"needle_[a-z]+\\\\(\",[.],1\n");
     let list = request("l", "a{p,d,f}:\n[.],64,0\n");
+    let snapshot = request("s", "a{p,d,m,r,f}:\n[.],64,0,~,0\n");
     let read = request("r", "a{p,m,o,n}:\n[d07/f0007.txt],1,1,40\n");
 
     let mut session = in_process_session(dir.path());
     report("engine: literal search", || session(&literal));
     report("engine: regex search", || session(&regex));
     report("engine: recursive list", || session(&list));
+    let snap = report("engine: snapshot capture", || session(&snapshot));
+    println!(
+        "snapshot capture p50 {:.2} ms (target <= 15 ms)",
+        p50(&snap)
+    );
 
     report("ash run: cold start (read 40 lines)", || {
         spawn(ash, dir.path(), &read)

@@ -14,6 +14,8 @@ pub mod reduce;
 pub mod run;
 pub mod search;
 pub mod session;
+pub mod snapshot;
+pub mod txn;
 pub mod walk;
 pub mod workspace;
 

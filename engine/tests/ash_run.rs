@@ -191,21 +191,20 @@ fn schema_errors_with_an_id_get_a_100_response() {
 }
 
 #[test]
-fn operations_without_execution_answer_101() {
+fn patch_fixture_with_a_stale_digest_conflicts_and_touches_nothing() {
     let ws = workspace();
-    let snapshot = b"t:1\ni:24\no:s\na{p,d,m,r,f}:\n[.],64,0,~,0\nu{tok,rec,ms}:\n512,64,30000\n";
     let patch = format!(
         "t:1\ni:23\no:p\na{{p,h,i,o,n,v,f}}:\n[src/lib.rs],[{}],[0],[4],[3],[pub],0\nu{{tok,rec,ms}}:\n512,64,30000\n",
         "a".repeat(64)
     );
-    for (id, input) in [(24, snapshot.as_slice()), (23, patch.as_bytes())] {
-        let out = ash(&["run"], ws.path(), input);
-        assert_answer(
-            &out,
-            &format!("t:3\ni:{id}\ns:2\ne{{c,q,p,x,a}}:\n101,1,1,~,~\nz:0\nr:~\n"),
-        );
-    }
-    // Nothing was executed or patched.
+    let out = ash(&["run"], ws.path(), patch.as_bytes());
+    assert_answer(
+        &out,
+        &format!(
+            "t:3\ni:23\ns:8\np[1]{{i,v}}:\n1,src/lib.rs\nd[1]{{p,s,h}}:\n1,1,{}\ne{{c,q,p,x,a}}:\n501,1,4,~,~\nz:0\nr:~\n",
+            blake3::hash(LIB_RS.as_bytes()).to_hex()
+        ),
+    );
     assert_eq!(
         std::fs::read_to_string(ws.path().join("src/lib.rs")).expect("read back"),
         LIB_RS

@@ -2,10 +2,14 @@
 
 mod exec;
 mod formula;
+mod fs;
 mod list;
+mod materialize;
+mod patch;
 mod read;
 mod rows;
 mod search;
+mod snapshot;
 
 use crate::protocol::{ErrorCode, ErrorRecord, Op, Response, Stage};
 use crate::session::Answer;
@@ -20,9 +24,10 @@ pub(crate) fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord>
         Op::Formula(formula) => formula::run(answer, formula),
         // Execution of these lands in later work; until then the contract's answer is 101.
         Op::Exec(args) => exec::run(answer, args),
-        Op::Patch(_) | Op::Fs(_) | Op::Batch(_) | Op::Snapshot(_) | Op::Cancel(_) => {
-            Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation))
-        }
+        Op::Snapshot(args) => snapshot::run(answer, args),
+        Op::Patch(args) => patch::run(answer, args),
+        Op::Fs(args) => fs::run(answer, args),
+        Op::Batch(_) | Op::Cancel(_) => Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation)),
     }
 }
 

@@ -1,6 +1,7 @@
-//! Row-prefix projection of table results (list, search, `?`, `|`): fit the rows under the
-//! presentation limit and `rec`; for path-keyed tables also assign path ids to the projected prefix
-//! and retain the full result as literal-path ASON evidence when rows are left out.
+//! Row-prefix projection of table results (list, search, snapshot, `?`, `|`): fit the rows under
+//! the presentation limit and `rec`; for path-keyed tables also assign path ids to the projected
+//! prefix and retain the full result as literal-path ASON evidence when rows are left out (or, for
+//! snapshot, always).
 
 use crate::ason::{Atom, Cell, Document, Value, encode, encode_atom, encode_text};
 use crate::protocol::{ErrorCode, ErrorRecord, Flags};
@@ -122,11 +123,7 @@ pub(crate) fn project(
         reference: None,
         truncated_reference: WORST_ID,
     };
-    let fit = fit(answer, &shape, &costs(rows))?;
-    let ids = rows[..fit.rows]
-        .iter()
-        .map(|r| answer.path_id(&r.path))
-        .collect::<Result<Vec<u64>, _>>()?;
+    let (fit, ids) = fit_paths(answer, &shape, rows)?;
     if !fit.truncated {
         return Ok(Projected {
             ids,
@@ -155,6 +152,51 @@ pub(crate) fn project(
         flags: shape.truncated_flags(),
         reference: Some(reference),
     })
+}
+
+/// Like [`project`] for a result whose evidence `document` is retained whether or not rows are
+/// left out (the snapshot manifest): `r` always names it and `z` always has the retained bit.
+/// The fit assumes a worst-case reference, so it does not depend on the alias the store assigns,
+/// and nothing is retained when not even the empty answer fits (600).
+pub(crate) fn project_retaining(
+    answer: &mut Answer<'_>,
+    cols: &[&str],
+    rows: &[PathRow],
+    base: Flags,
+    document: Vec<u8>,
+) -> Result<Projected, ErrorRecord> {
+    let base = base.with(Flags::RETAINED);
+    let shape = Shape {
+        columns: column_bytes(cols),
+        base,
+        reference: Some(WORST_ID),
+        truncated_reference: WORST_ID,
+    };
+    let (fit, ids) = fit_paths(answer, &shape, rows)?;
+    let reference = answer.retain(document)?;
+    Ok(Projected {
+        ids,
+        flags: if fit.truncated {
+            shape.truncated_flags()
+        } else {
+            base
+        },
+        reference: Some(reference),
+    })
+}
+
+/// Fits `rows` under `shape` and assigns path ids to the projected prefix.
+fn fit_paths(
+    answer: &mut Answer<'_>,
+    shape: &Shape,
+    rows: &[PathRow],
+) -> Result<(Fit, Vec<u64>), ErrorRecord> {
+    let fit = fit(answer, shape, &costs(rows))?;
+    let ids = rows[..fit.rows]
+        .iter()
+        .map(|r| answer.path_id(&r.path))
+        .collect::<Result<Vec<u64>, _>>()?;
+    Ok((fit, ids))
 }
 
 /// Worst-case bytes of each row and of the dictionary row its path may introduce.

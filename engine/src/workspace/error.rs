@@ -38,6 +38,14 @@ pub enum Ceiling {
         /// The total match limit.
         limit: usize,
     },
+    /// The files of one operation hold more bytes in total than allowed.
+    #[error("files hold {size} bytes in total, over the {limit}-byte limit")]
+    TotalBytes {
+        /// Observed total in bytes (at least `limit + 1`).
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
 }
 
 /// Why a filesystem-plane operation failed. `path` is always the logical path as the caller wrote it

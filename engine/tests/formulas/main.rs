@@ -1,8 +1,8 @@
 //! Behaviour of the retained-result formulas `/ # ? - |` through [`Session`]: exact answer bytes
 //! for every formula, operand validation (100), unknown and released references (700), leased
 //! release (701), wrong value types (202), missing tables and columns (100), presentation-limit
-//! cuts and row-prefix truncation (1|2, 600), spooled values read by range, and the `>`
-//! placeholder (101).
+//! cuts and row-prefix truncation (1|2, 600), spooled values read by range, and `>` (its full
+//! coverage lives in the `mutation` tests).
 //!
 //! Modules by concern: [`client`] holds the harness; [`slice`] `/` and `#`; [`find`] `?`;
 //! [`project`] `|`; [`references`] release, leases, unknown references, validation and caps.

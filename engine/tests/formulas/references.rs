@@ -1,7 +1,7 @@
-//! Release, leases, unknown and released references, operand validation, capabilities and the
-//! `>` placeholder, across all formulas.
+//! Release, leases, unknown and released references, operand validation, capabilities and a
+//! `>` smoke test, across all formulas.
 
-use crate::client::{BIG, Client, error, invalid, no_fit, req, unknown};
+use crate::client::{BIG, Client, error, hash, invalid, no_fit, req, unknown};
 use ash_engine::protocol::Caps;
 use ash_engine::session::SessionConfig;
 
@@ -108,12 +108,15 @@ fn operands_are_validated_before_anything_runs() {
 }
 
 #[test]
-fn materialize_is_not_executed_yet() {
+fn materialize_writes_through_the_journal() {
     let mut c = Client::new();
     c.retain(b"x");
     assert_eq!(
         c.ask(&req(1, '>', "@1,out.txt", BIG)),
-        error(1, 2, 101, 1, 1)
+        format!(
+            "t:3\ni:1\ns:0\np[1]{{i,v}}:\n1,out.txt\nd{{p,s,z,h}}:\n1,0,1,{}\nz:8\nr:@1\n",
+            hash(b"x")
+        )
     );
 }
 

@@ -7,7 +7,7 @@ mod release;
 mod slice;
 mod stream;
 
-use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Formula, Response};
+use crate::protocol::{Data, ErrorRecord, Flags, Formula, Response};
 use crate::session::store::Body;
 use crate::session::{Answer, store_error};
 
@@ -59,8 +59,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, formula: &Formula) -> Result<Response
                 columns,
             },
         ),
-        // Materialisation writes through the fs journal, which lands later.
-        Formula::Materialize { .. } => Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation)),
+        Formula::Materialize { source, path } => super::materialize::run(answer, *source, path),
     }
 }
 

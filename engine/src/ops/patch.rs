@@ -1,0 +1,204 @@
+//! `p` patch: byte edits of existing files, preflighted against their digests and committed
+//! through the transaction journal as replace actions.
+
+use crate::protocol::{
+    Data, Digest, ErrorCode, ErrorRecord, MutationState, PatchArgs, PatchRow, Response,
+};
+use crate::session::Answer;
+use crate::txn::preflight::{self, Target, check_target, content_bytes, failed_with, txn_record};
+use crate::txn::{
+    Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,
+};
+
+/// Runs `p`. Order of checks: path syntax (100) and `.ash` (300), replacement references
+/// (700), locks and recovery, target resolution (201/202), size ceilings (601), digests
+/// (501, nothing touched), edit bounds (100), result ceilings (601), commit.
+pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response, ErrorRecord> {
+    for file in &args.files {
+        check_target(&file.path)?;
+    }
+    let inserts: Vec<Vec<Vec<u8>>> = args
+        .files
+        .iter()
+        .map(|f| {
+            f.edits
+                .iter()
+                .map(|e| content_bytes(&answer.session.store, &e.insert))
+                .collect()
+        })
+        .collect::<Result<_, _>>()?;
+    let stop = Stop::new(answer.deadline, answer.cancel.clone());
+    let txn = match Txn::begin(&answer.session.workspace, stop) {
+        Ok(txn) => txn,
+        Err(e) => return unapplied(answer, args, &e),
+    };
+    let root = txn.root().to_path_buf();
+    let mut total = 0u64;
+    let mut modes = Vec::with_capacity(args.files.len());
+    for file in &args.files {
+        match preflight::inspect(&root, &file.path).map_err(|f| f.record())? {
+            Target::Missing => return Err(ErrorRecord::typical(ErrorCode::PathNotFound)),
+            Target::File(meta) => {
+                total = total.saturating_add(meta.size);
+                if meta.size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
+                    return Err(ErrorRecord::work_limit());
+                }
+                modes.push(meta.mode);
+            }
+        }
+    }
+    let mut originals = Vec::with_capacity(args.files.len());
+    for (file, mode) in args.files.iter().zip(modes) {
+        let abs = root.join(&file.path);
+        let (bytes, digest) = preflight::read(&abs, txn.stop()).map_err(|f| f.record())?;
+        originals.push((bytes, digest, mode));
+    }
+    if originals
+        .iter()
+        .zip(&args.files)
+        .any(|((_, actual, _), f)| *actual != f.digest)
+    {
+        let rows = args
+            .files
+            .iter()
+            .zip(&originals)
+            .map(|(f, (_, actual, _))| {
+                let stale = *actual != f.digest;
+                Ok(PatchRow {
+                    path: answer.path_id(&f.path)?,
+                    state: if stale {
+                        MutationState::Conflict
+                    } else {
+                        MutationState::Skipped
+                    },
+                    digest: stale.then_some(*actual),
+                })
+            })
+            .collect::<Result<Vec<_>, ErrorRecord>>()?;
+        let record = ErrorRecord::typical(ErrorCode::ContentConflict);
+        return Ok(failed_with(answer.request.id, record, Data::Patch(rows)));
+    }
+    let mut actions = Vec::with_capacity(args.files.len());
+    let mut result_total = 0u64;
+    for ((file, inserts), (original, digest, mode)) in
+        args.files.iter().zip(&inserts).zip(originals)
+    {
+        let patched = apply_edits(&original, file, inserts)?;
+        result_total = result_total.saturating_add(patched.len() as u64);
+        if patched.len() as u64 > MAX_FILE_BYTES || result_total > MAX_TOTAL_BYTES {
+            return Err(ErrorRecord::work_limit());
+        }
+        actions.push(Action {
+            entry: Entry {
+                kind: Kind::Replace,
+                path: file.path.clone(),
+                destination: None,
+                digest: Digest::of(&patched),
+                size: patched.len() as u64,
+                preimage: Some((digest, original.len() as u64)),
+            },
+            stage: Some(patched),
+            preimage: Some(original),
+            mode: Some(mode),
+        });
+    }
+    let digests: Vec<Digest> = actions.iter().map(|a| a.entry.digest).collect();
+    match txn.commit(actions) {
+        Ok(()) => {
+            let rows = args
+                .files
+                .iter()
+                .zip(digests)
+                .map(|(f, digest)| {
+                    Ok(PatchRow {
+                        path: answer.path_id(&f.path)?,
+                        state: MutationState::Committed,
+                        digest: Some(digest),
+                    })
+                })
+                .collect::<Result<Vec<_>, ErrorRecord>>()?;
+            Ok(Response::success(answer.request.id, Data::Patch(rows)))
+        }
+        Err(failure) => failed(answer, args, &failure),
+    }
+}
+
+/// Splices the edits (sorted, non-overlapping) into `original`; an edit ending past the end
+/// of the file is 100.
+fn apply_edits(
+    original: &[u8],
+    file: &crate::protocol::PatchFile,
+    inserts: &[Vec<u8>],
+) -> Result<Vec<u8>, ErrorRecord> {
+    let size = original.len() as u64;
+    let mut out = Vec::with_capacity(original.len());
+    let mut at = 0usize;
+    for (edit, insert) in file.edits.iter().zip(inserts) {
+        let end = edit.offset.saturating_add(edit.delete);
+        if end > size {
+            return Err(ErrorRecord::invalid_argument());
+        }
+        // Both fit in usize: they are at most the in-memory file's length.
+        let (start, end) = (edit.offset as usize, end as usize);
+        out.extend_from_slice(&original[at..start]);
+        out.extend_from_slice(insert);
+        at = end;
+    }
+    out.extend_from_slice(&original[at..]);
+    Ok(out)
+}
+
+/// A failure before anything was applied: 502 marks every file "recovery required".
+fn unapplied(
+    answer: &mut Answer<'_>,
+    args: &PatchArgs,
+    error: &TxnError,
+) -> Result<Response, ErrorRecord> {
+    failed(
+        answer,
+        args,
+        &CommitFailure {
+            error: error.clone(),
+            rolled_back: 0,
+        },
+    )
+}
+
+/// The answer of a failed commit: 502 and apply-time 501 carry rows, the rest do not.
+fn failed(
+    answer: &mut Answer<'_>,
+    args: &PatchArgs,
+    failure: &CommitFailure,
+) -> Result<Response, ErrorRecord> {
+    let record = txn_record(&failure.error);
+    let state_of = |i: usize| -> (MutationState, Option<Digest>) {
+        match &failure.error {
+            TxnError::Recovery(_) => (MutationState::RecoveryRequired, None),
+            TxnError::Conflict { index, observed } if *index == i => {
+                (MutationState::Conflict, *observed)
+            }
+            _ if i < failure.rolled_back => (MutationState::RolledBack, None),
+            _ => (MutationState::Skipped, None),
+        }
+    };
+    if !matches!(
+        failure.error,
+        TxnError::Recovery(_) | TxnError::Conflict { .. }
+    ) {
+        return Err(record);
+    }
+    let rows = args
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let (state, digest) = state_of(i);
+            Ok(PatchRow {
+                path: answer.path_id(&f.path)?,
+                state,
+                digest,
+            })
+        })
+        .collect::<Result<Vec<_>, ErrorRecord>>()?;
+    Ok(failed_with(answer.request.id, record, Data::Patch(rows)))
+}

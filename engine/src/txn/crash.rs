@@ -1,0 +1,35 @@
+//! Numbered cut points for crash tests.
+//!
+//! Only with the `crash-points` cargo feature (enabled for test builds through the crate's
+//! self dev-dependency): the process SIGKILLs itself when the n-th forward cut point equals
+//! `ASH_CRASH_AT=n`, or the n-th recovery cut point equals `ASH_CRASH_RECOVERY_AT=n`.
+//! Without the feature both functions are empty and compile away.
+
+#[cfg(feature = "crash-points")]
+mod hook {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    pub(super) static FORWARD: AtomicU64 = AtomicU64::new(0);
+    pub(super) static RECOVERY: AtomicU64 = AtomicU64::new(0);
+
+    pub(super) fn hit(counter: &AtomicU64, var: &str) {
+        let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
+        let wanted = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
+        if wanted == Some(n) {
+            // A real kill, not an unwind: nothing after this point may run.
+            let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+        }
+    }
+}
+
+/// A forward cut point (preparation, apply, commit).
+pub(crate) fn forward() {
+    #[cfg(feature = "crash-points")]
+    hook::hit(&hook::FORWARD, "ASH_CRASH_AT");
+}
+
+/// A recovery or rollback cut point.
+pub(crate) fn recovery() {
+    #[cfg(feature = "crash-points")]
+    hook::hit(&hook::RECOVERY, "ASH_CRASH_RECOVERY_AT");
+}

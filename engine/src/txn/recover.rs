@@ -1,0 +1,223 @@
+//! Recovery and rollback: infer each journaled action's state from the filesystem and invert
+//! the applied ones in reverse order. Every inverse step is a single link, unlink or rename,
+//! so a crash between steps leaves a state the inference recognises on the next run.
+
+use super::apply::{place_temp, sync_parent};
+use super::journal::{self, Found, Journal, PREPARING, PUBLISHED};
+use super::manifest::{Entry, Kind};
+use super::{MAX_FILE_BYTES, TxnError, crash, fsx};
+use std::fs;
+use std::path::Path;
+
+/// Where an action stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// The workspace shows the action's pre-state for its paths.
+    NotApplied,
+    /// Two names for one inode (a link step done, its unlink not): dropping the new name
+    /// restores the pre-state.
+    Window,
+    /// The action's post-state, proven by journal evidence plus exact size and digest.
+    Applied,
+}
+
+/// Runs at the start of every transaction, under the locks: discards an unpublished journal,
+/// finishes a committed one and rolls back an interrupted one.
+pub(crate) fn recover(root: &Path, state: &Path) -> Result<(), TxnError> {
+    let preparing = state.join(PREPARING);
+    if fsx::probe(&preparing)
+        .map_err(|e| unprovable(&preparing, &e))?
+        .is_some()
+    {
+        fs::remove_dir_all(&preparing).map_err(|e| unprovable(&preparing, &e))?;
+        fsx::sync_dir(state).map_err(|e| unprovable(state, &e))?;
+        crash::recovery();
+    }
+    match journal::open(root, state).map_err(as_recovery)? {
+        Found::Nothing => Ok(()),
+        Found::Finished => {
+            journal::delete(&state.join(PUBLISHED), false).map_err(as_recovery)?;
+            crash::recovery();
+            Ok(())
+        }
+        Found::Pending(j) => roll_back(&j, j.entries.len()),
+    }
+}
+
+/// Rolls back actions `0..upto` of a published journal and deletes it. Every action is
+/// classified before anything changes, so one unprovable action leaves everything untouched.
+pub(crate) fn roll_back(j: &Journal, upto: usize) -> Result<(), TxnError> {
+    let states: Vec<State> = (0..upto)
+        .map(|i| classify(j, i))
+        .collect::<Result<_, _>>()?;
+    for (i, e) in j.entries.iter().enumerate() {
+        if e.kind == Kind::Replace {
+            // A temp file is never visible workspace content; it is ours by its tagged name.
+            let temp = j.temp(i);
+            match fs::remove_file(&temp) {
+                Ok(()) => crash::recovery(),
+                Err(err) if fsx::is_missing(&err) => {}
+                Err(err) => return Err(unprovable(&temp, &err)),
+            }
+        }
+    }
+    for i in (0..upto).rev() {
+        invert(j, i, states[i])?;
+    }
+    j.discard().map_err(as_recovery)
+}
+
+fn classify(j: &Journal, i: usize) -> Result<State, TxnError> {
+    let e = &j.entries[i];
+    let path = j.abs(&e.path);
+    let probe = |p: &Path| fsx::probe(p).map_err(|err| unprovable(p, &err));
+    let state = match e.kind {
+        Kind::Create | Kind::Copy => {
+            let target = e.destination.as_deref().map_or(path, |d| j.abs(d));
+            let stage = j.stage(i);
+            match (probe(&stage)?, probe(&target)?) {
+                (Some(s), Some(t)) if s.file && s.id == t.id => Some(State::Window),
+                // The link never happened (or was undone); a foreign file is not ours.
+                (Some(s), _) if s.file => Some(State::NotApplied),
+                // The stage name goes only after a successful link, so the target is ours
+                // if it still holds exactly what we linked.
+                (None, Some(_)) if holds(&target, e.digest, e.size) => Some(State::Applied),
+                // Applied and later deleted by someone else: the pre-state (no file) holds.
+                (None, None) => Some(State::NotApplied),
+                _ => None,
+            }
+        }
+        Kind::Move => {
+            let target = j.abs(e.destination.as_deref().unwrap_or_default());
+            match (probe(&path)?, probe(&target)?) {
+                (Some(s), Some(t)) if s.id == t.id => Some(State::Window),
+                (Some(_), None) => Some(State::NotApplied),
+                // A foreign destination next to the untouched source.
+                (Some(_), Some(_)) if holds(&path, e.digest, e.size) => Some(State::NotApplied),
+                (None, Some(_)) if holds(&target, e.digest, e.size) => Some(State::Applied),
+                _ => None,
+            }
+        }
+        Kind::Remove => {
+            let removed = j.removed(i);
+            match (probe(&path)?, probe(&removed)?) {
+                (Some(p), Some(r)) if p.id == r.id => Some(State::Window),
+                (Some(_), None) => Some(State::NotApplied),
+                (None, Some(_)) if holds(&removed, e.digest, e.size) => Some(State::Applied),
+                _ => None,
+            }
+        }
+        Kind::Replace => {
+            let (pre_digest, pre_size) = e.preimage.unwrap_or((e.digest, e.size));
+            if holds(&path, pre_digest, pre_size) {
+                Some(State::NotApplied)
+            } else if holds(&path, e.digest, e.size) && holds(&j.removed(i), pre_digest, pre_size) {
+                Some(State::Applied)
+            } else {
+                None
+            }
+        }
+    };
+    state.ok_or_else(|| {
+        TxnError::Recovery(format!(
+            "cannot prove the state of journaled action {i} ({}); journal and files are left \
+             untouched for inspection",
+            describe(e)
+        ))
+    })
+}
+
+fn invert(j: &Journal, i: usize, state: State) -> Result<(), TxnError> {
+    let e = &j.entries[i];
+    let path = j.abs(&e.path);
+    // The name holding the action's result, and the name the pre-state keeps it under.
+    let (result, origin) = match e.kind {
+        Kind::Create | Kind::Copy => (
+            e.destination.as_deref().map_or(path.clone(), |d| j.abs(d)),
+            j.stage(i),
+        ),
+        Kind::Move => (j.abs(e.destination.as_deref().unwrap_or_default()), path),
+        Kind::Remove => (j.removed(i), path),
+        Kind::Replace => {
+            if state == State::Applied {
+                restore_preimage(j, i, &path)?;
+            }
+            return Ok(());
+        }
+    };
+    match (state, e.kind) {
+        (State::NotApplied, _) => {}
+        (State::Window, _) => unlink(&result)?,
+        (State::Applied, Kind::Create | Kind::Copy) => {
+            // Back into the stage: the journal again shows "not applied".
+            fs::rename(&result, &origin).map_err(|err| unprovable(&result, &err))?;
+            sync_parent(&result)
+                .and_then(|()| sync_parent(&origin))
+                .map_err(|err| unprovable(&origin, &err))?;
+            crash::recovery();
+        }
+        (State::Applied, _) => {
+            // Re-link the original name first (a window), then drop the other name.
+            fs::hard_link(&result, &origin).map_err(|err| unprovable(&origin, &err))?;
+            sync_parent(&origin).map_err(|err| unprovable(&origin, &err))?;
+            crash::recovery();
+            unlink(&result)?;
+        }
+    }
+    Ok(())
+}
+
+/// CAS-restores a replaced file from `removed/i` via a tagged temp name and a rename.
+fn restore_preimage(j: &Journal, i: usize, path: &Path) -> Result<(), TxnError> {
+    let e = &j.entries[i];
+    let temp = j.temp(i);
+    place_temp(&j.removed(i), &temp, path).map_err(as_recovery)?;
+    crash::recovery();
+    if !holds(path, e.digest, e.size) {
+        let _ = fs::remove_file(&temp);
+        return Err(TxnError::Recovery(format!(
+            "{} changed while its preimage was being restored",
+            path.display()
+        )));
+    }
+    fs::rename(&temp, path).map_err(|err| unprovable(path, &err))?;
+    sync_parent(path).map_err(|err| unprovable(path, &err))?;
+    crash::recovery();
+    Ok(())
+}
+
+fn unlink(name: &Path) -> Result<(), TxnError> {
+    fs::remove_file(name)
+        .and_then(|()| sync_parent(name))
+        .map_err(|err| unprovable(name, &err))?;
+    crash::recovery();
+    Ok(())
+}
+
+/// True when `path` is a regular file of exactly `size` bytes with digest `digest`.
+fn holds(path: &Path, digest: crate::protocol::Digest, size: u64) -> bool {
+    match fsx::probe(path) {
+        Ok(Some(m)) if m.file && m.size == size => {
+            matches!(fsx::hash_file(path, MAX_FILE_BYTES, None), Ok((d, n)) if d == digest && n == size)
+        }
+        _ => false,
+    }
+}
+
+fn describe(e: &Entry) -> String {
+    match &e.destination {
+        Some(d) => format!("{:?} {} -> {}", e.kind, e.path, d),
+        None => format!("{:?} {}", e.kind, e.path),
+    }
+}
+
+fn unprovable(path: &Path, err: &std::io::Error) -> TxnError {
+    TxnError::Recovery(format!("recovery failed at {}: {err}", path.display()))
+}
+
+fn as_recovery(e: TxnError) -> TxnError {
+    match e {
+        TxnError::Io(why) => TxnError::Recovery(why),
+        other => other,
+    }
+}

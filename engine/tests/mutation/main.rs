@@ -1,0 +1,12 @@
+//! Guarded mutation through [`Session`]: `p` patch, `f` fs and `>` materialize — every
+//! validation rule and status code with exact answer bytes, the journal's on-disk layout after
+//! a transaction, and the refusal of a foreign `.ash`.
+//!
+//! Modules by concern: [`client`] holds the harness; [`patch`], [`fs`] and [`materialize`] one
+//! operation each; [`journal`] the state directory.
+
+mod client;
+mod fs;
+mod journal;
+mod materialize;
+mod patch;

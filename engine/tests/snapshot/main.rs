@@ -1,0 +1,13 @@
+//! Behaviour of snapshot (`s`) through [`Session`] on real temporary workspaces (ASH1.md §3.4
+//! `s`, §5 row-prefix truncation, §9 symlink roots): exact capture and delta answers, the retained
+//! manifest, chaining, baseline and argument rules, path errors, ceilings, truncation and
+//! worker-count invariance.
+//!
+//! Every answer goes through [`client::Client::ask`], which checks the invariants shared by all
+//! answers (canonical encoding, L, output charge, path-id deltas).
+
+mod capture;
+mod client;
+mod delta;
+mod invariance;
+mod rules;

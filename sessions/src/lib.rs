@@ -1,0 +1,30 @@
+//! ansa-sessions: the durable session journal and the command/event session protocol.
+//!
+//! Nothing the user saw accepted may be lost, and nothing with an unknown effect may silently
+//! run twice. See `docs/sessions.md` for the on-disk format, durability points and recovery rules.
+
+pub mod error;
+pub mod fsutil;
+pub mod home;
+pub mod ids;
+pub mod index;
+pub mod journal;
+pub mod meta;
+pub mod protocol;
+pub mod record;
+pub mod session;
+pub mod state;
+pub mod transcript;
+
+pub use error::{JournalDamage, Result, SessionError};
+pub use home::AnsaHome;
+pub use ids::{CallId, CommandId, Incarnation, PartNo, Profile, RequestId, Seq, SessionId};
+pub use journal::{JournalOptions, TornTail};
+pub use meta::SessionMeta;
+pub use record::*;
+pub use session::{Acceptance, RecoveryReport, Session, read_records};
+pub use state::{OpenIntent, SessionState, Turn};
+pub use transcript::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,278 @@
+//! Commands: strict parsing (every error names the field and what to send) and serialisation.
+
+use serde_json::{Map, Value};
+use thiserror::Error;
+
+use super::strict::StrictObject;
+use super::{ProtocolContext, SCHEMA_VERSION};
+use crate::ids::{CommandId, RequestId};
+use crate::record::Mode;
+use crate::transcript::{MAX_PAGE_ENTRIES, TranscriptQuery};
+
+/// Longest command line accepted, in bytes.
+pub const MAX_COMMAND_BYTES: usize = 1 << 20;
+
+/// A parsed, validated command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// The client's latest known turn number.
+    pub turn: u64,
+    /// The client's command ID.
+    pub command_id: CommandId,
+    /// Type and payload.
+    pub body: CommandBody,
+}
+
+/// Command type and payload.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CommandBody {
+    /// Queue a turn.
+    Submit {
+        /// User text.
+        text: String,
+        /// Turn mode (`basic` when absent).
+        mode: Mode,
+    },
+    /// Cancel the active turn.
+    Cancel {
+        /// Its request ID.
+        target: RequestId,
+    },
+    /// Resume a paused turn.
+    Resume {
+        /// Its request ID.
+        target: RequestId,
+    },
+    /// Ask for the current state.
+    Snapshot {
+        /// Last cursor seen, or 0.
+        after_sequence: u64,
+    },
+    /// Page through the transcript.
+    Transcript(TranscriptQuery),
+}
+
+impl CommandBody {
+    /// The wire `type`.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            CommandBody::Submit { .. } => "submit",
+            CommandBody::Cancel { .. } => "cancel",
+            CommandBody::Resume { .. } => "resume",
+            CommandBody::Snapshot { .. } => "snapshot",
+            CommandBody::Transcript(_) => "transcript",
+        }
+    }
+}
+
+/// Why a command line was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum CommandError {
+    /// The line is longer than [`MAX_COMMAND_BYTES`].
+    #[error("command is {0} bytes long; at most {MAX_COMMAND_BYTES} bytes per line are accepted")]
+    TooLong(usize),
+    /// Not a JSON object (or duplicate keys).
+    #[error("command is not a valid JSON object: {0}")]
+    NotJson(String),
+    /// A required field is absent.
+    #[error("missing field `{0}`")]
+    Missing(&'static str),
+    /// A field has the wrong JSON type.
+    #[error("field `{field}` must be {expected}")]
+    WrongType {
+        /// The field.
+        field: &'static str,
+        /// What it must be.
+        expected: &'static str,
+    },
+    /// A field has an invalid value.
+    #[error("field `{field}`: {reason}")]
+    Invalid {
+        /// The field.
+        field: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A field this command type does not have.
+    #[error("unknown field `{field}` in a {command} command")]
+    UnknownField {
+        /// The field.
+        field: String,
+        /// The command type.
+        command: &'static str,
+    },
+    /// `schema_version` is not 1.
+    #[error("unsupported schema_version {0}: this runtime speaks schema_version 1")]
+    SchemaVersion(String),
+    /// The command is for the other profile.
+    #[error("command is for session `{found}` but this is the `{expected}` session")]
+    WrongSession {
+        /// What the command said.
+        found: String,
+        /// This session.
+        expected: &'static str,
+    },
+    /// The command carries a stale or foreign incarnation.
+    #[error(
+        "incarnation `{found}` does not match the current incarnation `{expected}`; take it from \
+         the latest snapshot"
+    )]
+    WrongIncarnation {
+        /// What the command said.
+        found: String,
+        /// The current one.
+        expected: String,
+    },
+    /// Unknown `type`.
+    #[error("unknown command type `{0}`; expected submit, cancel, resume, snapshot or transcript")]
+    UnknownType(String),
+}
+
+type Fields = StrictObject;
+
+fn take_str(o: &mut Fields, field: &'static str) -> Result<String, CommandError> {
+    match o.take(field) {
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(CommandError::WrongType { field, expected: "a string" }),
+        None => Err(CommandError::Missing(field)),
+    }
+}
+
+fn take_u64(o: &mut Fields, field: &'static str) -> Result<u64, CommandError> {
+    match o.take(field) {
+        Some(Value::Number(n)) => {
+            n.as_u64().ok_or(CommandError::WrongType { field, expected: "an unsigned integer" })
+        }
+        Some(_) => Err(CommandError::WrongType { field, expected: "an unsigned integer" }),
+        None => Err(CommandError::Missing(field)),
+    }
+}
+
+fn take_target(o: &mut Fields) -> Result<RequestId, CommandError> {
+    let t = take_u64(o, "target")?;
+    if t == 0 {
+        return Err(CommandError::Invalid { field: "target", reason: "request IDs start at 1".into() });
+    }
+    Ok(RequestId(t))
+}
+
+/// Parses and validates one command line against the current session and incarnation.
+pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, CommandError> {
+    if line.len() > MAX_COMMAND_BYTES {
+        return Err(CommandError::TooLong(line.len()));
+    }
+    let mut o: Fields =
+        serde_json::from_str(line).map_err(|e| CommandError::NotJson(e.to_string()))?;
+    match o.take("schema_version") {
+        Some(Value::Number(n)) if n.as_u64() == Some(SCHEMA_VERSION) => {}
+        Some(v) => return Err(CommandError::SchemaVersion(v.to_string())),
+        None => return Err(CommandError::Missing("schema_version")),
+    }
+    let session = take_str(&mut o, "session")?;
+    if session != ctx.session.as_str() {
+        return Err(CommandError::WrongSession { found: session, expected: ctx.session.as_str() });
+    }
+    let incarnation = take_str(&mut o, "incarnation")?;
+    if incarnation != ctx.incarnation.as_str() {
+        return Err(CommandError::WrongIncarnation {
+            found: incarnation,
+            expected: ctx.incarnation.as_str().to_owned(),
+        });
+    }
+    let turn = take_u64(&mut o, "turn")?;
+    let command_id = CommandId::new(take_str(&mut o, "command_id")?)
+        .map_err(|reason| CommandError::Invalid { field: "command_id", reason })?;
+    let kind = take_str(&mut o, "type")?;
+    let body = match kind.as_str() {
+        "submit" => {
+            let text = take_str(&mut o, "text")?;
+            if text.trim().is_empty() {
+                return Err(CommandError::Invalid { field: "text", reason: "must not be empty".into() });
+            }
+            let mode = match o.take("mode") {
+                None | Some(Value::Null) => Mode::Basic,
+                Some(Value::String(m)) if m == "basic" => Mode::Basic,
+                Some(Value::String(m)) if m == "plan" => Mode::Plan,
+                Some(Value::String(m)) => {
+                    return Err(CommandError::Invalid {
+                        field: "mode",
+                        reason: format!("unknown mode `{m}`; expected `basic` or `plan`"),
+                    });
+                }
+                Some(_) => return Err(CommandError::WrongType { field: "mode", expected: "a string" }),
+            };
+            CommandBody::Submit { text, mode }
+        }
+        "cancel" => CommandBody::Cancel { target: take_target(&mut o)? },
+        "resume" => CommandBody::Resume { target: take_target(&mut o)? },
+        "snapshot" => CommandBody::Snapshot { after_sequence: take_u64(&mut o, "after_sequence")? },
+        "transcript" => {
+            let before = take_u64(&mut o, "before")?;
+            let limit = take_u64(&mut o, "limit")?;
+            if limit == 0 || limit > u64::from(MAX_PAGE_ENTRIES) {
+                return Err(CommandError::Invalid {
+                    field: "limit",
+                    reason: format!("{limit} is out of range; send 1..={MAX_PAGE_ENTRIES}"),
+                });
+            }
+            let forward = match o.take("forward") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => b,
+                Some(_) => return Err(CommandError::WrongType { field: "forward", expected: "a boolean" }),
+            };
+            CommandBody::Transcript(TranscriptQuery { before, limit: limit as u32, forward })
+        }
+        _ => return Err(CommandError::UnknownType(kind)),
+    };
+    if let Some((field, _)) = o.0.into_iter().next() {
+        return Err(CommandError::UnknownField { field, command: body.type_name() });
+    }
+    Ok(Command { turn, command_id, body })
+}
+
+impl Command {
+    /// The command as one JSON line (no newline), in canonical field order.
+    pub fn to_json(&self, ctx: &ProtocolContext) -> String {
+        let mut m = Map::new();
+        let mut put = |k: &str, v: Value| {
+            m.insert(k.to_owned(), v);
+        };
+        put("schema_version", SCHEMA_VERSION.into());
+        put("session", ctx.session.as_str().into());
+        put("incarnation", ctx.incarnation.as_str().into());
+        put("turn", self.turn.into());
+        put("command_id", self.command_id.as_str().into());
+        put("type", self.body.type_name().into());
+        match &self.body {
+            CommandBody::Submit { text, mode } => {
+                put("text", text.as_str().into());
+                put("mode", if *mode == Mode::Plan { "plan" } else { "basic" }.into());
+            }
+            CommandBody::Cancel { target } | CommandBody::Resume { target } => put("target", target.0.into()),
+            CommandBody::Snapshot { after_sequence } => put("after_sequence", (*after_sequence).into()),
+            CommandBody::Transcript(q) => {
+                put("before", q.before.into());
+                put("limit", q.limit.into());
+                put("forward", q.forward.into());
+            }
+        }
+        // serde_json's Map without `preserve_order` sorts keys; write the canonical order by hand.
+        let order = [
+            "schema_version", "session", "incarnation", "turn", "command_id", "type", "text", "mode",
+            "target", "after_sequence", "before", "limit", "forward",
+        ];
+        let mut out = String::from("{");
+        for key in order {
+            if let Some(v) = m.get(key) {
+                if out.len() > 1 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(key.to_owned()).to_string());
+                out.push(':');
+                out.push_str(&v.to_string());
+            }
+        }
+        out.push('}');
+        out
+    }
+}

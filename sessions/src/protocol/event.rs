@@ -1,0 +1,236 @@
+//! Events: every line carries `stream_sequence`; parsing is strict like commands.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use thiserror::Error;
+
+use super::strict::StrictObject;
+use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
+use crate::record::{Mode, TurnState};
+use crate::transcript::TranscriptPage;
+
+/// State of a text preview.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PreviewState {
+    /// Provisional text while streaming.
+    Preview,
+    /// Confirmed by a durable `done`.
+    Committed,
+    /// Dropped (error, cancel, retry).
+    Discarded,
+}
+
+/// A provisional answer shown while the model streams.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Preview {
+    /// Generation that produced it.
+    pub generation: u64,
+    /// The text so far.
+    pub text: String,
+    /// Its state.
+    pub state: PreviewState,
+}
+
+/// Phase of a tool call reported to frontends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolPhase {
+    /// Intent synced, executor started.
+    Started,
+    /// Outcome synced.
+    Finished,
+    /// The tool reported an error to the model.
+    Failed,
+    /// No trustworthy result exists after a crash.
+    EffectUnknown,
+}
+
+/// Machine-readable error codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The command line could not be parsed.
+    ParseError,
+    /// The FIFO is full.
+    QueueFull,
+    /// The same command ID with another command.
+    CommandConflict,
+    /// The target request does not exist or is not in the right state.
+    UnknownTarget,
+    /// Resume is blocked by a tool call with unknown effect.
+    EffectUnknown,
+    /// A write or fsync failed.
+    StorageFailed,
+    /// The journal is damaged; the session is read-only.
+    ReadOnly,
+    /// Another process holds the session.
+    SessionBusy,
+    /// The provider failed.
+    ProviderError,
+}
+
+/// The `snapshot` event.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotEvent {
+    /// `live` or `offline`.
+    pub session: Profile,
+    /// The runtime incarnation commands must echo.
+    pub incarnation: Incarnation,
+    /// Mode of the current (or next) turn.
+    pub mode: Mode,
+    /// Entries in the transcript projection.
+    pub transcript_size: u64,
+    /// The current turn, if any.
+    pub request_id: Option<RequestId>,
+    /// Latest turn number.
+    pub turn: u64,
+    /// The current turn is paused and may be resumed.
+    pub resume_available: bool,
+    /// State of the current turn (`null` before the first).
+    pub state: Option<TurnState>,
+    /// Everything reported here is on stable storage.
+    pub durable: bool,
+    /// A write or fsync failed (`storage_failed`).
+    pub storage_failed: bool,
+    /// The journal is damaged and the session read-only.
+    pub read_only: bool,
+    /// The live preview, if any.
+    pub preview: Option<Preview>,
+    /// Cursor: continue after this `stream_sequence`.
+    pub through_sequence: u64,
+}
+
+/// Event type and payload.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum EventBody {
+    /// Current state.
+    Snapshot(SnapshotEvent),
+    /// A command was accepted durably.
+    CommandAccepted {
+        /// The command.
+        command_id: CommandId,
+        /// Its turn.
+        request_id: RequestId,
+        /// Turn number.
+        turn: u64,
+    },
+    /// A command with a known ID was sent again.
+    CommandReplayed {
+        /// The command.
+        command_id: CommandId,
+        /// Its turn.
+        request_id: RequestId,
+        /// Turn number.
+        turn: u64,
+    },
+    /// Provisional text.
+    TextPreview {
+        /// The turn.
+        request_id: RequestId,
+        /// Generation that produced it.
+        generation: u64,
+        /// The text so far.
+        text: String,
+        /// Its state.
+        state: PreviewState,
+    },
+    /// The full confirmed final answer.
+    TextDelta {
+        /// The turn.
+        request_id: RequestId,
+        /// The answer.
+        text: String,
+    },
+    /// A tool call changed phase.
+    ToolStatus {
+        /// The turn.
+        request_id: RequestId,
+        /// Provider call ID.
+        call_id: CallId,
+        /// Tool name.
+        tool: String,
+        /// Its phase.
+        status: ToolPhase,
+    },
+    /// A turn changed state.
+    TurnState {
+        /// The turn.
+        request_id: RequestId,
+        /// New state.
+        state: TurnState,
+        /// Why, if known.
+        reason: Option<String>,
+    },
+    /// A turn finished; `durable` is false only after a storage failure.
+    Done {
+        /// The turn.
+        request_id: RequestId,
+        /// The final answer is on stable storage.
+        durable: bool,
+    },
+    /// Events were dropped; ask for a snapshot.
+    ResyncRequired {
+        /// Why.
+        reason: String,
+    },
+    /// A transcript page.
+    Transcript(TranscriptPage),
+    /// A command or runtime error.
+    Error {
+        /// The command it answers, if any.
+        command_id: Option<CommandId>,
+        /// Machine-readable code.
+        code: ErrorCode,
+        /// What failed and what to do.
+        message: String,
+    },
+}
+
+/// One event line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    /// Position in this incarnation's event stream, from 1, without gaps.
+    pub stream_sequence: u64,
+    /// Type and payload.
+    pub body: EventBody,
+}
+
+/// Why an event line was rejected.
+#[derive(Debug, Error)]
+pub enum EventError {
+    /// Not a JSON object (or duplicate keys).
+    #[error("event is not a valid JSON object: {0}")]
+    NotJson(String),
+    /// `stream_sequence` is missing or not an unsigned integer.
+    #[error("event needs an unsigned integer `stream_sequence`")]
+    StreamSequence,
+    /// Type or payload invalid.
+    #[error("invalid event: {0}")]
+    Invalid(String),
+}
+
+impl Event {
+    /// The event as one JSON line (no newline), `stream_sequence` first.
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        let body = serde_json::to_string(&self.body)?;
+        // Every body serialises as an object starting with `{"type":`.
+        Ok(format!("{{\"stream_sequence\":{},{}", self.stream_sequence, &body[1..]))
+    }
+
+    /// Parses one event line strictly (unknown fields and types rejected).
+    pub fn parse(line: &str) -> Result<Self, EventError> {
+        let mut o: StrictObject =
+            serde_json::from_str(line).map_err(|e| EventError::NotJson(e.to_string()))?;
+        let stream_sequence = o
+            .take("stream_sequence")
+            .and_then(|v| v.as_u64())
+            .ok_or(EventError::StreamSequence)?;
+        let body = EventBody::deserialize(Value::Object(o.0.into_iter().collect()))
+            .map_err(|e| EventError::Invalid(e.to_string()))?;
+        Ok(Event { stream_sequence, body })
+    }
+}

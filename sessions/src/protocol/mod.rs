@@ -1,0 +1,24 @@
+//! The session protocol (ANSA.md §7): JSONL commands in, events out, shared by every frontend.
+
+mod command;
+mod event;
+mod strict;
+
+pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
+pub use event::{
+    ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SnapshotEvent, ToolPhase,
+};
+
+use crate::ids::{Incarnation, Profile};
+
+/// The only `schema_version` this crate speaks.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// What every command must echo: the session kind and the runtime incarnation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProtocolContext {
+    /// `live` or `offline`, as announced in the first snapshot.
+    pub session: Profile,
+    /// The incarnation announced in the first snapshot.
+    pub incarnation: Incarnation,
+}

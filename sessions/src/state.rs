@@ -1,0 +1,223 @@
+//! The in-memory model of a session, rebuilt from the journal on open and updated on append.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::ids::{CallId, CommandId, RequestId, Seq};
+use crate::record::{AcceptedAction, Binding, Mode, Record, ToolOutcomeStatus, TurnState};
+use crate::transcript::{Role, TranscriptEntry};
+
+/// Sequence number given to records that could not be journaled (storage failed).
+pub(crate) const NOT_JOURNALED: Seq = Seq(u64::MAX);
+
+/// A tool intent that has no outcome yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OpenIntent {
+    /// The turn.
+    pub request_id: RequestId,
+    /// Provider call ID.
+    pub call_id: CallId,
+    /// Tool name.
+    pub tool: String,
+    /// Record holding the intent.
+    pub seq: Seq,
+}
+
+/// What the session knows about one turn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Turn {
+    /// The turn's request ID.
+    pub request_id: RequestId,
+    /// The submit command that created it.
+    pub command_id: CommandId,
+    /// The user's text.
+    pub text: String,
+    /// Its mode.
+    pub mode: Mode,
+    /// Current state.
+    pub state: TurnState,
+    /// Reason attached to the last state change.
+    pub reason: Option<String>,
+    /// The final answer once done.
+    pub final_text: Option<String>,
+    /// A tool outcome was recorded as `effect_unknown`: Resume is blocked.
+    pub effect_unknown: bool,
+    /// Tool outcomes recorded for it.
+    pub outcomes: u64,
+    /// Last record about this turn.
+    pub last_seq: Seq,
+}
+
+/// The session model: turns, command IDs, open tool intents, transcript.
+#[derive(Debug, Default)]
+pub struct SessionState {
+    binding: Option<Binding>,
+    turns: BTreeMap<RequestId, Turn>,
+    commands: HashMap<CommandId, (RequestId, AcceptedAction)>,
+    open_intents: BTreeMap<(RequestId, CallId), OpenIntent>,
+    transcript: Vec<TranscriptEntry>,
+    epoch: u64,
+    provider_items: u64,
+    records: u64,
+}
+
+impl SessionState {
+    /// The binding, once recorded.
+    pub fn binding(&self) -> Option<&Binding> {
+        self.binding.as_ref()
+    }
+
+    /// All turns in request order.
+    pub fn turns(&self) -> impl Iterator<Item = &Turn> {
+        self.turns.values()
+    }
+
+    /// One turn.
+    pub fn turn(&self, id: RequestId) -> Option<&Turn> {
+        self.turns.get(&id)
+    }
+
+    /// The newest turn.
+    pub fn latest_turn(&self) -> Option<&Turn> {
+        self.turns.values().next_back()
+    }
+
+    /// The request ID the next accepted submit gets.
+    pub fn next_request_id(&self) -> RequestId {
+        RequestId(self.turns.keys().next_back().map_or(1, |r| r.0 + 1))
+    }
+
+    /// The accepted command with this ID, if any.
+    pub fn command(&self, id: &CommandId) -> Option<(RequestId, &AcceptedAction)> {
+        self.commands.get(id).map(|(r, a)| (*r, a))
+    }
+
+    /// Tool intents without an outcome, in order.
+    pub fn open_intents(&self) -> impl Iterator<Item = &OpenIntent> {
+        self.open_intents.values()
+    }
+
+    /// True when `id` is paused, has no unknown effect and no open intent.
+    pub fn resume_available(&self, id: RequestId) -> bool {
+        self.turns.get(&id).is_some_and(|t| {
+            t.state == TurnState::Paused
+                && !t.effect_unknown
+                && !self.open_intents.keys().any(|(r, _)| *r == id)
+        })
+    }
+
+    /// The transcript projection (user text and final answers).
+    pub fn transcript(&self) -> &[TranscriptEntry] {
+        &self.transcript
+    }
+
+    /// Current context epoch.
+    pub fn epoch(&self) -> u64 {
+        self.epoch
+    }
+
+    /// Provider items recorded.
+    pub fn provider_items(&self) -> u64 {
+        self.provider_items
+    }
+
+    /// Data records applied (part headers excluded).
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// Counts a provider item without decoding it (the open path skips their bodies).
+    pub(crate) fn count_provider_item(&mut self) {
+        self.provider_items += 1;
+        self.records += 1;
+    }
+
+    /// Applies one record.
+    pub(crate) fn apply(&mut self, seq: Seq, record: &Record) {
+        self.records += 1;
+        match record {
+            Record::PartHeader(_) => self.records -= 1,
+            Record::Binding(b) => self.binding = Some(b.clone()),
+            Record::CommandAccepted(c) => {
+                self.commands
+                    .insert(c.command_id.clone(), (c.request_id, c.action.clone()));
+                if let AcceptedAction::Submit { text, mode } = &c.action {
+                    self.turns.insert(
+                        c.request_id,
+                        Turn {
+                            request_id: c.request_id,
+                            command_id: c.command_id.clone(),
+                            text: text.clone(),
+                            mode: *mode,
+                            state: TurnState::Queued,
+                            reason: None,
+                            final_text: None,
+                            effect_unknown: false,
+                            outcomes: 0,
+                            last_seq: seq,
+                        },
+                    );
+                    self.push_entry(c.request_id, Role::User, text);
+                } else {
+                    self.touch(c.request_id, seq);
+                }
+            }
+            Record::ProviderItem(p) => {
+                self.provider_items += 1;
+                self.touch(p.request_id, seq);
+            }
+            Record::ContextEpoch(e) => self.epoch = e.epoch,
+            Record::ToolIntent(i) => {
+                self.open_intents.insert(
+                    (i.request_id, i.call_id.clone()),
+                    OpenIntent {
+                        request_id: i.request_id,
+                        call_id: i.call_id.clone(),
+                        tool: i.tool.clone(),
+                        seq,
+                    },
+                );
+                self.touch(i.request_id, seq);
+            }
+            Record::ToolOutcome(o) => {
+                self.open_intents.remove(&(o.request_id, o.call_id.clone()));
+                if let Some(t) = self.turns.get_mut(&o.request_id) {
+                    t.effect_unknown |= o.status == ToolOutcomeStatus::EffectUnknown;
+                    t.outcomes += 1;
+                    t.last_seq = seq;
+                }
+            }
+            Record::TurnState(s) => {
+                if let Some(t) = self.turns.get_mut(&s.request_id) {
+                    t.state = s.state;
+                    t.reason = s.reason.clone();
+                    t.last_seq = seq;
+                }
+            }
+            Record::Done(d) => {
+                if let Some(t) = self.turns.get_mut(&d.request_id) {
+                    t.state = TurnState::Done;
+                    t.reason = None;
+                    t.final_text = Some(d.final_text.clone());
+                    t.last_seq = seq;
+                }
+                self.push_entry(d.request_id, Role::Assistant, &d.final_text);
+            }
+        }
+    }
+
+    fn touch(&mut self, id: RequestId, seq: Seq) {
+        if let Some(t) = self.turns.get_mut(&id) {
+            t.last_seq = seq;
+        }
+    }
+
+    fn push_entry(&mut self, request_id: RequestId, role: Role, text: &str) {
+        self.transcript.push(TranscriptEntry {
+            index: self.transcript.len() as u64 + 1,
+            request_id,
+            role,
+            text: text.to_owned(),
+            truncated: false,
+        });
+    }
+}
