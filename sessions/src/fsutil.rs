@@ -17,7 +17,11 @@ pub(crate) fn check_private(path: &Path, expected: u32) -> Result<()> {
     let meta = fs::metadata(path).map_err(|e| SessionError::io("cannot inspect", path, e))?;
     let mode = meta.permissions().mode() & 0o7777;
     if mode & 0o077 != 0 {
-        return Err(SessionError::InsecurePermissions { path: path.to_owned(), mode, expected });
+        return Err(SessionError::InsecurePermissions {
+            path: path.to_owned(),
+            mode,
+            expected,
+        });
     }
     Ok(())
 }

@@ -7,7 +7,9 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 /// Journal sequence number: 1 for the first record, contiguous across parts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, Default,
+)]
 #[serde(transparent)]
 pub struct Seq(pub u64);
 
@@ -255,6 +257,9 @@ mod tests {
         assert!(CommandId::new("").is_err());
         assert!(CommandId::new("a\nb").is_err());
         assert!(CommandId::new("x".repeat(129)).is_err());
-        assert_eq!(CommandId::new("c-1").map(|c| c.to_string()), Ok("c-1".into()));
+        assert_eq!(
+            CommandId::new("c-1").map(|c| c.to_string()),
+            Ok("c-1".into())
+        );
     }
 }

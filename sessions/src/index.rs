@@ -28,7 +28,8 @@ pub struct IndexEntry {
 
 fn pointer_path(home: &AnsaHome, cwd: &Path, profile: Profile) -> PathBuf {
     let hash = blake3::hash(cwd.as_os_str().as_bytes()).to_hex();
-    home.index_dir().join(format!("{}-{}", profile.as_str(), &hash[..32]))
+    home.index_dir()
+        .join(format!("{}-{}", profile.as_str(), &hash[..32]))
 }
 
 fn lock_index(home: &AnsaHome) -> Result<File> {
@@ -43,7 +44,8 @@ fn lock_index(home: &AnsaHome) -> Result<File> {
         .mode(FILE_MODE)
         .open(&path)
         .map_err(|e| SessionError::io("cannot open index lock", &path, e))?;
-    file.lock().map_err(|e| SessionError::io("cannot lock index", &path, e))?;
+    file.lock()
+        .map_err(|e| SessionError::io("cannot lock index", &path, e))?;
     Ok(file)
 }
 
@@ -105,7 +107,11 @@ fn scan_sessions(home: &AnsaHome, cwd: &Path, profile: Profile) -> Result<Option
             continue;
         };
         if meta.cwd == cwd && meta.profile == profile {
-            best = Some(IndexEntry { id, dir: entry.path(), cwd: meta.cwd });
+            best = Some(IndexEntry {
+                id,
+                dir: entry.path(),
+                cwd: meta.cwd,
+            });
         }
     }
     Ok(best)

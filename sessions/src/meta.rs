@@ -31,13 +31,20 @@ impl SessionMeta {
         let path = dir.join(META_FILE);
         let bytes = std::fs::read(&path).map_err(|e| {
             if e.kind() == std::io::ErrorKind::NotFound {
-                SessionError::NotFound { dir: dir.to_owned() }
+                SessionError::NotFound {
+                    dir: dir.to_owned(),
+                }
             } else {
                 SessionError::io("cannot read", &path, e)
             }
         })?;
-        serde_json::from_slice(&bytes)
-            .map_err(|e| SessionError::io("invalid session metadata in", &path, std::io::Error::other(e)))
+        serde_json::from_slice(&bytes).map_err(|e| {
+            SessionError::io(
+                "invalid session metadata in",
+                &path,
+                std::io::Error::other(e),
+            )
+        })
     }
 
     /// Writes `<dir>/session.json` atomically.

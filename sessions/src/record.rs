@@ -248,7 +248,10 @@ pub enum TurnState {
 impl TurnState {
     /// True for states a turn never leaves.
     pub fn is_terminal(self) -> bool {
-        matches!(self, TurnState::Done | TurnState::Cancelled | TurnState::Failed)
+        matches!(
+            self,
+            TurnState::Done | TurnState::Cancelled | TurnState::Failed
+        )
     }
 }
 

@@ -56,12 +56,25 @@ pub struct Session {
 
 impl Session {
     /// Creates a new session under `<home>/sessions/<ID>/` and indexes it for `--continue`.
-    pub fn create_in_home(home: &AnsaHome, cwd: &Path, profile: Profile, options: JournalOptions) -> Result<Self> {
+    pub fn create_in_home(
+        home: &AnsaHome,
+        cwd: &Path,
+        profile: Profile,
+        options: JournalOptions,
+    ) -> Result<Self> {
         create_private_dir(&home.sessions_dir())?;
         let id = SessionId::generate();
         let dir = home.session_dir(&id);
         let s = Self::create_at(&dir, id, cwd, profile, options)?;
-        index::record(home, profile, &IndexEntry { id: s.meta.id.clone(), dir, cwd: cwd.to_owned() })?;
+        index::record(
+            home,
+            profile,
+            &IndexEntry {
+                id: s.meta.id.clone(),
+                dir,
+                cwd: cwd.to_owned(),
+            },
+        )?;
         Ok(s)
     }
 
@@ -78,7 +91,11 @@ impl Session {
         }
         let s = Self::create_at(dir, SessionId::generate(), cwd, profile, options)?;
         if let Some(home) = home {
-            let entry = IndexEntry { id: s.meta.id.clone(), dir: dir.to_owned(), cwd: cwd.to_owned() };
+            let entry = IndexEntry {
+                id: s.meta.id.clone(),
+                dir: dir.to_owned(),
+                cwd: cwd.to_owned(),
+            };
             index::record(home, profile, &entry)?;
         }
         Ok(s)
@@ -90,17 +107,33 @@ impl Session {
     }
 
     /// Opens the newest session of `cwd` and `profile` (`--continue`), if any.
-    pub fn continue_latest(home: &AnsaHome, cwd: &Path, profile: Profile, options: JournalOptions) -> Result<Option<Self>> {
+    pub fn continue_latest(
+        home: &AnsaHome,
+        cwd: &Path,
+        profile: Profile,
+        options: JournalOptions,
+    ) -> Result<Option<Self>> {
         match index::latest(home, cwd, profile)? {
             Some(entry) => Self::open(&entry.dir, options).map(Some),
             None => Ok(None),
         }
     }
 
-    fn create_at(dir: &Path, id: SessionId, cwd: &Path, profile: Profile, options: JournalOptions) -> Result<Self> {
+    fn create_at(
+        dir: &Path,
+        id: SessionId,
+        cwd: &Path,
+        profile: Profile,
+        options: JournalOptions,
+    ) -> Result<Self> {
         create_private_dir(dir)?;
         let lock = lock_session(dir)?;
-        let meta = SessionMeta { schema_version: 1, id, cwd: cwd.to_owned(), profile };
+        let meta = SessionMeta {
+            schema_version: 1,
+            id,
+            cwd: cwd.to_owned(),
+            profile,
+        };
         meta.write(dir)?;
         Self::recover(dir, meta, lock, options)
     }
@@ -108,7 +141,9 @@ impl Session {
     /// Opens an existing session directory, verifying and recovering its journal.
     pub fn open(dir: &Path, options: JournalOptions) -> Result<Self> {
         if !dir.join(META_FILE).exists() {
-            return Err(SessionError::NotFound { dir: dir.to_owned() });
+            return Err(SessionError::NotFound {
+                dir: dir.to_owned(),
+            });
         }
         check_private(dir, DIR_MODE)?;
         let lock = lock_session(dir)?;
@@ -218,17 +253,23 @@ impl Session {
 
     /// Highest sequence number on stable storage.
     pub fn durable_seq(&self) -> Seq {
-        self.writer.as_ref().map_or(Seq(0), JournalWriter::durable_seq)
+        self.writer
+            .as_ref()
+            .map_or(Seq(0), JournalWriter::durable_seq)
     }
 
     /// Highest sequence number appended.
     pub fn appended_seq(&self) -> Seq {
-        self.writer.as_ref().map_or(Seq(0), JournalWriter::appended_seq)
+        self.writer
+            .as_ref()
+            .map_or(Seq(0), JournalWriter::appended_seq)
     }
 
     /// True when everything known about `id` is on stable storage (`durable` in snapshots).
     pub fn is_durable(&self, id: RequestId) -> bool {
-        self.state.turn(id).is_some_and(|t| t.last_seq <= self.durable_seq())
+        self.state
+            .turn(id)
+            .is_some_and(|t| t.last_seq <= self.durable_seq())
     }
 
     /// Buffers a record (not durable until [`Self::sync`]). On storage failure the record still
@@ -244,7 +285,9 @@ impl Session {
             (Some(w), _) => w,
             (None, Some(d)) => return Err(SessionError::ReadOnly(d.clone())),
             (None, None) => {
-                return Err(SessionError::StorageFailed { cause: "the journal is not open for writing".into() });
+                return Err(SessionError::StorageFailed {
+                    cause: "the journal is not open for writing".into(),
+                });
             }
         };
         match writer.append(&record) {
@@ -276,11 +319,16 @@ impl Session {
             return if *prev == action {
                 Ok(Acceptance::Replayed(request_id))
             } else {
-                Err(SessionError::CommandConflict { command_id, request_id })
+                Err(SessionError::CommandConflict {
+                    command_id,
+                    request_id,
+                })
             };
         }
         if let Some(cause) = self.storage_failure() {
-            return Err(SessionError::StorageFailed { cause: cause.to_owned() });
+            return Err(SessionError::StorageFailed {
+                cause: cause.to_owned(),
+            });
         }
         let request_id = match &action {
             AcceptedAction::Submit { .. } => self.state.next_request_id(),
@@ -291,7 +339,11 @@ impl Session {
                 *target
             }
         };
-        self.append(Record::CommandAccepted(CommandAccepted { command_id, request_id, action }))?;
+        self.append(Record::CommandAccepted(CommandAccepted {
+            command_id,
+            request_id,
+            action,
+        }))?;
         self.sync()?;
         Ok(Acceptance::Accepted(request_id))
     }
@@ -301,7 +353,10 @@ impl Session {
         if self.state.turn(request_id).is_none() {
             return Err(SessionError::UnknownRequest(request_id));
         }
-        self.append(Record::Done(Done { request_id, final_text }))?;
+        self.append(Record::Done(Done {
+            request_id,
+            final_text,
+        }))?;
         self.sync()
     }
 
@@ -343,7 +398,9 @@ fn lock_session(dir: &Path) -> Result<File> {
         .map_err(|e| SessionError::io("cannot open session lock", &path, e))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(SessionError::SessionBusy { dir: dir.to_owned() }),
+        Err(TryLockError::WouldBlock) => Err(SessionError::SessionBusy {
+            dir: dir.to_owned(),
+        }),
         Err(TryLockError::Error(e)) => Err(SessionError::io("cannot lock session", &path, e)),
     }
 }

@@ -10,7 +10,13 @@ use crate::*;
 const CWD: &str = "/work/project";
 
 fn open_or_create(dir: &Path, max_part_bytes: u64) -> Result<Session> {
-    Session::open_or_create_at(dir, None, Path::new(CWD), Profile::Offline, JournalOptions { max_part_bytes })
+    Session::open_or_create_at(
+        dir,
+        None,
+        Path::new(CWD),
+        Profile::Offline,
+        JournalOptions { max_part_bytes },
+    )
 }
 
 fn session_dir() -> (tempfile::TempDir, PathBuf) {
@@ -21,7 +27,13 @@ fn session_dir() -> (tempfile::TempDir, PathBuf) {
 
 fn submit(s: &mut Session, id: &str, text: &str) -> Result<Acceptance> {
     let cid = CommandId::new(id).expect("id");
-    s.accept(cid, AcceptedAction::Submit { text: text.into(), mode: Mode::Basic })
+    s.accept(
+        cid,
+        AcceptedAction::Submit {
+            text: text.into(),
+            mode: Mode::Basic,
+        },
+    )
 }
 
 fn part(dir: &Path, n: u32) -> PathBuf {
@@ -31,7 +43,9 @@ fn part(dir: &Path, n: u32) -> PathBuf {
 fn with_turns(dir: &Path, n: usize, max_part_bytes: u64) {
     let mut s = open_or_create(dir, max_part_bytes).expect("open");
     for i in 0..n {
-        let Acceptance::Accepted(r) = submit(&mut s, &format!("c{i}"), &format!("question {i}")).expect("submit") else {
+        let Acceptance::Accepted(r) =
+            submit(&mut s, &format!("c{i}"), &format!("question {i}")).expect("submit")
+        else {
             panic!("replayed")
         };
         s.finish(r, format!("answer {i}")).expect("finish");
@@ -51,17 +65,39 @@ fn torn_tail_stays_in_its_part_and_writing_continues_in_a_linked_part() {
         let mut s = open_or_create(&dir, 64 << 20).expect("reopen");
         assert_eq!(
             s.recovery().torn_tail,
-            Some(TornTail { part: PartNo(1), offset: clean_len, len: 12 })
+            Some(TornTail {
+                part: PartNo(1),
+                offset: clean_len,
+                len: 12
+            })
         );
         assert!(s.read_only().is_none());
         submit(&mut s, "c9", "after the tear").expect("submit");
     }
-    assert_eq!(fs::metadata(&p1).expect("meta").len(), clean_len + 12, "tail left in place");
+    assert_eq!(
+        fs::metadata(&p1).expect("meta").len(),
+        clean_len + 12,
+        "tail left in place"
+    );
     assert!(part(&dir, 2).exists());
     let s = open_or_create(&dir, 64 << 20).expect("reopen twice");
-    assert_eq!(s.recovery(), &RecoveryReport { paused: vec![RequestId(3)], ..Default::default() });
+    assert_eq!(
+        s.recovery(),
+        &RecoveryReport {
+            paused: vec![RequestId(3)],
+            ..Default::default()
+        }
+    );
     assert_eq!(s.state().turns().count(), 3);
-    assert_eq!(s.transcript(TranscriptQuery { before: 0, limit: 64, forward: false }).total, 5);
+    assert_eq!(
+        s.transcript(TranscriptQuery {
+            before: 0,
+            limit: 64,
+            forward: false
+        })
+        .total,
+        5
+    );
 }
 
 #[test]
@@ -71,11 +107,21 @@ fn bit_flip_in_a_complete_record_opens_read_only_with_exact_diagnostic() {
     let p1 = part(&dir, 1);
     let mut bytes = fs::read(&p1).expect("read");
     let starts: Vec<usize> = std::iter::once(0)
-        .chain(bytes.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i + 1))
+        .chain(
+            bytes
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b == b'\n')
+                .map(|(i, _)| i + 1),
+        )
         .collect();
     // Line 4 is seq 4: the second command's acceptance. Flip a bit inside its text.
     let line4 = starts[3];
-    let q = line4 + bytes[line4..].windows(10).position(|w| w == b"question 1").expect("text");
+    let q = line4
+        + bytes[line4..]
+            .windows(10)
+            .position(|w| w == b"question 1")
+            .expect("text");
     bytes[q] ^= 0x01;
     fs::write(&p1, &bytes).expect("write");
     let mut s = open_or_create(&dir, 64 << 20).expect("opens read-only");
@@ -90,7 +136,15 @@ fn bit_flip_in_a_complete_record_opens_read_only_with_exact_diagnostic() {
     );
     // The verified prefix (turn 1 and its answer) is still visible.
     assert_eq!(s.state().turns().count(), 1);
-    assert_eq!(s.transcript(TranscriptQuery { before: 0, limit: 64, forward: false }).total, 2);
+    assert_eq!(
+        s.transcript(TranscriptQuery {
+            before: 0,
+            limit: 64,
+            forward: false
+        })
+        .total,
+        2
+    );
     let err = submit(&mut s, "new", "x").expect_err("read-only");
     assert!(matches!(err, SessionError::ReadOnly(_)), "{err}");
 }
@@ -104,7 +158,11 @@ fn truncated_and_missing_parts_are_diagnosed() {
     let p2 = part(&dir, 2);
     let bytes = fs::read(&p2).expect("read");
     let full = bytes.len() as u64;
-    let cut = bytes[..bytes.len() - 1].iter().rposition(|b| *b == b'\n').expect("lines") + 1;
+    let cut = bytes[..bytes.len() - 1]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .expect("lines")
+        + 1;
     fs::write(&p2, &bytes[..cut]).expect("truncate");
     let s = open_or_create(&dir, 400).expect("opens");
     assert_eq!(
@@ -142,7 +200,11 @@ fn garbage_line_inside_a_part_is_malformed() {
     with_turns(&dir, 12, 400);
     let p2 = part(&dir, 2);
     let bytes = fs::read(&p2).expect("read");
-    let cut = bytes[..bytes.len() - 1].iter().rposition(|b| *b == b'\n').expect("lines") + 1;
+    let cut = bytes[..bytes.len() - 1]
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .expect("lines")
+        + 1;
     let mut rewritten = bytes[..cut].to_vec();
     rewritten.extend_from_slice(b"garbage\n");
     rewritten.extend_from_slice(&bytes[cut..]);
@@ -166,7 +228,8 @@ fn a_part_from_another_journal_is_a_broken_link() {
     {
         let mut s = open_or_create(&b, 400).expect("open");
         for i in 0..12 {
-            let Acceptance::Accepted(r) = submit(&mut s, &format!("c{i}"), &format!("QUESTION {i}")).expect("submit")
+            let Acceptance::Accepted(r) =
+                submit(&mut s, &format!("c{i}"), &format!("QUESTION {i}")).expect("submit")
             else {
                 panic!("replayed")
             };
@@ -187,8 +250,14 @@ fn a_part_from_another_journal_is_a_broken_link() {
 fn wrong_permissions_are_refused_with_the_fix() {
     let (_t, dir) = session_dir();
     with_turns(&dir, 1, 64 << 20);
-    assert_eq!(fs::metadata(&dir).expect("m").permissions().mode() & 0o777, 0o700);
-    assert_eq!(fs::metadata(part(&dir, 1)).expect("m").permissions().mode() & 0o777, 0o600);
+    assert_eq!(
+        fs::metadata(&dir).expect("m").permissions().mode() & 0o777,
+        0o700
+    );
+    assert_eq!(
+        fs::metadata(part(&dir, 1)).expect("m").permissions().mode() & 0o777,
+        0o600
+    );
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).expect("chmod");
     let err = open_or_create(&dir, 64 << 20).expect_err("insecure dir");
     assert_eq!(
@@ -234,17 +303,29 @@ fn submit_ids_are_deduplicated_across_restarts() {
     let (_t, dir) = session_dir();
     {
         let mut s = open_or_create(&dir, 64 << 20).expect("open");
-        assert_eq!(submit(&mut s, "a", "hello").expect("a"), Acceptance::Accepted(RequestId(1)));
-        assert_eq!(submit(&mut s, "a", "hello").expect("a"), Acceptance::Replayed(RequestId(1)));
+        assert_eq!(
+            submit(&mut s, "a", "hello").expect("a"),
+            Acceptance::Accepted(RequestId(1))
+        );
+        assert_eq!(
+            submit(&mut s, "a", "hello").expect("a"),
+            Acceptance::Replayed(RequestId(1))
+        );
     }
     let mut s = open_or_create(&dir, 64 << 20).expect("reopen");
-    assert_eq!(submit(&mut s, "a", "hello").expect("a"), Acceptance::Replayed(RequestId(1)));
+    assert_eq!(
+        submit(&mut s, "a", "hello").expect("a"),
+        Acceptance::Replayed(RequestId(1))
+    );
     let err = submit(&mut s, "a", "other").expect_err("conflict");
     assert_eq!(
         err.to_string(),
         "command_id a was already used for a different command (request 1); use a new command_id"
     );
-    assert_eq!(submit(&mut s, "b", "next").expect("b"), Acceptance::Accepted(RequestId(2)));
+    assert_eq!(
+        submit(&mut s, "b", "next").expect("b"),
+        Acceptance::Accepted(RequestId(2))
+    );
 }
 
 #[test]
@@ -254,8 +335,12 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
         let mut s = open_or_create(&dir, 64 << 20).expect("open");
         submit(&mut s, "a", "run ls").expect("submit");
         let r = RequestId(1);
-        s.append(Record::TurnState(TurnStateChange { request_id: r, state: TurnState::Running, reason: None }))
-            .expect("running");
+        s.append(Record::TurnState(TurnStateChange {
+            request_id: r,
+            state: TurnState::Running,
+            reason: None,
+        }))
+        .expect("running");
         s.append(Record::ToolIntent(ToolIntent {
             request_id: r,
             call_id: CallId("call_1".into()),
@@ -274,7 +359,10 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
     let turn = s.state().turn(RequestId(1)).expect("turn");
     assert_eq!(turn.state, TurnState::Paused);
     assert_eq!(turn.reason.as_deref(), Some(session::INTERRUPTED_REASON));
-    assert!(!s.state().resume_available(RequestId(1)), "open intent blocks resume");
+    assert!(
+        !s.state().resume_available(RequestId(1)),
+        "open intent blocks resume"
+    );
     s.append(Record::ToolOutcome(ToolOutcome {
         request_id: RequestId(1),
         call_id: CallId("call_1".into()),
@@ -284,7 +372,10 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
     }))
     .expect("outcome");
     s.sync().expect("sync");
-    assert!(!s.state().resume_available(RequestId(1)), "effect_unknown blocks resume");
+    assert!(
+        !s.state().resume_available(RequestId(1)),
+        "effect_unknown blocks resume"
+    );
     drop(s);
     let s = open_or_create(&dir, 64 << 20).expect("reopen");
     assert!(s.recovery().paused.is_empty(), "already paused");
@@ -341,9 +432,14 @@ fn write_error_puts_the_session_into_storage_failed() {
     let (_t, dir) = session_dir();
     let mut s = open_or_create(&dir, 64 << 20).expect("open");
     submit(&mut s, "a", "first").expect("first");
-    s.writer_mut().expect("writer").fault = FaultPlan { write_budget: Some(40), fail_fsync: false };
+    s.writer_mut().expect("writer").fault = FaultPlan {
+        write_budget: Some(40),
+        fail_fsync: false,
+    };
     let err = submit(&mut s, "b", "second").expect_err("disk full");
-    let SessionError::StorageFailed { cause } = &err else { panic!("{err}") };
+    let SessionError::StorageFailed { cause } = &err else {
+        panic!("{err}")
+    };
     assert_eq!(
         cause,
         &format!(
@@ -357,11 +453,30 @@ fn write_error_puts_the_session_into_storage_failed() {
     assert!(!s.is_durable(RequestId(2)));
     assert!(s.is_durable(RequestId(1)));
     // A result known in memory is kept (durable:false) even though it cannot be saved.
-    assert!(matches!(s.finish(RequestId(2), "answer".into()), Err(SessionError::StorageFailed { .. })));
-    assert_eq!(s.state().turn(RequestId(2)).and_then(|t| t.final_text.as_deref()), Some("answer"));
+    assert!(matches!(
+        s.finish(RequestId(2), "answer".into()),
+        Err(SessionError::StorageFailed { .. })
+    ));
+    assert_eq!(
+        s.state()
+            .turn(RequestId(2))
+            .and_then(|t| t.final_text.as_deref()),
+        Some("answer")
+    );
     assert!(!s.is_durable(RequestId(2)));
-    assert!(matches!(submit(&mut s, "c", "third"), Err(SessionError::StorageFailed { .. })));
-    assert_eq!(s.transcript(TranscriptQuery { before: 0, limit: 64, forward: true }).total, 3);
+    assert!(matches!(
+        submit(&mut s, "c", "third"),
+        Err(SessionError::StorageFailed { .. })
+    ));
+    assert_eq!(
+        s.transcript(TranscriptQuery {
+            before: 0,
+            limit: 64,
+            forward: true
+        })
+        .total,
+        3
+    );
     drop(s);
     // The partial write is a torn tail; nothing unsynced is reported as accepted.
     let s = open_or_create(&dir, 64 << 20).expect("reopen");
@@ -373,10 +488,20 @@ fn write_error_puts_the_session_into_storage_failed() {
 fn fsync_error_puts_the_session_into_storage_failed() {
     let (_t, dir) = session_dir();
     let mut s = open_or_create(&dir, 64 << 20).expect("open");
-    s.writer_mut().expect("writer").fault = FaultPlan { write_budget: None, fail_fsync: true };
+    s.writer_mut().expect("writer").fault = FaultPlan {
+        write_budget: None,
+        fail_fsync: true,
+    };
     let err = submit(&mut s, "a", "first").expect_err("eio");
-    assert!(err.to_string().starts_with("storage_failed: fsync of journal part 000001"), "{err}");
-    assert!(matches!(s.sync(), Err(SessionError::StorageFailed { .. })), "no retry after a failed fsync");
+    assert!(
+        err.to_string()
+            .starts_with("storage_failed: fsync of journal part 000001"),
+        "{err}"
+    );
+    assert!(
+        matches!(s.sync(), Err(SessionError::StorageFailed { .. })),
+        "no retry after a failed fsync"
+    );
 }
 
 /// Unmounts the tmpfs when the test ends, even on panic.
@@ -420,7 +545,11 @@ fn a_real_full_tmpfs_gives_storage_failed() {
     drop(s);
     let s = open_or_create(&dir, 64 << 20).expect("reopen after disk full");
     assert!(s.read_only().is_none());
-    assert_eq!(s.state().turns().count(), n, "every accepted command survived, none extra");
+    assert_eq!(
+        s.state().turns().count(),
+        n,
+        "every accepted command survived, none extra"
+    );
 }
 
 #[test]
@@ -432,23 +561,47 @@ fn continue_finds_the_newest_session_of_this_cwd_and_profile() {
     let opts = JournalOptions::default();
     let mut ids = Vec::new();
     for _ in 0..3 {
-        ids.push(Session::create_in_home(&home, a, Profile::Offline, opts).expect("create").id().clone());
+        ids.push(
+            Session::create_in_home(&home, a, Profile::Offline, opts)
+                .expect("create")
+                .id()
+                .clone(),
+        );
     }
-    let other_cwd = Session::create_in_home(&home, b, Profile::Offline, opts).expect("b").id().clone();
-    let live = Session::create_in_home(&home, a, Profile::Live, opts).expect("live").id().clone();
-    let found = Session::continue_latest(&home, a, Profile::Offline, opts).expect("lookup").expect("some");
+    let other_cwd = Session::create_in_home(&home, b, Profile::Offline, opts)
+        .expect("b")
+        .id()
+        .clone();
+    let live = Session::create_in_home(&home, a, Profile::Live, opts)
+        .expect("live")
+        .id()
+        .clone();
+    let found = Session::continue_latest(&home, a, Profile::Offline, opts)
+        .expect("lookup")
+        .expect("some");
     assert_eq!(found.id(), &ids[2]);
     assert_eq!(found.dir(), home.session_dir(&ids[2]));
     drop(found);
-    let found = Session::continue_latest(&home, a, Profile::Live, opts).expect("lookup").expect("some");
+    let found = Session::continue_latest(&home, a, Profile::Live, opts)
+        .expect("lookup")
+        .expect("some");
     assert_eq!(found.id(), &live);
     drop(found);
-    assert!(Session::continue_latest(&home, Path::new("/nowhere"), Profile::Offline, opts).expect("lookup").is_none());
+    assert!(
+        Session::continue_latest(&home, Path::new("/nowhere"), Profile::Offline, opts)
+            .expect("lookup")
+            .is_none()
+    );
     // A stale pointer (newest session removed) falls back to a scan and repairs the pointer.
     fs::remove_dir_all(home.session_dir(&ids[2])).expect("rm");
-    let found = Session::continue_latest(&home, a, Profile::Offline, opts).expect("lookup").expect("some");
+    let found = Session::continue_latest(&home, a, Profile::Offline, opts)
+        .expect("lookup")
+        .expect("some");
     assert_eq!(found.id(), &ids[1]);
-    let dir_mode = fs::metadata(home.sessions_dir().join(ids[1].as_str())).expect("m").permissions().mode();
+    let dir_mode = fs::metadata(home.sessions_dir().join(ids[1].as_str()))
+        .expect("m")
+        .permissions()
+        .mode();
     assert_eq!(dir_mode & 0o777, 0o700);
     assert_ne!(other_cwd, ids[1]);
 }

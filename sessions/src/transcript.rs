@@ -108,7 +108,11 @@ pub fn page(entries: &[TranscriptEntry], query: TranscriptQuery) -> TranscriptPa
         }
         (start, start + picked.len() as u64)
     } else {
-        let stop = if query.before == 0 { total + 1 } else { query.before.min(total + 1) };
+        let stop = if query.before == 0 {
+            total + 1
+        } else {
+            query.before.min(total + 1)
+        };
         for e in entries[..(stop.max(1) - 1) as usize].iter().rev() {
             if !take(e, &mut picked) {
                 break;
@@ -117,7 +121,13 @@ pub fn page(entries: &[TranscriptEntry], query: TranscriptQuery) -> TranscriptPa
         picked.reverse();
         (stop.max(1) - picked.len() as u64, stop.max(1))
     };
-    TranscriptPage { begin, end, total, entries: picked, query }
+    TranscriptPage {
+        begin,
+        end,
+        total,
+        entries: picked,
+        query,
+    }
 }
 
 #[cfg(test)]
@@ -129,7 +139,11 @@ mod tests {
             .map(|i| TranscriptEntry {
                 index: i,
                 request_id: RequestId(i.div_ceil(2)),
-                role: if i % 2 == 1 { Role::User } else { Role::Assistant },
+                role: if i % 2 == 1 {
+                    Role::User
+                } else {
+                    Role::Assistant
+                },
                 text: "é".repeat(len / 2),
                 truncated: false,
             })
@@ -142,7 +156,14 @@ mod tests {
         let mut seen = Vec::new();
         let mut before = 0;
         loop {
-            let p = page(&all, TranscriptQuery { before, limit: 64, forward: false });
+            let p = page(
+                &all,
+                TranscriptQuery {
+                    before,
+                    limit: 64,
+                    forward: false,
+                },
+            );
             assert!(p.entries.len() <= 64);
             if p.entries.is_empty() {
                 break;
@@ -157,7 +178,14 @@ mod tests {
         let mut fwd = Vec::new();
         let mut from = 0;
         loop {
-            let p = page(&all, TranscriptQuery { before: from, limit: 50, forward: true });
+            let p = page(
+                &all,
+                TranscriptQuery {
+                    before: from,
+                    limit: 50,
+                    forward: true,
+                },
+            );
             if p.entries.is_empty() {
                 break;
             }
@@ -170,10 +198,24 @@ mod tests {
     #[test]
     fn byte_limit_applies_and_a_huge_entry_is_cut() {
         let all = entries(10, 100 << 10);
-        let p = page(&all, TranscriptQuery { before: 0, limit: 64, forward: false });
+        let p = page(
+            &all,
+            TranscriptQuery {
+                before: 0,
+                limit: 64,
+                forward: false,
+            },
+        );
         assert_eq!((p.begin, p.end, p.entries.len()), (9, 11, 2));
         let huge = entries(1, 600 << 10);
-        let p = page(&huge, TranscriptQuery { before: 0, limit: 64, forward: false });
+        let p = page(
+            &huge,
+            TranscriptQuery {
+                before: 0,
+                limit: 64,
+                forward: false,
+            },
+        );
         assert!(p.entries[0].truncated);
         assert!(p.entries[0].text.len() <= MAX_PAGE_BYTES);
         assert_eq!((p.begin, p.end), (1, 2));

@@ -16,7 +16,9 @@ const CHILD_ENV: &str = "ANSA_CRASH_CHILD";
 const PART_BYTES: u64 = 16 << 10;
 
 fn opts() -> JournalOptions {
-    JournalOptions { max_part_bytes: PART_BYTES }
+    JournalOptions {
+        max_part_bytes: PART_BYTES,
+    }
 }
 
 /// Opens the session, retrying `session_busy` briefly: the two tests run in parallel threads, and a
@@ -41,8 +43,13 @@ struct Reporter {
 impl Reporter {
     fn say(&self, line: &str) {
         let mut out = std::io::stdout().lock();
-        writeln!(out, "@@ {line}").expect("stdout");
-        out.flush().expect("flush");
+        // The parent stops reading just before it kills us: a closed pipe is the expected end.
+        if writeln!(out, "@@ {line}")
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            std::process::exit(0);
+        }
     }
 
     /// A durability boundary: report it and, in step mode, wait for the parent's go-ahead.
@@ -57,7 +64,10 @@ impl Reporter {
 
 fn sync(s: &mut Session, r: &Reporter, name: &str, i: usize) {
     r.boundary(&format!("pre-{name}"), i);
-    assert!(s.durable_seq() < s.appended_seq(), "append must not claim durability");
+    assert!(
+        s.durable_seq() < s.appended_seq(),
+        "append must not claim durability"
+    );
     let seq = s.sync().expect("sync");
     assert_eq!(seq, s.appended_seq());
     r.say(&format!("durable {}", seq.0));
@@ -70,19 +80,33 @@ fn text_for(i: usize) -> String {
 }
 
 fn run_child(dir: &Path, turns: usize, step: bool) {
-    let r = Reporter { step, stdin: std::io::stdin() };
+    let r = Reporter {
+        step,
+        stdin: std::io::stdin(),
+    };
     let effects = dir.with_extension("effects");
     let mut s = open(dir);
-    let open_intents: BTreeSet<CallId> = s.recovery().open_intents.iter().map(|o| o.call_id.clone()).collect();
+    let open_intents: BTreeSet<CallId> = s
+        .recovery()
+        .open_intents
+        .iter()
+        .map(|o| o.call_id.clone())
+        .collect();
     r.say("open");
     for i in 0..turns {
         let cid = CommandId::new(format!("c{i}")).expect("id");
-        let finished = s.state().command(&cid).and_then(|(req, _)| s.state().turn(req));
+        let finished = s
+            .state()
+            .command(&cid)
+            .and_then(|(req, _)| s.state().turn(req));
         if finished.is_some_and(|t| t.state.is_terminal()) {
             continue;
         }
         r.boundary("pre-accept", i);
-        let action = AcceptedAction::Submit { text: text_for(i), mode: Mode::Basic };
+        let action = AcceptedAction::Submit {
+            text: text_for(i),
+            mode: Mode::Basic,
+        };
         let req = match s.accept(cid, action).expect("accept") {
             Acceptance::Accepted(r) | Acceptance::Replayed(r) => r,
         };
@@ -116,9 +140,15 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
             continue;
         }
         if turn.outcomes == 0 {
-            s.append(Record::TurnState(TurnStateChange { request_id: req, state: TurnState::Running, reason: None }))
-                .expect("running");
-            let item = format!(r#"{{"type":"function_call","call_id":"call_{i}","n":1.50,"arguments":"{{}}"}}"#);
+            s.append(Record::TurnState(TurnStateChange {
+                request_id: req,
+                state: TurnState::Running,
+                reason: None,
+            }))
+            .expect("running");
+            let item = format!(
+                r#"{{"type":"function_call","call_id":"call_{i}","n":1.50,"arguments":"{{}}"}}"#
+            );
             s.append(Record::ProviderItem(ProviderItem {
                 request_id: req,
                 generation: i as u64,
@@ -136,7 +166,11 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
             .expect("intent");
             sync(&mut s, &r, "sync-intent", i);
             // The tool's external effect.
-            let mut f = std::fs::OpenOptions::new().append(true).create(true).open(&effects).expect("effects");
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .create(true)
+                .open(&effects)
+                .expect("effects");
             writeln!(f, "{i}").expect("effect");
             r.boundary("post-effect", i);
             s.append(Record::ToolOutcome(ToolOutcome {
@@ -160,8 +194,13 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
 /// Child entry point: does nothing unless the parent selected child mode.
 #[test]
 fn crash_child_entry() {
-    let Some(dir) = std::env::var_os(CHILD_ENV) else { return };
-    let turns = std::env::var("ANSA_CRASH_TURNS").ok().and_then(|t| t.parse().ok()).unwrap_or(100);
+    let Some(dir) = std::env::var_os(CHILD_ENV) else {
+        return;
+    };
+    let turns = std::env::var("ANSA_CRASH_TURNS")
+        .ok()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or(100);
     let step = std::env::var_os("ANSA_CRASH_STEP").is_some();
     run_child(Path::new(&dir), turns, step);
 }
@@ -181,12 +220,17 @@ struct Seen {
 
 fn spawn(dir: &Path, turns: usize, step: bool) -> Child {
     let mut cmd = Command::new(std::env::current_exe().expect("exe"));
-    cmd.args(["crash_child_entry", "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD_ENV, dir)
-        .env("ANSA_CRASH_TURNS", turns.to_string())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit());
+    cmd.args([
+        "crash_child_entry",
+        "--exact",
+        "--nocapture",
+        "--test-threads=1",
+    ])
+    .env(CHILD_ENV, dir)
+    .env("ANSA_CRASH_TURNS", turns.to_string())
+    .stdin(Stdio::piped())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::inherit());
     if step {
         cmd.env("ANSA_CRASH_STEP", "1");
     }
@@ -232,7 +276,11 @@ fn ack(stdin: &mut Option<ChildStdin>) {
 /// Reopens the session after a crash and checks every invariant.
 fn verify(dir: &Path, seen: &Seen) {
     let s = open(dir);
-    assert!(s.read_only().is_none(), "crash must never look like damage: {:?}", s.read_only());
+    assert!(
+        s.read_only().is_none(),
+        "crash must never look like damage: {:?}",
+        s.read_only()
+    );
     assert!(
         s.durable_seq().0 >= seen.durable,
         "synced record lost: reported durable {} but journal ends at {}",
@@ -241,14 +289,24 @@ fn verify(dir: &Path, seen: &Seen) {
     );
     for (i, req) in &seen.accepted {
         let cid = CommandId::new(format!("c{i}")).expect("id");
-        let (r, _) = s.state().command(&cid).unwrap_or_else(|| panic!("accepted command c{i} lost"));
+        let (r, _) = s
+            .state()
+            .command(&cid)
+            .unwrap_or_else(|| panic!("accepted command c{i} lost"));
         assert_eq!(r.0, *req, "c{i} changed request id");
-        assert_eq!(r.0, *i as u64 + 1, "request ids are contiguous, one per command");
+        assert_eq!(
+            r.0,
+            *i as u64 + 1,
+            "request ids are contiguous, one per command"
+        );
     }
     for i in &seen.done {
         let t = s.state().turn(RequestId(*i as u64 + 1)).expect("turn");
         assert_eq!(t.state, TurnState::Done, "done turn {i} lost");
-        assert_eq!(t.final_text.as_deref(), Some(format!("answer {i}").as_str()));
+        assert_eq!(
+            t.final_text.as_deref(),
+            Some(format!("answer {i}").as_str())
+        );
     }
     let mut accepted = HashMap::new();
     let mut dones = HashMap::new();
@@ -262,7 +320,10 @@ fn verify(dir: &Path, seen: &Seen) {
             _ => {}
         }
     }
-    assert!(accepted.values().all(|n| *n == 1), "a command was accepted twice");
+    assert!(
+        accepted.values().all(|n| *n == 1),
+        "a command was accepted twice"
+    );
     assert!(dones.values().all(|n| *n == 1), "a turn was finished twice");
     assert_eq!(s.state().turns().count(), accepted.len());
     let effects = std::fs::read_to_string(dir.with_extension("effects")).unwrap_or_default();
@@ -270,7 +331,10 @@ fn verify(dir: &Path, seen: &Seen) {
     for l in effects.lines() {
         *runs.entry(l).or_insert(0) += 1;
     }
-    assert!(runs.values().all(|n| *n == 1), "a tool effect ran twice: {runs:?}");
+    assert!(
+        runs.values().all(|n| *n == 1),
+        "a tool effect ran twice: {runs:?}"
+    );
 }
 
 fn workdir() -> (tempfile::TempDir, PathBuf) {
@@ -308,18 +372,36 @@ fn sigkill_at_every_durability_boundary() {
         }
         kill(&mut child);
         if std::env::var_os("ANSA_CRASH_DEBUG").is_some() {
-            eprintln!("round {round}: {boundaries} boundaries, accepted {}", seen.accepted.len());
+            eprintln!(
+                "round {round}: {boundaries} boundaries, accepted {}",
+                seen.accepted.len()
+            );
         }
         verify(&dir, &seen);
     }
     let kinds = [
-        "pre-accept", "post-accept", "pre-sync-intent", "post-sync-intent", "post-effect",
-        "pre-sync-outcome", "post-sync-outcome", "pre-done", "post-done",
+        "pre-accept",
+        "post-accept",
+        "pre-sync-intent",
+        "post-sync-intent",
+        "post-effect",
+        "pre-sync-outcome",
+        "post-sync-outcome",
+        "pre-done",
+        "post-done",
     ];
     for k in kinds {
-        assert!(seen.kills_at.get(k).copied().unwrap_or(0) > 0, "never killed at {k}: {:?}", seen.kills_at);
+        assert!(
+            seen.kills_at.get(k).copied().unwrap_or(0) > 0,
+            "never killed at {k}: {:?}",
+            seen.kills_at
+        );
     }
-    assert_eq!(seen.done.len() + seen.failed.len(), turns, "every turn ended exactly once");
+    assert_eq!(
+        seen.done.len() + seen.failed.len(),
+        turns,
+        "every turn ended exactly once"
+    );
     eprintln!("step mode: {round} kills, by boundary {:?}", seen.kills_at);
 }
 
@@ -361,17 +443,28 @@ fn sigkill_at_random_points() {
     let records = s.read_records().expect("records").len();
     let parts = std::fs::read_dir(&dir)
         .expect("ls")
-        .filter(|e| e.as_ref().is_ok_and(|e| e.file_name().to_string_lossy().starts_with("journal-")))
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.file_name().to_string_lossy().starts_with("journal-"))
+        })
         .count();
     assert!(records > 2000, "thousands of records: {records}");
     assert!(parts > 3, "parts rolled: {parts}");
     assert_eq!(s.state().turns().count(), turns);
-    assert!(s.state().turns().all(|t| t.state.is_terminal()), "every turn ended");
+    assert!(
+        s.state().turns().all(|t| t.state.is_terminal()),
+        "every turn ended"
+    );
     let unknown = s.state().turns().filter(|t| t.effect_unknown).count();
     assert_eq!(
-        s.state().turns().filter(|t| t.state == TurnState::Failed).count(),
+        s.state()
+            .turns()
+            .filter(|t| t.state == TurnState::Failed)
+            .count(),
         unknown,
         "only turns with an unknown effect fail"
     );
-    eprintln!("random mode: {rounds} kills, {records} records in {parts} parts, {unknown} turns failed as effect_unknown");
+    eprintln!(
+        "random mode: {rounds} kills, {records} records in {parts} parts, {unknown} turns failed as effect_unknown"
+    );
 }

@@ -87,7 +87,12 @@ pub(crate) fn decode(line: &[u8]) -> Result<RawLine<'_>, LineError> {
         .strip_prefix(b"\",\"body\":")
         .and_then(|b| b.strip_suffix(b"}"))
         .ok_or_else(|| bad("missing \"body\" or closing brace"))?;
-    Ok(RawLine { seq: Seq(seq), sum, kind, body })
+    Ok(RawLine {
+        seq: Seq(seq),
+        sum,
+        kind,
+        body,
+    })
 }
 
 #[cfg(test)]
@@ -122,7 +127,10 @@ mod tests {
 
     #[test]
     fn any_flipped_covered_bit_is_a_checksum_error() {
-        let rec = Record::Done(Done { request_id: RequestId(1), final_text: "hi".into() });
+        let rec = Record::Done(Done {
+            request_id: RequestId(1),
+            final_text: "hi".into(),
+        });
         let mut out = Vec::new();
         encode(Seq(1), &rec, &mut out).expect("encodes");
         out.pop();

@@ -44,6 +44,9 @@ pub(crate) struct ScanSummary {
     pub damage: Option<JournalDamage>,
 }
 
+/// Receives each verified data record (seq, kind, body); an `Err` marks the record malformed.
+pub(crate) type Visitor<'a> = dyn FnMut(Seq, &str, &[u8]) -> std::result::Result<(), String> + 'a;
+
 /// Lists the part numbers present in `dir`, sorted.
 fn list_parts(dir: &Path) -> Result<Vec<PartNo>> {
     let entries = fs::read_dir(dir).map_err(|e| SessionError::io("cannot list", dir, e))?;
@@ -59,18 +62,18 @@ fn list_parts(dir: &Path) -> Result<Vec<PartNo>> {
 }
 
 /// Verifies every part in order and hands each data record (seq, kind, body) to `visit`.
-pub(crate) fn scan(
-    dir: &Path,
-    visit: &mut dyn FnMut(Seq, &str, &[u8]) -> std::result::Result<(), String>,
-) -> Result<ScanSummary> {
+pub(crate) fn scan(dir: &Path, visit: &mut Visitor<'_>) -> Result<ScanSummary> {
     let parts = list_parts(dir)?;
     let mut summary = ScanSummary::default();
     if let (Some(first), Some(last)) = (parts.first(), parts.last()) {
         for (i, no) in parts.iter().enumerate() {
             let want = PartNo(i as u32 + 1);
             if *no != want {
-                summary.damage =
-                    Some(JournalDamage::MissingPart { part: want, first: *first, last: *last });
+                summary.damage = Some(JournalDamage::MissingPart {
+                    part: want,
+                    first: *first,
+                    last: *last,
+                });
                 return Ok(summary);
             }
         }
@@ -80,7 +83,8 @@ pub(crate) fn scan(
         let is_last = i + 1 == parts.len();
         let path = part_path(dir, no);
         check_private(&path, FILE_MODE)?;
-        let data = fs::read(&path).map_err(|e| SessionError::io("cannot read journal part", &path, e))?;
+        let data =
+            fs::read(&path).map_err(|e| SessionError::io("cannot read journal part", &path, e))?;
         match scan_part(no, &data, &mut expected, summary.end.as_ref(), visit) {
             Ok(Some(end)) => {
                 if is_last && end.complete_len < end.file_len {
@@ -112,7 +116,7 @@ fn scan_part(
     data: &[u8],
     expected: &mut Seq,
     prev: Option<&PartEnd>,
-    visit: &mut dyn FnMut(Seq, &str, &[u8]) -> std::result::Result<(), String>,
+    visit: &mut Visitor<'_>,
 ) -> std::result::Result<Option<PartEnd>, JournalDamage> {
     let mut pos = 0usize;
     let mut line_no = 0u64;
@@ -122,8 +126,12 @@ fn scan_part(
         let offset = pos as u64;
         let line = &data[pos..nl];
         pos = nl + 1;
-        let malformed =
-            |reason: String| JournalDamage::Malformed { part: no, line: line_no, offset, reason };
+        let malformed = |reason: String| JournalDamage::Malformed {
+            part: no,
+            line: line_no,
+            offset,
+            reason,
+        };
         let raw = match codec::decode(line) {
             Ok(raw) => raw,
             Err(LineError::Checksum) => {
@@ -178,14 +186,27 @@ fn check_link(
     header: &PartHeader,
     prev: Option<&PartEnd>,
 ) -> std::result::Result<(), JournalDamage> {
-    let broken = |prev: PartNo, reason: String| JournalDamage::BrokenLink { part: no, prev, reason };
+    let broken = |prev: PartNo, reason: String| JournalDamage::BrokenLink {
+        part: no,
+        prev,
+        reason,
+    };
     match (&header.prev, prev) {
         (None, None) => Ok(()),
-        (Some(link), None) => Err(broken(link.part, "the part it links to has no records".into())),
-        (None, Some(p)) => Err(broken(p.part, "the header has no link although earlier parts exist".into())),
+        (Some(link), None) => Err(broken(
+            link.part,
+            "the part it links to has no records".into(),
+        )),
+        (None, Some(p)) => Err(broken(
+            p.part,
+            "the header has no link although earlier parts exist".into(),
+        )),
         (Some(link), Some(p)) => {
             if link.part != p.part {
-                return Err(broken(p.part, format!("the header links to part {}", link.part)));
+                return Err(broken(
+                    p.part,
+                    format!("the header links to part {}", link.part),
+                ));
             }
             if link.len > p.file_len {
                 return Err(JournalDamage::TruncatedPart {

@@ -23,7 +23,9 @@ pub struct JournalOptions {
 
 impl Default for JournalOptions {
     fn default() -> Self {
-        Self { max_part_bytes: 64 << 20 }
+        Self {
+            max_part_bytes: 64 << 20,
+        }
     }
 }
 
@@ -65,7 +67,9 @@ impl JournalWriter {
     ) -> Result<Self> {
         let path = part_path(dir, part);
         let file = open_part(&path, true)?;
-        let (appended, last_sum) = prev.map(|p| (p.last_seq, p.last_sum)).unwrap_or((Seq(0), Checksum(0)));
+        let (appended, last_sum) = prev
+            .map(|p| (p.last_seq, p.last_sum))
+            .unwrap_or((Seq(0), Checksum(0)));
         let mut w = JournalWriter {
             dir: dir.to_owned(),
             part,
@@ -87,12 +91,20 @@ impl JournalWriter {
             last_seq: p.last_seq,
             last_sum: p.last_sum,
         });
-        w.push(&Record::PartHeader(PartHeader { format: FORMAT_VERSION, part, prev: link }))?;
+        w.push(&Record::PartHeader(PartHeader {
+            format: FORMAT_VERSION,
+            part,
+            prev: link,
+        }))?;
         Ok(w)
     }
 
     /// Continues appending to a part that ends with a complete record.
-    pub(crate) fn continue_part(dir: &Path, end: &PartEnd, options: JournalOptions) -> Result<Self> {
+    pub(crate) fn continue_part(
+        dir: &Path,
+        end: &PartEnd,
+        options: JournalOptions,
+    ) -> Result<Self> {
         let file = open_part(&part_path(dir, end.part), false)?;
         Ok(JournalWriter {
             dir: dir.to_owned(),
@@ -166,8 +178,10 @@ impl JournalWriter {
 
     fn push(&mut self, record: &Record) -> Result<Seq> {
         let seq = Seq(self.appended.0 + 1);
-        let sum = codec::encode(seq, record, &mut self.buf)
-            .map_err(|e| SessionError::Encode { seq, reason: e.to_string() })?;
+        let sum = codec::encode(seq, record, &mut self.buf).map_err(|e| SessionError::Encode {
+            seq,
+            reason: e.to_string(),
+        })?;
         self.appended = seq;
         self.last_sum = sum;
         Ok(seq)
@@ -197,7 +211,9 @@ impl JournalWriter {
 
     fn check_failed(&self) -> Result<()> {
         match &self.failure {
-            Some(cause) => Err(SessionError::StorageFailed { cause: cause.clone() }),
+            Some(cause) => Err(SessionError::StorageFailed {
+                cause: cause.clone(),
+            }),
             None => Ok(()),
         }
     }

@@ -133,17 +133,24 @@ type Fields = StrictObject;
 fn take_str(o: &mut Fields, field: &'static str) -> Result<String, CommandError> {
     match o.take(field) {
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(CommandError::WrongType { field, expected: "a string" }),
+        Some(_) => Err(CommandError::WrongType {
+            field,
+            expected: "a string",
+        }),
         None => Err(CommandError::Missing(field)),
     }
 }
 
 fn take_u64(o: &mut Fields, field: &'static str) -> Result<u64, CommandError> {
     match o.take(field) {
-        Some(Value::Number(n)) => {
-            n.as_u64().ok_or(CommandError::WrongType { field, expected: "an unsigned integer" })
-        }
-        Some(_) => Err(CommandError::WrongType { field, expected: "an unsigned integer" }),
+        Some(Value::Number(n)) => n.as_u64().ok_or(CommandError::WrongType {
+            field,
+            expected: "an unsigned integer",
+        }),
+        Some(_) => Err(CommandError::WrongType {
+            field,
+            expected: "an unsigned integer",
+        }),
         None => Err(CommandError::Missing(field)),
     }
 }
@@ -151,7 +158,10 @@ fn take_u64(o: &mut Fields, field: &'static str) -> Result<u64, CommandError> {
 fn take_target(o: &mut Fields) -> Result<RequestId, CommandError> {
     let t = take_u64(o, "target")?;
     if t == 0 {
-        return Err(CommandError::Invalid { field: "target", reason: "request IDs start at 1".into() });
+        return Err(CommandError::Invalid {
+            field: "target",
+            reason: "request IDs start at 1".into(),
+        });
     }
     Ok(RequestId(t))
 }
@@ -170,7 +180,10 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
     }
     let session = take_str(&mut o, "session")?;
     if session != ctx.session.as_str() {
-        return Err(CommandError::WrongSession { found: session, expected: ctx.session.as_str() });
+        return Err(CommandError::WrongSession {
+            found: session,
+            expected: ctx.session.as_str(),
+        });
     }
     let incarnation = take_str(&mut o, "incarnation")?;
     if incarnation != ctx.incarnation.as_str() {
@@ -180,14 +193,21 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         });
     }
     let turn = take_u64(&mut o, "turn")?;
-    let command_id = CommandId::new(take_str(&mut o, "command_id")?)
-        .map_err(|reason| CommandError::Invalid { field: "command_id", reason })?;
+    let command_id = CommandId::new(take_str(&mut o, "command_id")?).map_err(|reason| {
+        CommandError::Invalid {
+            field: "command_id",
+            reason,
+        }
+    })?;
     let kind = take_str(&mut o, "type")?;
     let body = match kind.as_str() {
         "submit" => {
             let text = take_str(&mut o, "text")?;
             if text.trim().is_empty() {
-                return Err(CommandError::Invalid { field: "text", reason: "must not be empty".into() });
+                return Err(CommandError::Invalid {
+                    field: "text",
+                    reason: "must not be empty".into(),
+                });
             }
             let mode = match o.take("mode") {
                 None | Some(Value::Null) => Mode::Basic,
@@ -199,13 +219,24 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                         reason: format!("unknown mode `{m}`; expected `basic` or `plan`"),
                     });
                 }
-                Some(_) => return Err(CommandError::WrongType { field: "mode", expected: "a string" }),
+                Some(_) => {
+                    return Err(CommandError::WrongType {
+                        field: "mode",
+                        expected: "a string",
+                    });
+                }
             };
             CommandBody::Submit { text, mode }
         }
-        "cancel" => CommandBody::Cancel { target: take_target(&mut o)? },
-        "resume" => CommandBody::Resume { target: take_target(&mut o)? },
-        "snapshot" => CommandBody::Snapshot { after_sequence: take_u64(&mut o, "after_sequence")? },
+        "cancel" => CommandBody::Cancel {
+            target: take_target(&mut o)?,
+        },
+        "resume" => CommandBody::Resume {
+            target: take_target(&mut o)?,
+        },
+        "snapshot" => CommandBody::Snapshot {
+            after_sequence: take_u64(&mut o, "after_sequence")?,
+        },
         "transcript" => {
             let before = take_u64(&mut o, "before")?;
             let limit = take_u64(&mut o, "limit")?;
@@ -218,16 +249,32 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
             let forward = match o.take("forward") {
                 None | Some(Value::Null) => false,
                 Some(Value::Bool(b)) => b,
-                Some(_) => return Err(CommandError::WrongType { field: "forward", expected: "a boolean" }),
+                Some(_) => {
+                    return Err(CommandError::WrongType {
+                        field: "forward",
+                        expected: "a boolean",
+                    });
+                }
             };
-            CommandBody::Transcript(TranscriptQuery { before, limit: limit as u32, forward })
+            CommandBody::Transcript(TranscriptQuery {
+                before,
+                limit: limit as u32,
+                forward,
+            })
         }
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
-        return Err(CommandError::UnknownField { field, command: body.type_name() });
+        return Err(CommandError::UnknownField {
+            field,
+            command: body.type_name(),
+        });
     }
-    Ok(Command { turn, command_id, body })
+    Ok(Command {
+        turn,
+        command_id,
+        body,
+    })
 }
 
 impl Command {
@@ -246,10 +293,17 @@ impl Command {
         match &self.body {
             CommandBody::Submit { text, mode } => {
                 put("text", text.as_str().into());
-                put("mode", if *mode == Mode::Plan { "plan" } else { "basic" }.into());
+                put(
+                    "mode",
+                    if *mode == Mode::Plan { "plan" } else { "basic" }.into(),
+                );
             }
-            CommandBody::Cancel { target } | CommandBody::Resume { target } => put("target", target.0.into()),
-            CommandBody::Snapshot { after_sequence } => put("after_sequence", (*after_sequence).into()),
+            CommandBody::Cancel { target } | CommandBody::Resume { target } => {
+                put("target", target.0.into())
+            }
+            CommandBody::Snapshot { after_sequence } => {
+                put("after_sequence", (*after_sequence).into())
+            }
             CommandBody::Transcript(q) => {
                 put("before", q.before.into());
                 put("limit", q.limit.into());
@@ -258,8 +312,19 @@ impl Command {
         }
         // serde_json's Map without `preserve_order` sorts keys; write the canonical order by hand.
         let order = [
-            "schema_version", "session", "incarnation", "turn", "command_id", "type", "text", "mode",
-            "target", "after_sequence", "before", "limit", "forward",
+            "schema_version",
+            "session",
+            "incarnation",
+            "turn",
+            "command_id",
+            "type",
+            "text",
+            "mode",
+            "target",
+            "after_sequence",
+            "before",
+            "limit",
+            "forward",
         ];
         let mut out = String::from("{");
         for key in order {

@@ -218,7 +218,11 @@ impl Event {
     pub fn to_json(&self) -> Result<String, serde_json::Error> {
         let body = serde_json::to_string(&self.body)?;
         // Every body serialises as an object starting with `{"type":`.
-        Ok(format!("{{\"stream_sequence\":{},{}", self.stream_sequence, &body[1..]))
+        Ok(format!(
+            "{{\"stream_sequence\":{},{}",
+            self.stream_sequence,
+            &body[1..]
+        ))
     }
 
     /// Parses one event line strictly (unknown fields and types rejected).
@@ -231,6 +235,9 @@ impl Event {
             .ok_or(EventError::StreamSequence)?;
         let body = EventBody::deserialize(Value::Object(o.0.into_iter().collect()))
             .map_err(|e| EventError::Invalid(e.to_string()))?;
-        Ok(Event { stream_sequence, body })
+        Ok(Event {
+            stream_sequence,
+            body,
+        })
     }
 }

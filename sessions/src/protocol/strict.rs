@@ -20,7 +20,9 @@ impl<'de> Deserialize<'de> for StrictObject {
                 let mut fields: Vec<(String, Value)> = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     if fields.iter().any(|(k, _)| *k == key) {
-                        return Err(serde::de::Error::custom(format_args!("duplicate field `{key}`")));
+                        return Err(serde::de::Error::custom(format_args!(
+                            "duplicate field `{key}`"
+                        )));
                     }
                     let value = map.next_value::<Value>()?;
                     fields.push((key, value));
