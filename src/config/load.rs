@@ -1,0 +1,168 @@
+//! Finding, reading and merging the config layers.
+
+use std::path::Path;
+
+use super::env::{self, Env};
+use super::error::ConfigError;
+use super::layer::{Layer, Origin, parse_layer};
+use super::{AccessMode, Config, Provider, bounds};
+use crate::home::{AnsaHome, CONFIG_FILE};
+use crate::safe_open::{Dir, Lookup};
+
+/// Loads the effective config for a session in `cwd`.
+pub fn load(home: &AnsaHome, cwd: &Path, env: &Env) -> Result<Config, ConfigError> {
+    let mut sources = Vec::new();
+    let mut merged = Layer::default();
+    let home_dir = if home.verify_if_exists()? {
+        open_dir(home.root())?
+    } else {
+        None
+    };
+    if let Some(dir) = &home_dir
+        && let Some(layer) = read_layer(dir, Origin::User)?
+    {
+        sources.push(dir.path().join(CONFIG_FILE));
+        merged = overlay(merged, layer);
+    }
+    if let Some(project) = project_dir(cwd)? {
+        // Run in $HOME, `<cwd>/.ansa` is the user's own home: read it once, as the user file.
+        let same = match &home_dir {
+            Some(h) => h.same_as(&project).map_err(|e| io(project.path(), e))?,
+            None => false,
+        };
+        if !same && let Some(layer) = read_layer(&project, Origin::Project)? {
+            sources.push(project.path().join(CONFIG_FILE));
+            merged = overlay(merged, layer);
+        }
+    }
+    finish(merged, env, sources)
+}
+
+fn io(path: &Path, source: std::io::Error) -> ConfigError {
+    ConfigError::Io {
+        file: path.display().to_string(),
+        source,
+    }
+}
+
+fn open_dir(path: &Path) -> Result<Option<Dir>, ConfigError> {
+    match Dir::open_trusted(path).map_err(|e| io(path, e))? {
+        Lookup::Found(d) => Ok(Some(d)),
+        Lookup::Missing => Ok(None),
+        Lookup::Refused(r) => Err(ConfigError::Refused {
+            file: path.display().to_string(),
+            reason: r.to_string(),
+        }),
+    }
+}
+
+fn project_dir(cwd: &Path) -> Result<Option<Dir>, ConfigError> {
+    let Some(cwd_dir) = open_dir(cwd)? else {
+        return Err(io(cwd, std::io::Error::from(std::io::ErrorKind::NotFound)));
+    };
+    let path = cwd.join(".ansa");
+    match cwd_dir.child_dir(".ansa").map_err(|e| io(&path, e))? {
+        Lookup::Found(d) => Ok(Some(d)),
+        Lookup::Missing => Ok(None),
+        Lookup::Refused(r) => Err(ConfigError::Refused {
+            file: path.display().to_string(),
+            reason: r.to_string(),
+        }),
+    }
+}
+
+fn read_layer(dir: &Dir, origin: Origin) -> Result<Option<Layer>, ConfigError> {
+    let path = dir.path().join(CONFIG_FILE);
+    let file = path.display().to_string();
+    match dir
+        .read_file(CONFIG_FILE, bounds::CONFIG_FILE_MAX)
+        .map_err(|e| io(&path, e))?
+    {
+        Lookup::Missing => Ok(None),
+        Lookup::Refused(r) => Err(ConfigError::Refused {
+            file,
+            reason: r.to_string(),
+        }),
+        Lookup::Found(bytes) => parse_layer(&file, &bytes, origin).map(Some),
+    }
+}
+
+/// `upper` wins field by field; exclusion lists add up, so a project can hide more but never
+/// un-hide what the user hid.
+pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
+    let exclude = match (lower.exclude, upper.exclude) {
+        (Some(mut a), Some(b)) => {
+            for p in b {
+                if !a.contains(&p) {
+                    a.push(p);
+                }
+            }
+            Some(a)
+        }
+        (a, b) => b.or(a),
+    };
+    Layer {
+        model: upper.model.or(lower.model),
+        returned_model: upper.returned_model.or(lower.returned_model),
+        provider: upper.provider.or(lower.provider),
+        compact_bytes: upper.compact_bytes.or(lower.compact_bytes),
+        tool_rounds: upper.tool_rounds.or(lower.tool_rounds),
+        tool_calls: upper.tool_calls.or(lower.tool_calls),
+        process_timeout_ms: upper.process_timeout_ms.or(lower.process_timeout_ms),
+        process_output_bytes: upper.process_output_bytes.or(lower.process_output_bytes),
+        exclude,
+        access_mode: upper.access_mode.or(lower.access_mode),
+        allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
+    }
+}
+
+/// Applies the environment and the defaults.
+pub(crate) fn finish(
+    layer: Layer,
+    env: &Env,
+    sources: Vec<std::path::PathBuf>,
+) -> Result<Config, ConfigError> {
+    let o = env::read_overrides(env)?;
+    let file_provider = layer.provider.unwrap_or_else(|| Provider::Responses {
+        base_url: Provider::default_responses_url(),
+    });
+    let provider = env::override_provider(file_provider, &o)?;
+    // A returned_model from a file names the file's model; once AI_MODEL replaces the model it
+    // would bind the session to a stale name, so it falls back to the new model.
+    let (model, returned_model) = match o.model {
+        Some(m) => (m.clone(), m),
+        None => {
+            let model = match layer
+                .model
+                .or_else(|| provider.default_model().map(str::to_string))
+            {
+                Some(m) => m,
+                None => {
+                    return Err(ConfigError::Inconsistent(format!(
+                        "the {} provider has no default model: set \"model\" in a config file or AI_MODEL",
+                        provider.kind().as_str()
+                    )));
+                }
+            };
+            let returned = layer.returned_model.unwrap_or_else(|| model.clone());
+            (model, returned)
+        }
+    };
+    let api_key = env::api_key(env, &provider)?;
+    Ok(Config {
+        model,
+        returned_model,
+        compact_bytes: layer.compact_bytes.unwrap_or(262_144),
+        tool_rounds: layer.tool_rounds.unwrap_or(32),
+        tool_calls: layer.tool_calls.unwrap_or(64),
+        process_timeout_ms: layer.process_timeout_ms.unwrap_or(60_000),
+        process_output_bytes: layer.process_output_bytes.unwrap_or(16_384),
+        exclude: layer.exclude.unwrap_or_default(),
+        access_mode: layer.access_mode.unwrap_or(AccessMode::FullAccess),
+        allow_sudo: layer.allow_sudo.unwrap_or(false),
+        provider,
+        api_key,
+        ca_file: o.ca_file,
+        sources,
+    })
+}

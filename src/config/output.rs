@@ -1,0 +1,106 @@
+//! `--print-config` JSON and the session-binding digest.
+
+use serde_json::{Map, Value, json};
+
+use super::{Config, Provider};
+
+/// Replaces every secret in printed output.
+pub(crate) const REDACTED: &str = "<redacted>";
+
+fn provider_value(p: &Provider) -> Value {
+    match p {
+        Provider::Responses { base_url } => {
+            json!({"kind": "responses", "base_url": base_url.as_str()})
+        }
+        Provider::Chat {
+            base_url,
+            api_key_env,
+        } => {
+            json!({"kind": "chat", "base_url": base_url.as_str(), "api_key_env": api_key_env})
+        }
+        Provider::Offline => json!({"kind": "offline"}),
+    }
+}
+
+/// The fields a session is bound to.
+fn binding_value(c: &Config) -> Map<String, Value> {
+    let mut m = Map::new();
+    m.insert("schema_version".into(), json!(1));
+    m.insert("provider".into(), provider_value(&c.provider));
+    m.insert("model".into(), json!(c.model));
+    m.insert("returned_model".into(), json!(c.returned_model));
+    m.insert("compact_bytes".into(), json!(c.compact_bytes));
+    m.insert("tool_rounds".into(), json!(c.tool_rounds));
+    m.insert("tool_calls".into(), json!(c.tool_calls));
+    m.insert("process_timeout_ms".into(), json!(c.process_timeout_ms));
+    m.insert("process_output_bytes".into(), json!(c.process_output_bytes));
+    m.insert("exclude".into(), json!(c.exclude));
+    m.insert("access_mode".into(), json!(c.access_mode.as_str()));
+    m.insert("allow_sudo".into(), json!(c.allow_sudo));
+    m
+}
+
+/// Everything `--print-config` shows: the binding fields plus provenance, secrets redacted.
+pub(crate) fn print_value(c: &Config) -> Value {
+    let mut m = binding_value(c);
+    let key = c
+        .api_key
+        .as_ref()
+        .map(|k| json!({"source": k.source, "value": REDACTED}));
+    m.insert("api_key".into(), key.unwrap_or(Value::Null));
+    let ca = c.ca_file.as_ref().map(|p| p.to_string_lossy().into_owned());
+    m.insert("ca_file".into(), json!(ca));
+    let sources: Vec<String> = c
+        .sources
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    m.insert("sources".into(), json!(sources));
+    m.insert("digest".into(), json!(digest(c)));
+    Value::Object(m)
+}
+
+/// Canonical JSON: object keys sorted by their UTF-8 bytes at every level, no whitespace.
+pub(crate) fn canonical(v: &Value) -> String {
+    let mut out = String::new();
+    write_canonical(v, &mut out);
+    out
+}
+
+fn write_canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            out.push('{');
+            for (i, k) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                out.push_str(&Value::String(k.clone()).to_string());
+                out.push(':');
+                write_canonical(&m[k.as_str()], out);
+            }
+            out.push('}');
+        }
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                write_canonical(item, out);
+            }
+            out.push(']');
+        }
+        scalar => out.push_str(&scalar.to_string()),
+    }
+}
+
+/// Hex BLAKE3 over a domain tag and the canonical binding JSON.
+pub(crate) fn digest(c: &Config) -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(b"ansa-config-binding/1\n");
+    h.update(canonical(&Value::Object(binding_value(c))).as_bytes());
+    h.finalize().to_hex().to_string()
+}
