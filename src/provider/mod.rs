@@ -1,0 +1,145 @@
+//! Model providers behind one trait: a generation turns the saved context into a model turn.
+
+mod offline;
+mod script;
+mod scripted;
+
+use std::sync::atomic::AtomicBool;
+
+use serde::{Deserialize, Serialize};
+
+use crate::tools::ProviderTool;
+
+pub use offline::{OfflineProvider, offline_key};
+pub use script::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
+pub use scripted::ScriptedProvider;
+
+/// One tool call as the model emitted it; `arguments` is the raw JSON string, unvalidated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Identifier that pairs the call with its output.
+    pub call_id: String,
+    /// Tool name as the model wrote it.
+    pub name: String,
+    /// Raw JSON arguments.
+    pub arguments: String,
+}
+
+/// One item of the exact saved context a generation is built from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ContextItem {
+    /// The user's task or message.
+    User {
+        /// Its text.
+        text: String,
+    },
+    /// A final answer of the model.
+    Assistant {
+        /// Its text.
+        text: String,
+    },
+    /// A tool call the model made.
+    ToolCall(ToolCall),
+    /// The output that went back for a call.
+    ToolOutput {
+        /// The call it answers.
+        call_id: String,
+        /// The output text (a result document or a model-facing error).
+        output: String,
+    },
+}
+
+/// Everything a provider may look at for one generation; nothing else is hidden state.
+#[derive(Debug, Clone, Copy)]
+pub struct GenerationRequest<'a> {
+    /// 0-based index of this generation within the session, counting across Resume.
+    pub generation: u64,
+    /// The session's instructions.
+    pub instructions: &'a str,
+    /// History, oldest first.
+    pub context: &'a [ContextItem],
+    /// Tools offered in the turn's mode.
+    pub tools: &'a [ProviderTool],
+    /// Set when the turn is cancelled; long generations must poll it.
+    pub cancel: &'a AtomicBool,
+}
+
+impl GenerationRequest<'_> {
+    /// Tool outputs of the context in order: the `K` of `{{tool_output:K}}`.
+    pub fn tool_outputs(&self) -> impl Iterator<Item = &str> {
+        self.context.iter().filter_map(|item| match item {
+            ContextItem::ToolOutput { output, .. } => Some(output.as_str()),
+            _ => None,
+        })
+    }
+}
+
+/// What one generation produced.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ModelTurn {
+    /// A final answer.
+    Final {
+        /// The answer text.
+        text: String,
+    },
+    /// A batch of tool calls, admitted as a whole before any runs.
+    ToolCalls(Vec<ToolCall>),
+    /// Output that is neither; no tool may run from it.
+    Malformed {
+        /// What the model sent.
+        raw: String,
+        /// Why it is not admissible.
+        reason: String,
+    },
+}
+
+/// A generation that failed; the turn pauses (or ends, when cancelled).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProviderError {
+    /// The cancel flag was raised during generation.
+    #[error("generation cancelled")]
+    Cancelled,
+    /// The script has no turn for this generation.
+    #[error(
+        "script {file}: generation {generation} needs turn {generation}, but the script has only {turns} turns; add turns or end the session earlier"
+    )]
+    ScriptExhausted {
+        /// Script file.
+        file: String,
+        /// Requested generation (0-based).
+        generation: u64,
+        /// Number of turns in the script.
+        turns: usize,
+    },
+    /// A `{{tool_output:K}}` placeholder points past the outputs of the session.
+    #[error(
+        "script {file}: turns[{turn}].text uses {{{{tool_output:{index}}}}}, but the session has only {available} tool outputs so far"
+    )]
+    MissingToolOutput {
+        /// Script file.
+        file: String,
+        /// Turn index.
+        turn: usize,
+        /// Requested output index.
+        index: usize,
+        /// Outputs available.
+        available: usize,
+    },
+    /// The offline provider needs a user task in the context.
+    #[error("offline provider: the context has no user task to answer")]
+    NoTask,
+}
+
+/// A model behind the agent loop.
+pub trait Provider: Send + Sync {
+    /// Short name for logs and the session binding (`offline`, `scripted`, `responses`…).
+    fn name(&self) -> &str;
+
+    /// Generates one model turn; `preview` receives the whole provisional text so far, each time it grows.
+    fn generate(
+        &self,
+        request: &GenerationRequest<'_>,
+        preview: &mut dyn FnMut(&str),
+    ) -> Result<ModelTurn, ProviderError>;
+}

@@ -1,0 +1,339 @@
+//! Strict parsing of scripted-provider files: `{"turns":[…]}` with positions in every error.
+
+use serde_json::{Map, Value};
+
+/// Longest accepted `delay_ms`, matching the longest process timeout.
+const MAX_DELAY_MS: u64 = 600_000;
+
+/// A script that could not be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ScriptError {
+    /// The file could not be read.
+    #[error("script {file}: cannot read it: {reason}")]
+    Read {
+        /// Script file.
+        file: String,
+        /// The I/O error.
+        reason: String,
+    },
+    /// The file is not JSON.
+    #[error("script {file}: not valid JSON at line {line}, column {column}: {detail}")]
+    Json {
+        /// Script file.
+        file: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The parser's explanation.
+        detail: String,
+    },
+    /// The JSON does not have the script's shape.
+    #[error("script {file}: {field}: {reason}")]
+    Invalid {
+        /// Script file.
+        file: String,
+        /// Index of the offending turn, if the error is inside one.
+        turn: Option<usize>,
+        /// Path of the offending field, e.g. `turns[2].tool_calls[0].name`.
+        field: String,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+/// A parsed script.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Script {
+    /// The file it came from, for error messages.
+    pub file: String,
+    /// Turns in generation order.
+    pub turns: Vec<ScriptTurn>,
+}
+
+/// One scripted model turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptTurn {
+    /// Delay before the turn is produced.
+    pub delay_ms: u64,
+    /// What the turn produces.
+    pub kind: TurnKind,
+}
+
+/// The output of a scripted turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnKind {
+    /// A final answer, possibly with `{{tool_output:K}}` placeholders.
+    Text(TextTemplate),
+    /// A batch of tool calls.
+    ToolCalls(Vec<ScriptedCall>),
+    /// A malformed model output.
+    Raw(String),
+}
+
+/// One scripted tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScriptedCall {
+    /// Explicit call id, or `None` for `call-<generation>-<index>`.
+    pub call_id: Option<String>,
+    /// Tool name (not checked here: scripts may call unknown tools on purpose).
+    pub name: String,
+    /// Raw arguments: a JSON value re-serialized compactly, or a string taken verbatim.
+    pub arguments: String,
+}
+
+/// Final-answer text split into literal parts and tool-output placeholders.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextTemplate {
+    segments: Vec<Segment>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    Literal(String),
+    ToolOutput(usize),
+}
+
+const OPEN: &str = "{{tool_output:";
+
+impl TextTemplate {
+    /// Splits `text` at `{{tool_output:K}}`; an opened but malformed placeholder is an error.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut segments = Vec::new();
+        let mut rest = text;
+        while let Some(start) = rest.find(OPEN) {
+            let after = &rest[start + OPEN.len()..];
+            let end = after.find("}}").ok_or_else(|| {
+                format!(
+                    "unterminated placeholder at byte {}",
+                    text.len() - rest.len() + start
+                )
+            })?;
+            let digits = &after[..end];
+            let index = digits
+                .parse::<usize>()
+                .ok()
+                .filter(|_| digits.bytes().all(|b| b.is_ascii_digit()))
+                .ok_or_else(|| {
+                    format!("placeholder {{{{tool_output:{digits}}}}} needs a 0-based number")
+                })?;
+            if start > 0 {
+                segments.push(Segment::Literal(rest[..start].to_owned()));
+            }
+            segments.push(Segment::ToolOutput(index));
+            rest = &after[end + 2..];
+        }
+        if !rest.is_empty() {
+            segments.push(Segment::Literal(rest.to_owned()));
+        }
+        Ok(Self { segments })
+    }
+
+    /// Fills placeholders from `outputs`; `Err(K)` names the first missing output.
+    pub fn render(&self, outputs: &[&str]) -> Result<String, usize> {
+        let mut text = String::new();
+        for segment in &self.segments {
+            match segment {
+                Segment::Literal(literal) => text.push_str(literal),
+                Segment::ToolOutput(index) => text.push_str(outputs.get(*index).ok_or(*index)?),
+            }
+        }
+        Ok(text)
+    }
+}
+
+impl Script {
+    /// Reads and parses a script file.
+    pub fn load(path: &std::path::Path) -> Result<Self, ScriptError> {
+        let file = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|err| ScriptError::Read {
+            file: file.clone(),
+            reason: err.to_string(),
+        })?;
+        Self::parse(&file, &text)
+    }
+
+    /// Parses script text; `file` only labels errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, ScriptError> {
+        let doc: Value = serde_json::from_str(text).map_err(|err| {
+            let detail = err.to_string();
+            let detail = detail
+                .rfind(" at line ")
+                .map_or(detail.clone(), |at| detail[..at].to_owned());
+            ScriptError::Json {
+                file: file.to_owned(),
+                line: err.line(),
+                column: err.column(),
+                detail,
+            }
+        })?;
+        let parser = Parser { file };
+        let top = parser.object(&doc, None, "the script")?;
+        parser.only_keys(top, None, "the script", &["turns"])?;
+        let turns = match top.get("turns") {
+            Some(Value::Array(turns)) if !turns.is_empty() => turns,
+            Some(Value::Array(_)) => return Err(parser.invalid(None, "turns", "has no turns")),
+            Some(_) => return Err(parser.invalid(None, "turns", "must be an array of turns")),
+            None => return Err(parser.invalid(None, "the script", "missing `turns`")),
+        };
+        let turns = turns
+            .iter()
+            .enumerate()
+            .map(|(index, turn)| parser.turn(index, turn))
+            .collect::<Result<_, _>>()?;
+        Ok(Self {
+            file: file.to_owned(),
+            turns,
+        })
+    }
+}
+
+struct Parser<'a> {
+    file: &'a str,
+}
+
+impl Parser<'_> {
+    fn invalid(&self, turn: Option<usize>, field: &str, reason: impl Into<String>) -> ScriptError {
+        ScriptError::Invalid {
+            file: self.file.to_owned(),
+            turn,
+            field: field.to_owned(),
+            reason: reason.into(),
+        }
+    }
+
+    fn object<'v>(
+        &self,
+        value: &'v Value,
+        turn: Option<usize>,
+        field: &str,
+    ) -> Result<&'v Map<String, Value>, ScriptError> {
+        value
+            .as_object()
+            .ok_or_else(|| self.invalid(turn, field, "must be an object"))
+    }
+
+    fn only_keys(
+        &self,
+        map: &Map<String, Value>,
+        turn: Option<usize>,
+        field: &str,
+        allowed: &[&str],
+    ) -> Result<(), ScriptError> {
+        match map.keys().find(|key| !allowed.contains(&key.as_str())) {
+            Some(key) => Err(self.invalid(
+                turn,
+                field,
+                format!("unknown field `{key}` (allowed: {})", allowed.join(", ")),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    fn string(&self, value: &Value, turn: usize, field: &str) -> Result<String, ScriptError> {
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| self.invalid(Some(turn), field, "must be a string"))
+    }
+
+    fn turn(&self, index: usize, value: &Value) -> Result<ScriptTurn, ScriptError> {
+        let at = format!("turns[{index}]");
+        let turn = Some(index);
+        let map = self.object(value, turn, &at)?;
+        self.only_keys(map, turn, &at, &["text", "tool_calls", "raw", "delay_ms"])?;
+        let delay_ms = match map.get("delay_ms") {
+            None => 0,
+            Some(delay) => delay
+                .as_u64()
+                .filter(|ms| *ms <= MAX_DELAY_MS)
+                .ok_or_else(|| {
+                    self.invalid(
+                        turn,
+                        &format!("{at}.delay_ms"),
+                        format!("must be an integer 0..={MAX_DELAY_MS}"),
+                    )
+                })?,
+        };
+        let present: Vec<&str> = ["text", "tool_calls", "raw"]
+            .into_iter()
+            .filter(|key| map.contains_key(*key))
+            .collect();
+        let kind = match present.as_slice() {
+            ["text"] => {
+                let field = format!("{at}.text");
+                let text = self.string(&map["text"], index, &field)?;
+                TurnKind::Text(
+                    TextTemplate::parse(&text)
+                        .map_err(|reason| self.invalid(turn, &field, reason))?,
+                )
+            }
+            ["raw"] => TurnKind::Raw(self.string(&map["raw"], index, &format!("{at}.raw"))?),
+            ["tool_calls"] => TurnKind::ToolCalls(self.calls(index, &map["tool_calls"])?),
+            [] => {
+                return Err(self.invalid(turn, &at, "needs one of `text`, `tool_calls` or `raw`"));
+            }
+            _ => {
+                return Err(self.invalid(
+                    turn,
+                    &at,
+                    format!(
+                        "has {}; a turn has exactly one of them",
+                        present.join(" and ")
+                    ),
+                ));
+            }
+        };
+        Ok(ScriptTurn { delay_ms, kind })
+    }
+
+    fn calls(&self, index: usize, value: &Value) -> Result<Vec<ScriptedCall>, ScriptError> {
+        let at = format!("turns[{index}].tool_calls");
+        let turn = Some(index);
+        let calls = match value.as_array() {
+            Some(calls) if !calls.is_empty() => calls,
+            _ => return Err(self.invalid(turn, &at, "must be a non-empty array of calls")),
+        };
+        let mut parsed: Vec<ScriptedCall> = Vec::with_capacity(calls.len());
+        for (position, call) in calls.iter().enumerate() {
+            let here = format!("{at}[{position}]");
+            let map = self.object(call, turn, &here)?;
+            self.only_keys(map, turn, &here, &["name", "arguments", "call_id"])?;
+            let name = match map.get("name") {
+                Some(name) => self.string(name, index, &format!("{here}.name"))?,
+                None => return Err(self.invalid(turn, &here, "missing `name`")),
+            };
+            // A string is sent verbatim so scripts can feed the loop malformed arguments.
+            let arguments = match map.get("arguments") {
+                Some(Value::String(raw)) => raw.clone(),
+                Some(value) => value.to_string(),
+                None => return Err(self.invalid(turn, &here, "missing `arguments`")),
+            };
+            let call_id = match map.get("call_id") {
+                None => None,
+                Some(id) => {
+                    let field = format!("{here}.call_id");
+                    let id = self.string(id, index, &field)?;
+                    if id.is_empty()
+                        || parsed
+                            .iter()
+                            .any(|call| call.call_id.as_deref() == Some(&id))
+                    {
+                        return Err(self.invalid(
+                            turn,
+                            &field,
+                            "must be non-empty and unique in the turn",
+                        ));
+                    }
+                    Some(id)
+                }
+            };
+            parsed.push(ScriptedCall {
+                call_id,
+                name,
+                arguments,
+            });
+        }
+        Ok(parsed)
+    }
+}

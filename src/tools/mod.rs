@@ -1,0 +1,24 @@
+//! Tools: compiled descriptors with strict schemas, typed arguments, and the pure parts of executors.
+
+mod args;
+mod edit;
+mod error;
+mod registry;
+mod rules;
+mod schema;
+mod standard;
+mod test_value;
+
+pub use args::{
+    EditArgs, EnvChange, EvidenceArgs, EvidenceKind, ExecArgs, FileAction, FileActionKind,
+    FilesArgs, GetTestValueArgs, ListArgs, ListKind, ReadArgs, ReadMode, SearchArgs, SnapshotArgs,
+    TextEdit, ToolArgs,
+};
+pub use edit::{ByteEdit, EditError, compile_edits};
+pub use error::{RegistryError, ToolCallError};
+pub use registry::{
+    AdmittedCall, Mode, ParseFn, ProviderTool, ToolDescriptor, ToolRegistry, ToolSpec,
+};
+pub use schema::{JsonType, Schema, SchemaError, Violation};
+pub use standard::standard_specs;
+pub use test_value::{TestValue, execute_get_test_value, test_value};

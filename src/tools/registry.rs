@@ -1,0 +1,245 @@
+//! The registry of compiled tool descriptors, mode filtering, and admission of tool calls.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::args::ToolArgs;
+use super::error::{RegistryError, ToolCallError};
+use super::schema::{Schema, Violation};
+use super::standard::standard_specs;
+
+/// Turns schema-valid arguments into typed ones, applying domain rules the schema cannot express.
+pub type ParseFn = fn(Value) -> Result<ToolArgs, Violation>;
+
+/// What a tool author writes: compiled into a [`ToolDescriptor`] by [`ToolRegistry::register`].
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    /// Name the model calls.
+    pub name: &'static str,
+    /// What the tool does, for the model.
+    pub description: &'static str,
+    /// Strict JSON schema of the arguments object.
+    pub schema: Value,
+    /// Whether the tool never mutates anything (offered in plan mode).
+    pub read_only: bool,
+    /// Bumped whenever the implementation's behaviour changes (bound into sessions).
+    pub implementation_revision: u32,
+    /// Validator producing typed arguments.
+    pub parse: ParseFn,
+}
+
+/// A registered tool: its provider-facing view plus the compiled validator.
+#[derive(Debug, Clone)]
+pub struct ToolDescriptor {
+    spec: ToolSpec,
+    compiled: Schema,
+}
+
+impl ToolDescriptor {
+    /// The tool's name.
+    pub fn name(&self) -> &'static str {
+        self.spec.name
+    }
+
+    /// The tool's description.
+    pub fn description(&self) -> &'static str {
+        self.spec.description
+    }
+
+    /// The schema document as registered.
+    pub fn schema(&self) -> &Value {
+        &self.spec.schema
+    }
+
+    /// Whether the tool is offered in plan mode.
+    pub fn read_only(&self) -> bool {
+        self.spec.read_only
+    }
+
+    /// The implementation revision.
+    pub fn implementation_revision(&self) -> u32 {
+        self.spec.implementation_revision
+    }
+
+    /// Validates raw JSON arguments into typed ones; nothing is executed on failure.
+    pub fn validate(&self, arguments: &str) -> Result<ToolArgs, ToolCallError> {
+        let tool = self.spec.name.to_owned();
+        let value: Value =
+            serde_json::from_str(arguments).map_err(|err| ToolCallError::BadJson {
+                tool: tool.clone(),
+                line: err.line(),
+                column: err.column(),
+                detail: strip_position(&err.to_string()),
+            })?;
+        let invalid = |violation: Violation| ToolCallError::InvalidArguments {
+            tool: tool.clone(),
+            path: violation.path,
+            problem: violation.problem,
+            hint: violation.hint,
+        };
+        self.compiled.validate(&value).map_err(invalid)?;
+        (self.spec.parse)(value).map_err(invalid)
+    }
+}
+
+/// serde_json appends " at line L column C"; the error carries those separately.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(index) => message[..index].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+/// Agent mode of a turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Mode {
+    /// Executes the task with every tool.
+    Basic,
+    /// Reads and plans: only `read_only` tools are offered and accepted.
+    Plan,
+}
+
+impl Mode {
+    fn admits(self, descriptor: &ToolDescriptor) -> bool {
+        self == Mode::Basic || descriptor.read_only()
+    }
+}
+
+/// The provider-facing view of one tool.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProviderTool {
+    /// Tool name.
+    pub name: String,
+    /// Tool description.
+    pub description: String,
+    /// JSON schema of the arguments.
+    pub parameters: Value,
+}
+
+/// A call that passed admission: ready for an executor.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AdmittedCall {
+    /// Tool name.
+    pub name: &'static str,
+    /// Revision of the implementation that will run it.
+    pub implementation_revision: u32,
+    /// Typed arguments.
+    pub args: ToolArgs,
+}
+
+/// Compiled tools in registration order, which is the order providers see.
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: Vec<ToolDescriptor>,
+}
+
+impl ToolRegistry {
+    /// An empty registry.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The standard tool set of the spec.
+    pub fn standard() -> Result<Self, RegistryError> {
+        let mut registry = Self::new();
+        for spec in standard_specs() {
+            registry.register(spec)?;
+        }
+        Ok(registry)
+    }
+
+    /// Compiles and adds a tool; rejects bad names, duplicates and non-strict or unknown schema keywords.
+    pub fn register(&mut self, spec: ToolSpec) -> Result<(), RegistryError> {
+        let name = spec.name;
+        let valid_name = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
+        if !valid_name {
+            return Err(RegistryError::BadName {
+                name: name.to_owned(),
+            });
+        }
+        if self.get(name).is_some() {
+            return Err(RegistryError::Duplicate {
+                name: name.to_owned(),
+            });
+        }
+        if spec.description.trim().is_empty() {
+            return Err(RegistryError::NoDescription {
+                name: name.to_owned(),
+            });
+        }
+        let compiled = Schema::compile(&spec.schema).map_err(|source| RegistryError::Schema {
+            name: name.to_owned(),
+            source,
+        })?;
+        if spec.schema.get("type") != Some(&Value::from("object")) {
+            return Err(RegistryError::NotAnObject {
+                name: name.to_owned(),
+            });
+        }
+        self.tools.push(ToolDescriptor { spec, compiled });
+        Ok(())
+    }
+
+    /// The descriptor named `name`, whatever the mode.
+    pub fn get(&self, name: &str) -> Option<&ToolDescriptor> {
+        self.tools.iter().find(|tool| tool.name() == name)
+    }
+
+    /// Descriptors offered in `mode`, in registration order.
+    pub fn tools(&self, mode: Mode) -> impl Iterator<Item = &ToolDescriptor> {
+        self.tools.iter().filter(move |tool| mode.admits(tool))
+    }
+
+    /// What the provider is shown in `mode`: names, descriptions and schemas only.
+    pub fn provider_tools(&self, mode: Mode) -> Vec<ProviderTool> {
+        self.tools(mode)
+            .map(|tool| ProviderTool {
+                name: tool.name().to_owned(),
+                description: tool.description().to_owned(),
+                parameters: tool.schema().clone(),
+            })
+            .collect()
+    }
+
+    /// Admits one model tool call in `mode`: the tool must be offered and its arguments valid.
+    pub fn admit(
+        &self,
+        mode: Mode,
+        name: &str,
+        arguments: &str,
+    ) -> Result<AdmittedCall, ToolCallError> {
+        let Some(tool) = self.get(name) else {
+            return Err(ToolCallError::UnknownTool {
+                name: name.to_owned(),
+                available: self.names(mode),
+            });
+        };
+        if !mode.admits(tool) {
+            return Err(ToolCallError::NotInMode {
+                name: name.to_owned(),
+                mode,
+                available: self.names(mode),
+            });
+        }
+        Ok(AdmittedCall {
+            name: tool.name(),
+            implementation_revision: tool.implementation_revision(),
+            args: tool.validate(arguments)?,
+        })
+    }
+
+    fn names(&self, mode: Mode) -> Vec<String> {
+        self.tools(mode)
+            .map(|tool| tool.name().to_owned())
+            .collect()
+    }
+}
+
+#[cfg(test)]
+#[path = "registry_tests.rs"]
+mod tests;

@@ -1,0 +1,235 @@
+//! Domain rules of the standard tools' arguments: what a strict schema cannot express.
+
+use super::args::{
+    EditArgs, EnvChange, EvidenceArgs, EvidenceKind, ExecArgs, FileActionKind, FilesArgs, ListArgs,
+    RawExecArgs, ReadArgs, ReadMode, SearchArgs, SnapshotArgs,
+};
+use super::schema::Violation;
+
+fn bad(path: impl Into<String>, problem: impl Into<String>, hint: impl Into<String>) -> Violation {
+    Violation {
+        path: path.into(),
+        problem: problem.into(),
+        hint: hint.into(),
+    }
+}
+
+fn non_empty_paths(paths: &[String]) -> Result<(), Violation> {
+    if paths.is_empty() {
+        return Err(bad(
+            "paths",
+            "is empty",
+            "list at least one path (\".\" for the working directory)",
+        ));
+    }
+    match paths.iter().position(String::is_empty) {
+        Some(index) => Err(bad(
+            format!("paths[{index}]"),
+            "is an empty path",
+            "use \".\" for the working directory",
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Checks an `@N` reference to a retained result.
+fn reference(path: &str, value: &str) -> Result<(), Violation> {
+    let digits = value.strip_prefix('@').unwrap_or("");
+    let valid = !digits.is_empty()
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && !digits.starts_with('0');
+    if valid {
+        Ok(())
+    } else {
+        Err(bad(
+            path,
+            format!("{value:?} is not a retained-result reference"),
+            "pass a reference like \"@3\" taken from an earlier tool result",
+        ))
+    }
+}
+
+impl ReadArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        non_empty_paths(&self.paths)?;
+        if self.mode == ReadMode::Lines && self.offset == 0 {
+            return Err(bad(
+                "offset",
+                "is 0, but lines are numbered from 1",
+                "pass offset 1 for the first line",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ListArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        non_empty_paths(&self.paths)
+    }
+}
+
+impl SearchArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        if self.query.is_empty() {
+            return Err(bad("query", "is empty", "pass the text to search for"));
+        }
+        non_empty_paths(&self.paths)
+    }
+}
+
+impl SnapshotArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        non_empty_paths(&self.paths)?;
+        match &self.baseline {
+            Some(baseline) => reference("baseline", baseline),
+            None => Ok(()),
+        }
+    }
+}
+
+impl EvidenceArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        reference("ref", &self.reference)?;
+        if self.kind == EvidenceKind::Lines && self.offset == 0 {
+            return Err(bad(
+                "offset",
+                "is 0, but lines are numbered from 1",
+                "pass offset 1 for the first line",
+            ));
+        }
+        match (self.kind, &self.query) {
+            (EvidenceKind::Search, None) => Err(bad(
+                "query",
+                "is null, but kind \"search\" needs a query",
+                "pass the text to search for",
+            )),
+            (EvidenceKind::Search, Some(query)) if query.is_empty() => {
+                Err(bad("query", "is empty", "pass the text to search for"))
+            }
+            (EvidenceKind::Bytes | EvidenceKind::Lines, Some(_)) => Err(bad(
+                "query",
+                "is set, but only kind \"search\" uses a query",
+                "pass null",
+            )),
+            _ => Ok(()),
+        }
+    }
+}
+
+impl TryFrom<RawExecArgs> for ExecArgs {
+    type Error = Violation;
+
+    fn try_from(raw: RawExecArgs) -> Result<Self, Violation> {
+        if raw.program.is_empty() {
+            return Err(bad("program", "is empty", "name the executable to run"));
+        }
+        let mut env = Vec::with_capacity(raw.env.len());
+        for (index, entry) in raw.env.into_iter().enumerate() {
+            env.push(parse_env(index, entry)?);
+        }
+        Ok(ExecArgs {
+            program: raw.program,
+            args: raw.args,
+            cwd: raw.cwd,
+            env,
+            stdin: raw.stdin,
+            timeout_ms: raw.timeout_ms,
+        })
+    }
+}
+
+fn parse_env(index: usize, entry: String) -> Result<EnvChange, Violation> {
+    let valid_name = |name: &str| {
+        !name.is_empty()
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+            && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    };
+    let change = match entry.strip_prefix('-') {
+        Some(name) => valid_name(name).then(|| EnvChange::Unset {
+            name: name.to_owned(),
+        }),
+        None => entry.split_once('=').and_then(|(name, value)| {
+            valid_name(name).then(|| EnvChange::Set {
+                name: name.to_owned(),
+                value: value.to_owned(),
+            })
+        }),
+    };
+    change.ok_or_else(|| {
+        bad(
+            format!("env[{index}]"),
+            format!("{entry:?} is neither NAME=value nor -NAME"),
+            "use NAME=value to set a variable or -NAME to remove it (NAME: letters, digits, _)",
+        )
+    })
+}
+
+impl EditArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        if self.path.is_empty() {
+            return Err(bad("path", "is empty", "name the file to edit"));
+        }
+        if self.edits.is_empty() {
+            return Err(bad(
+                "edits",
+                "is empty",
+                "pass at least one {old, new} edit",
+            ));
+        }
+        match self.edits.iter().position(|edit| edit.old.is_empty()) {
+            Some(index) => Err(bad(
+                format!("edits[{index}].old"),
+                "is empty",
+                "quote the exact existing text to replace; to create a file use the `files` tool",
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+impl FilesArgs {
+    pub(super) fn check(&self) -> Result<(), Violation> {
+        if self.actions.is_empty() {
+            return Err(bad("actions", "is empty", "pass at least one action"));
+        }
+        for (index, action) in self.actions.iter().enumerate() {
+            let at = |field: &str| format!("actions[{index}].{field}");
+            if action.path.is_empty() {
+                return Err(bad(at("path"), "is empty", "name the file"));
+            }
+            let (needs_to, needs_content) = match action.kind {
+                FileActionKind::Create => (false, true),
+                FileActionKind::Copy | FileActionKind::Move => (true, false),
+                FileActionKind::Remove => (false, false),
+            };
+            let kind = format!("{:?}", action.kind).to_lowercase();
+            if needs_to != action.to.is_some() {
+                return Err(presence(at("to"), &kind, needs_to));
+            }
+            if needs_content != action.content.is_some() {
+                return Err(presence(at("content"), &kind, needs_content));
+            }
+            if action.to.as_deref() == Some("") {
+                return Err(bad(at("to"), "is empty", "name the destination"));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn presence(path: String, kind: &str, needed: bool) -> Violation {
+    if needed {
+        bad(
+            path,
+            format!("is null, but kind \"{kind}\" needs it"),
+            "pass a string",
+        )
+    } else {
+        bad(
+            path,
+            format!("is set, but kind \"{kind}\" does not use it"),
+            "pass null",
+        )
+    }
+}
