@@ -5,7 +5,7 @@ use crate::bootstrap::{BootstrapCode, BootstrapError};
 use std::io::{Read, Write};
 
 /// Usage text, reported as bootstrap error 1.
-pub const USAGE: &str = "usage: ash run (one canonical ASH/1 request on stdin) | ash ason (canonicalise ASON on stdin) | ash --version";
+pub const USAGE: &str = "usage: ash run (one canonical ASH/1 request on stdin) | ash rpc (framed ASH/1 session on stdin/stdout) | ash ason (canonicalise ASON on stdin) | ash --version";
 
 /// Runs the `ash` command line with `args` (without the program name).
 pub fn main(
@@ -35,6 +35,7 @@ pub fn main(
             let response = crate::run::run_in(&cwd, &input)?;
             write_out(stdout, response.as_bytes())
         }
+        [cmd] if cmd == "rpc" => crate::rpc::serve_stdio(stdin),
         [] => Err(usage("no subcommand given")),
         [other, ..] => Err(usage(&format!(
             "unknown subcommand or arguments starting at {other:?}"

@@ -11,6 +11,7 @@ mod ops;
 pub mod protocol;
 pub mod read;
 pub mod reduce;
+pub mod rpc;
 pub mod run;
 pub mod search;
 pub mod session;

@@ -107,7 +107,9 @@ fn run_all(root: &std::path::Path, workers: usize) -> (Vec<String>, Vec<Vec<u8>>
             session.answer_document(&doc).expect("usable id").1
         })
         .collect();
-    let retained = (1..=session.store().len() as u64)
+    // `store()` holds the store lock until the statement ends: take the count first.
+    let count = session.store().len() as u64;
+    let retained = (1..=count)
         .map(|alias| {
             session
                 .store()

@@ -481,11 +481,15 @@ fn vector_end(s: &str) -> Option<usize> {
 
 /// Shortens user text quoted in an error message.
 fn clip(s: &str) -> String {
-    const MAX: usize = 64;
-    if s.len() <= MAX {
+    clip_to(s, 64)
+}
+
+/// Shortens `s` to at most `max` bytes (on a char boundary) plus `…`, for error messages.
+pub(crate) fn clip_to(s: &str, max: usize) -> String {
+    if s.len() <= max {
         return s.to_owned();
     }
-    let mut end = MAX;
+    let mut end = max;
     while !s.is_char_boundary(end) {
         end -= 1;
     }

@@ -8,6 +8,7 @@ mod value;
 #[cfg(test)]
 mod tests;
 
+pub(crate) use decode::clip_to;
 pub use decode::parse_canonical_u64;
 pub use decode::{Limits, decode, decode_str};
 pub use encode::{atom as encode_atom, encode, encode_into, is_bare, text as encode_text};

@@ -7,7 +7,7 @@ use crate::protocol::{
 };
 use crate::reduce::{ExitOutcome, Projection, project_sample, project_stream, stream_budgets};
 use crate::session::store::{Body, Pending};
-use crate::session::{Answer, store_error};
+use crate::session::{Answer, GateStop, store_error};
 
 /// Largest retained value accepted as stdin (ASH1.md §5 "formula full reads").
 const MAX_STDIN_REF: u64 = 64 * 1024 * 1024;
@@ -19,20 +19,25 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
         Stdin::Null => (None, None),
         Stdin::Text(t) => (Some(Body::Memory(t.as_bytes().into())), None),
         Stdin::Ref(alias) => {
-            let body = answer
-                .session
-                .store
-                .lease(*alias)
-                .map_err(|e| store_error(&e))?;
+            let body = answer.store().lease(*alias).map_err(|e| store_error(&e))?;
             (Some(body), Some(*alias))
         }
     };
     let outcome = match &stdin {
         Some(body) if body.len() > MAX_STDIN_REF => Err(ErrorRecord::work_limit()),
-        _ => spawn(answer, &launch, stdin.as_ref()),
+        // Queue for a process slot; the wait is not part of `ms`.
+        _ => match answer
+            .session
+            .processes
+            .acquire(&answer.cancel, answer.deadline)
+        {
+            Ok(_permit) => spawn(answer, &launch, stdin.as_ref()),
+            Err(GateStop::Cancelled) => Err(ErrorRecord::typical(ErrorCode::Cancelled)),
+            Err(GateStop::TimedOut) => Err(ErrorRecord::typical(ErrorCode::TimedOut)),
+        },
     };
     if let Some(alias) = leased {
-        answer.session.store.unlease(alias);
+        answer.store().unlease(alias);
     }
     respond(answer, outcome?)
 }
@@ -42,7 +47,7 @@ fn spawn(
     launch: &Launch,
     stdin: Option<&Body>,
 ) -> Result<ProcessOutcome, ErrorRecord> {
-    let meter = answer.session.store.meter();
+    let meter = answer.store().meter();
     let spool = answer
         .session
         .spool_root()
@@ -51,7 +56,7 @@ fn spawn(
         deadline: answer.deadline,
         cancel: &answer.cancel,
         meter: &meter,
-        spool,
+        spool: &spool,
         limits: CaptureLimits::default(),
     };
     exec::run(launch, stdin, &cx).map_err(|e| exec_error(&e))
@@ -150,8 +155,7 @@ fn respond(answer: &mut Answer<'_>, outcome: ProcessOutcome) -> Result<Response,
         }
     }
     let mut aliases = answer
-        .session
-        .store
+        .store()
         .retain_all(pending)
         .map_err(|e| store_error(&e))?
         .into_iter();

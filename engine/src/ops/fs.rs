@@ -37,7 +37,7 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
         .actions
         .iter()
         .map(|a| match &a.op {
-            FsOp::Create { content, .. } => content_bytes(&answer.session.store, content).map(Some),
+            FsOp::Create { content, .. } => content_bytes(answer.session, content).map(Some),
             _ => Ok(None),
         })
         .collect::<Result<_, _>>()?;

@@ -17,7 +17,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         max_entries: LIST_MAX_ENTRIES,
         deadline: Some(answer.deadline),
     };
-    let session = &*answer.session;
+    let session = answer.session;
     let out = walk::walk(&session.plane, &session.workspace, &args.paths, options)
         .map_err(|e| fs_error(&e))?;
     let base = if out.skipped.any() {

@@ -16,11 +16,11 @@ pub(super) fn run(
     source: u64,
     path: &str,
 ) -> Result<Response, ErrorRecord> {
-    if answer.session.store.get(source).is_none() {
+    if answer.store().get(source).is_none() {
         return Err(ErrorRecord::typical(ErrorCode::UnknownReference));
     }
     check_target(path)?;
-    let bytes = content_bytes(&answer.session.store, &Content::Ref(source))?;
+    let bytes = content_bytes(answer.session, &Content::Ref(source))?;
     let digest = Digest::of(&bytes);
     let size = bytes.len() as u64;
     let stop = Stop::new(answer.deadline, answer.cancel.clone());

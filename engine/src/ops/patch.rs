@@ -23,7 +23,7 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
         .map(|f| {
             f.edits
                 .iter()
-                .map(|e| content_bytes(&answer.session.store, &e.insert))
+                .map(|e| content_bytes(answer.session, &e.insert))
                 .collect()
         })
         .collect::<Result<_, _>>()?;

@@ -27,7 +27,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
             count,
         },
     };
-    let session = &*answer.session;
+    let session = answer.session;
     let outputs = read::read_paths(
         &session.plane,
         &session.workspace,

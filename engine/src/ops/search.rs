@@ -18,7 +18,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
         },
     )
     .map_err(|e| fs_error(&e))?;
-    let session = &*answer.session;
+    let session = answer.session;
     let out = search::search(
         &session.plane,
         &session.workspace,

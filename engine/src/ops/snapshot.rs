@@ -31,7 +31,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SnapshotArgs) -> Result<Respon
         SnapshotMode::Delta(alias) => Some(baseline(answer, alias, &scope)?),
     };
     refuse_symlinked_roots(answer, &args.paths)?;
-    let session = &*answer.session;
+    let session = answer.session;
     let captured = snapshot::capture(
         &session.plane,
         &session.workspace,
@@ -83,8 +83,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SnapshotArgs) -> Result<Respon
 /// The baseline manifest behind `alias`, whose scope must equal the request's.
 fn baseline(answer: &Answer<'_>, alias: u64, scope: &Scope) -> Result<Manifest, ErrorRecord> {
     let body = answer
-        .session
-        .store
+        .store()
         .get(alias)
         .ok_or(ErrorRecord::typical(ErrorCode::UnknownReference))?;
     // Reject other values (an exec log, say) without reading them whole.

@@ -139,6 +139,16 @@ impl Response {
         }
     }
 
+    /// Rewrites the path ids of the data and of the `p` table with `f`.
+    pub fn map_path_ids(&mut self, mut f: impl FnMut(u64) -> u64) {
+        if let Some(data) = self.data.as_mut() {
+            data.map_path_ids(&mut f);
+        }
+        for (id, _) in &mut self.paths {
+            *id = f(*id);
+        }
+    }
+
     /// Whether any reference that counts as retained evidence is present.
     pub fn has_retained_reference(&self) -> bool {
         self.reference.is_some()

@@ -387,15 +387,7 @@ pub(crate) fn show(a: &Atom) -> String {
 
 /// Shortens request text quoted in an error message.
 pub(crate) fn clip(s: &str) -> String {
-    const MAX: usize = 48;
-    if s.len() <= MAX {
-        return s.to_owned();
-    }
-    let mut end = MAX;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
+    crate::ason::clip_to(s, 48)
 }
 
 fn wrong_atom(a: &Atom, at: Loc, expected: &'static str) -> SchemaError {

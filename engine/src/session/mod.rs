@@ -1,9 +1,15 @@
 //! The engine session: one workspace, its path dictionary, retained store, output budget and
 //! capability grant. `ash run`, `ash rpc` and the agent's tools all answer requests through it.
 
+mod answer;
+mod gate;
 pub mod pathdict;
 pub mod store;
 pub mod truncate;
+
+pub(crate) use answer::Answer;
+use gate::Gate;
+pub(crate) use gate::GateStop;
 
 use crate::ason::Document;
 use crate::cancel::CancelToken;
@@ -13,10 +19,11 @@ use crate::exec::SpoolRoot;
 use crate::ops;
 use crate::protocol::{Caps, ErrorCode, ErrorRecord, Request, RequestError, Response, Status};
 use crate::workspace::Workspace;
-use pathdict::{PathDelta, PathDictionary};
+use pathdict::{PathDelta, PathDictionary, Resolved};
 use std::path::Path;
-use std::sync::Arc;
-use store::{RetainedStore, StoreQuota};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use store::{Body, RetainedStore, StoreQuota};
 use thiserror::Error;
 
 /// Output ceiling of an `ash run` session (ASH1.md §5).
@@ -60,61 +67,80 @@ pub enum SessionError {
     NotADirectory(String),
 }
 
-/// An engine session over one workspace.
+/// An engine session over one workspace. Clones are handles on the same session, so
+/// concurrent requests (`ash rpc`) share its store, dictionary and output budget.
+#[derive(Clone)]
 pub struct Session {
+    shared: Arc<Shared>,
+}
+
+/// The state every request of a session shares. Locks are only held for short bookkeeping,
+/// never across process runs, walks or hashing.
+pub(crate) struct Shared {
     pub(crate) workspace: Workspace,
     pub(crate) plane: Arc<ComputePlane>,
-    pub(crate) store: RetainedStore,
-    pub(crate) paths: PathDictionary,
+    store: Mutex<RetainedStore>,
+    paths: Mutex<PathDictionary>,
     caps: Caps,
-    remaining_output: u64,
+    remaining_output: AtomicU64,
     // Created on the first exec, so sessions that never spawn touch no temp directory.
-    spool: Option<SpoolRoot>,
+    spool: Mutex<Option<SpoolRoot>>,
+    // At most C child processes at once, across concurrent requests and batch nodes.
+    pub(crate) processes: Gate,
 }
 
-/// Everything an operation needs to build its answer, plus the dictionary delta it assigns.
-pub(crate) struct Answer<'s> {
-    /// The session.
-    pub session: &'s mut Session,
-    /// The request being answered.
-    pub request: &'s Request,
-    /// Path ids assigned by this answer, committed only when it is emitted.
-    pub delta: PathDelta,
-    /// When the request must be answered by.
-    pub deadline: Deadline,
-    /// Set to stop the request (exec kills its process tree).
-    pub cancel: CancelToken,
+/// Locks a mutex; every update under these locks is a single call, so a lock poisoned by a
+/// panic elsewhere still guards consistent data.
+pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-impl Answer<'_> {
-    /// The presentation limit L = min(remaining output, 4 × tok).
-    pub fn limit(&self) -> usize {
-        let l = self
-            .request
-            .budget
-            .presentation_limit(self.session.remaining_output);
-        usize::try_from(l).unwrap_or(usize::MAX)
+impl Shared {
+    /// The retained-result store.
+    pub(crate) fn store(&self) -> MutexGuard<'_, RetainedStore> {
+        lock(&self.store)
     }
 
-    /// The row cap `rec`.
-    pub fn rec(&self) -> usize {
-        usize::try_from(self.request.budget.rec).unwrap_or(usize::MAX)
+    /// The value behind a live alias (the lock is released before the caller reads it).
+    pub(crate) fn body(&self, alias: u64) -> Option<Body> {
+        self.store().get(alias)
     }
 
-    /// The id of `path`, new ids going into this answer's delta.
-    pub fn path_id(&mut self, path: &str) -> Result<u64, ErrorRecord> {
-        self.session
-            .paths
-            .id(path, &mut self.delta)
-            .map_err(|_| ErrorRecord::internal_execute())
+    /// The session's spool root, created on first use.
+    pub(crate) fn spool_root(&self) -> std::io::Result<SpoolRoot> {
+        let mut spool = lock(&self.spool);
+        if let Some(root) = spool.as_ref() {
+            return Ok(root.clone());
+        }
+        let root = SpoolRoot::in_temp_dir()?;
+        *spool = Some(root.clone());
+        Ok(root)
+    }
+}
+
+/// A request that has run but not been sealed: its response still carries provisional path
+/// ids and has not been charged to the output ceiling.
+#[derive(Debug)]
+pub struct Executed {
+    pub(crate) response: Response,
+    pub(crate) delta: PathDelta,
+    // The presentation limit the operation worked under; `None` for answers it never saw.
+    pub(crate) limit: Option<u64>,
+}
+
+impl Executed {
+    /// An answer that needs no execution (a schema error, a denial, a transport answer).
+    pub fn ready(response: Response) -> Executed {
+        Executed {
+            response,
+            delta: PathDelta::default(),
+            limit: None,
+        }
     }
 
-    /// Retains bytes, mapping quota failures to 601 (store quota).
-    pub fn retain(&mut self, bytes: Vec<u8>) -> Result<u64, ErrorRecord> {
-        self.session
-            .store
-            .retain(bytes)
-            .map_err(|e| store_error(&e))
+    /// The unsealed response.
+    pub fn response(&self) -> &Response {
+        &self.response
     }
 }
 
@@ -138,39 +164,38 @@ impl Session {
             source,
         })?;
         Ok(Session {
-            workspace,
-            plane,
-            store: RetainedStore::new(config.store),
-            paths: PathDictionary::new(),
-            caps: config.caps,
-            remaining_output: config.output_ceiling,
-            spool: None,
+            shared: Arc::new(Shared {
+                workspace,
+                plane,
+                store: Mutex::new(RetainedStore::new(config.store)),
+                paths: Mutex::new(PathDictionary::new()),
+                caps: config.caps,
+                remaining_output: AtomicU64::new(config.output_ceiling),
+                spool: Mutex::new(None),
+                processes: Gate::new(crate::compute::host_parallelism()),
+            }),
         })
     }
 
-    /// The retained-result store (read access for embedders and tests).
-    pub fn store(&self) -> &RetainedStore {
-        &self.store
+    /// The retained-result store (read access for embedders and tests). The guard holds the
+    /// store lock: drop it before answering another request or calling `store()` again.
+    pub fn store(&self) -> MutexGuard<'_, RetainedStore> {
+        self.shared.store()
     }
 
     /// The retained-result store, for embedders that retain values or hold leases themselves.
-    pub fn store_mut(&mut self) -> &mut RetainedStore {
-        &mut self.store
-    }
-
-    /// The session's spool root, created on first use.
-    pub(crate) fn spool_root(&mut self) -> std::io::Result<&SpoolRoot> {
-        if self.spool.is_none() {
-            self.spool = Some(SpoolRoot::in_temp_dir()?);
-        }
-        self.spool
-            .as_ref()
-            .ok_or_else(|| std::io::Error::other("spool root missing after creation"))
+    pub fn store_mut(&mut self) -> MutexGuard<'_, RetainedStore> {
+        self.shared.store()
     }
 
     /// Output bytes this session may still emit.
     pub fn remaining_output(&self) -> u64 {
-        self.remaining_output
+        self.shared.remaining_output.load(Ordering::SeqCst)
+    }
+
+    /// The capabilities granted directly.
+    pub fn caps(&self) -> Caps {
+        self.shared.caps
     }
 
     /// Types a decoded request document and answers it, returning the response and its
@@ -181,8 +206,7 @@ impl Session {
             Ok(request) => Ok(self.execute(&request)),
             Err(e) => {
                 let response = e.response().ok_or(e)?;
-                let encoded = response.encode();
-                Ok((response, encoded))
+                Ok(self.seal(Executed::ready(response)))
             }
         }
     }
@@ -200,40 +224,124 @@ impl Session {
         request: &Request,
         cancel: CancelToken,
     ) -> (Response, String) {
+        let deadline = Deadline::after_ms(request.budget.ms);
+        let executed = self.run(request, cancel, deadline);
+        self.seal(executed)
+    }
+
+    /// Runs a request without sealing it: capability check and execution, with the output
+    /// budget as it stands now. Safe to call from several threads at once; seal the results
+    /// in request order with [`Session::seal`].
+    pub fn run(&self, request: &Request, cancel: CancelToken, deadline: Deadline) -> Executed {
+        let output = self.remaining_output();
+        self.run_with(request, cancel, deadline, output)
+    }
+
+    /// [`Session::run`] under an explicit remaining-output budget (batch children get a share).
+    pub(crate) fn run_with(
+        &self,
+        request: &Request,
+        cancel: CancelToken,
+        deadline: Deadline,
+        output: u64,
+    ) -> Executed {
         let id = request.id;
-        if !request.required_caps().missing_from(self.caps).is_empty() {
-            let response = Response::error(id, ErrorRecord::typical(ErrorCode::CapabilityDenied));
-            let encoded = response.encode();
-            return (response, encoded);
+        if !request
+            .required_caps()
+            .missing_from(self.shared.caps)
+            .is_empty()
+        {
+            return Executed::ready(Response::error(
+                id,
+                ErrorRecord::typical(ErrorCode::CapabilityDenied),
+            ));
         }
         let mut answer = Answer {
-            session: self,
+            session: &self.shared,
             request,
             delta: PathDelta::default(),
-            deadline: Deadline::after_ms(request.budget.ms),
+            deadline,
             cancel,
+            output,
         };
-        let mut response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
-        let delta = std::mem::take(&mut answer.delta);
-        // Only rows that are emitted introduce path ids.
-        let delta = if response.data.is_some() {
-            delta
-        } else {
-            PathDelta::default()
-        };
-        response.paths = delta.new.clone();
-        if response.validate().is_err() {
-            let response = Response::error(id, ErrorRecord::internal_encode());
-            let encoded = response.encode();
-            return (response, encoded);
+        let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
+        Executed {
+            response,
+            delta: answer.delta,
+            limit: Some(request.budget.presentation_limit(output)),
         }
-        self.paths.commit(delta);
-        let encoded = response.encode();
+    }
+
+    /// Seals an executed request: maps its provisional path ids to session ids (new paths get
+    /// the next ids, so call this in response order), sets `p`, validates, charges the output
+    /// ceiling and encodes. A success that no longer fits the remaining ceiling (possible only
+    /// when concurrent answers used it up first) becomes `600`.
+    pub fn seal(&self, executed: Executed) -> (Response, String) {
+        let mut paths = lock(&self.shared.paths);
+        let (response, encoded, resolved) = match resolve(&paths, executed) {
+            Ok(sealed) => sealed,
+            Err(response) => {
+                let encoded = response.encode();
+                return (*response, encoded);
+            }
+        };
         if response.status == Status::Success {
-            self.remaining_output = self.remaining_output.saturating_sub(encoded.len() as u64);
+            let len = encoded.len() as u64;
+            let charged = self.shared.remaining_output.fetch_update(
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+                |r| r.checked_sub(len),
+            );
+            if charged.is_err() {
+                let response =
+                    Response::error(response.id, ErrorRecord::typical(ErrorCode::OutputBudget));
+                let encoded = response.encode();
+                return (response, encoded);
+            }
         }
+        paths.commit(resolved);
         (response, encoded)
     }
+}
+
+/// Maps an executed response's provisional ids against `paths`, validates and encodes it; the
+/// caller commits the returned ids once the answer will be emitted. Only answers that carry
+/// data introduce paths. An answer breaking an invariant becomes an internal error; one that
+/// final ids made longer than its presentation limit becomes `600`.
+pub(crate) fn resolve(
+    paths: &PathDictionary,
+    executed: Executed,
+) -> Result<(Response, String, Resolved), Box<Response>> {
+    let Executed {
+        mut response,
+        delta,
+        limit,
+    } = executed;
+    let id = response.id;
+    let resolved = if response.data.is_some() {
+        paths
+            .resolve(&delta)
+            .map_err(|_| Box::new(Response::error(id, ErrorRecord::internal_execute())))?
+    } else {
+        Resolved::default()
+    };
+    response.paths.clear();
+    response.map_path_ids(|p| resolved.map(p));
+    response.paths = resolved.new.clone();
+    if response.validate().is_err() {
+        return Err(Box::new(Response::error(
+            id,
+            ErrorRecord::internal_encode(),
+        )));
+    }
+    let encoded = response.encode();
+    if response.data.is_some() && limit.is_some_and(|l| encoded.len() as u64 > l) {
+        return Err(Box::new(Response::error(
+            id,
+            ErrorRecord::typical(ErrorCode::OutputBudget),
+        )));
+    }
+    Ok((response, encoded, resolved))
 }
 
 /// The error record for a retained-store failure.

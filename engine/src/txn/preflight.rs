@@ -6,7 +6,7 @@ use super::{Halt, MAX_FILE_BYTES, Stop, TxnError};
 use crate::protocol::Content;
 use crate::protocol::Digest;
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response, Stage};
-use crate::session::store::RetainedStore;
+use crate::session::Shared;
 use crate::workspace::{STATE_DIR, check_logical_path};
 use std::path::Path;
 
@@ -147,15 +147,12 @@ pub(crate) fn failed_with(id: u64, record: ErrorRecord, data: Data) -> Response 
 }
 
 /// The bytes of inline text or of a retained value (700 unknown, 601 over 128 MiB).
-pub(crate) fn content_bytes(
-    store: &RetainedStore,
-    content: &Content,
-) -> Result<Vec<u8>, ErrorRecord> {
+pub(crate) fn content_bytes(session: &Shared, content: &Content) -> Result<Vec<u8>, ErrorRecord> {
     match content {
         Content::Text(t) => Ok(t.as_bytes().to_vec()),
         Content::Ref(alias) => {
-            let body = store
-                .get(*alias)
+            let body = session
+                .body(*alias)
                 .ok_or(ErrorRecord::typical(ErrorCode::UnknownReference))?;
             if body.len() > MAX_FILE_BYTES {
                 return Err(ErrorRecord::work_limit());

@@ -241,13 +241,14 @@ fn spooled_values_are_read_by_range() {
     let mut whole = vec![0u8; (SIZE as usize) - TAIL];
     whole.extend_from_slice(&tail);
     let mut c = Client::new();
-    let store = c.session.store_mut();
+    let mut store = c.session.store_mut();
     let pending = Pending {
         body: Body::Spool(Arc::new(SpoolFile::adopt(path.clone(), SIZE))),
         digest: blake3::hash(&whole),
         charge: store.meter().reserve(SIZE).expect("room"),
     };
     let v = store.retain_all(vec![pending]).expect("retain spool")[0];
+    drop(store);
     drop(whole);
 
     #[cfg(target_os = "linux")]

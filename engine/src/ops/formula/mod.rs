@@ -70,13 +70,9 @@ fn leased<'a, T>(
     source: u64,
     work: impl FnOnce(&mut Answer<'a>, &Body) -> Result<T, ErrorRecord>,
 ) -> Result<T, ErrorRecord> {
-    let body = answer
-        .session
-        .store
-        .lease(source)
-        .map_err(|e| store_error(&e))?;
+    let body = answer.store().lease(source).map_err(|e| store_error(&e))?;
     let result = work(answer, &body);
-    answer.session.store.unlease(source);
+    answer.store().unlease(source);
     result
 }
 

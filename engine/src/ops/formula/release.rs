@@ -6,7 +6,7 @@ use crate::session::{Answer, store_error};
 /// Runs `-` on `source`: 700 when unknown, 600 when even the answer does not fit, 701 when
 /// leased; nothing is released unless the answer is emitted.
 pub(super) fn run(answer: &mut Answer<'_>, source: u64) -> Result<Response, ErrorRecord> {
-    if answer.session.store.get(source).is_none() {
+    if answer.store().get(source).is_none() {
         return Err(ErrorRecord::typical(ErrorCode::UnknownReference));
     }
     let response = Response::success(
@@ -20,8 +20,7 @@ pub(super) fn run(answer: &mut Answer<'_>, source: u64) -> Result<Response, Erro
         return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
     }
     answer
-        .session
-        .store
+        .store()
         .release(source)
         .map_err(|e| store_error(&e))?;
     Ok(response)

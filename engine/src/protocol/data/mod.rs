@@ -172,6 +172,29 @@ impl Data {
         }
     }
 
+    /// Rewrites every path-id cell with `f` (the ordered seal maps provisional ids).
+    pub fn map_path_ids(&mut self, mut f: impl FnMut(u64) -> u64) {
+        match self {
+            Data::Read(rows) => rows.iter_mut().for_each(|r| r.path = f(r.path)),
+            Data::List(rows) => rows.iter_mut().for_each(|r| r.path = f(r.path)),
+            Data::Search(rows) => rows.iter_mut().for_each(|r| r.path = f(r.path)),
+            Data::Patch(rows) => rows.iter_mut().for_each(|r| r.path = f(r.path)),
+            Data::Snapshot(rows) => rows.iter_mut().for_each(|r| r.path = f(r.path)),
+            Data::Fs(rows) => rows.iter_mut().for_each(|r| {
+                r.path = f(r.path);
+                r.destination = r.destination.map(&mut f);
+            }),
+            Data::Materialize(r) => r.path = f(r.path),
+            Data::Exec(_)
+            | Data::Batch(_)
+            | Data::Slice(_)
+            | Data::Find(_)
+            | Data::Release(_)
+            | Data::Project(_)
+            | Data::Cancel(_) => {}
+        }
+    }
+
     /// Every reference cell, so validation can reject `@0`.
     pub(crate) fn references(&self) -> Vec<u64> {
         match self {

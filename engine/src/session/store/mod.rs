@@ -107,6 +107,16 @@ impl RetainedStore {
     /// Retains resident bytes, returning the alias; identical live content returns its alias.
     pub fn retain(&mut self, bytes: Vec<u8>) -> Result<u64, StoreError> {
         let digest = blake3::hash(&bytes);
+        self.retain_hashed(bytes, digest)
+    }
+
+    /// [`RetainedStore::retain`] with the digest computed by the caller, so a shared store's
+    /// lock is not held while hashing.
+    pub fn retain_hashed(
+        &mut self,
+        bytes: Vec<u8>,
+        digest: blake3::Hash,
+    ) -> Result<u64, StoreError> {
         if let Some(alias) = self.existing(&digest, &Body::Memory(bytes.as_slice().into()))? {
             return Ok(alias);
         }

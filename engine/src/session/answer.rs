@@ -1,0 +1,59 @@
+//! What every operation receives: the request, the session's shared state behind
+//! accessors, the answer's provisional path ids, its deadline and cancellation token.
+
+use super::pathdict::PathDelta;
+use super::store::RetainedStore;
+use super::{Shared, store_error};
+use crate::cancel::CancelToken;
+use crate::deadline::Deadline;
+use crate::protocol::{ErrorRecord, Request};
+use std::sync::MutexGuard;
+
+/// Everything an operation needs to build its answer, plus the path ids it hands out.
+pub(crate) struct Answer<'s> {
+    /// The session's shared state.
+    pub session: &'s Shared,
+    /// The request being answered.
+    pub request: &'s Request,
+    /// Provisional path ids of this answer, mapped to session ids when it is sealed.
+    pub delta: PathDelta,
+    /// When the request must be answered by.
+    pub deadline: Deadline,
+    /// Set to stop the request (exec kills its process tree).
+    pub cancel: CancelToken,
+    /// Output bytes the session could still emit when the request started.
+    pub output: u64,
+}
+
+impl Answer<'_> {
+    /// The presentation limit L = min(remaining output, 4 × tok).
+    pub fn limit(&self) -> usize {
+        let l = self.request.budget.presentation_limit(self.output);
+        usize::try_from(l).unwrap_or(usize::MAX)
+    }
+
+    /// The row cap `rec`.
+    pub fn rec(&self) -> usize {
+        usize::try_from(self.request.budget.rec).unwrap_or(usize::MAX)
+    }
+
+    /// The provisional id of `path` in this answer.
+    pub fn path_id(&mut self, path: &str) -> Result<u64, ErrorRecord> {
+        self.delta
+            .id(path)
+            .map_err(|_| ErrorRecord::internal_execute())
+    }
+
+    /// The session's retained store, locked for one short step.
+    pub fn store(&self) -> MutexGuard<'_, RetainedStore> {
+        self.session.store()
+    }
+
+    /// Retains bytes, mapping quota failures to 601 (store quota); hashes outside the lock.
+    pub fn retain(&mut self, bytes: Vec<u8>) -> Result<u64, ErrorRecord> {
+        let digest = blake3::hash(&bytes);
+        self.store()
+            .retain_hashed(bytes, digest)
+            .map_err(|e| store_error(&e))
+    }
+}

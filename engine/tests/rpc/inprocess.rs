@@ -1,0 +1,64 @@
+//! The library server with a wider window: 64 concurrent mixed requests whose completion
+//! order is randomised still answer in input order, with path ids in answer order.
+
+use crate::client::{default_handshake, frame, id_of, read, sh, status_of};
+use crate::workspace;
+use ash_engine::rpc::{RpcSettings, serve};
+use std::io::{Read, Write};
+
+fn recv(r: &mut impl Read) -> Option<String> {
+    let mut len = [0u8; 4];
+    r.read_exact(&mut len).ok()?;
+    let mut payload = vec![0u8; u32::from_be_bytes(len) as usize];
+    r.read_exact(&mut payload).ok()?;
+    String::from_utf8(payload).ok()
+}
+
+#[test]
+fn sixty_four_concurrent_requests_answer_in_input_order() {
+    let ws = workspace();
+    let (in_r, mut in_w) = std::io::pipe().expect("pipe");
+    let (mut out_r, out_w) = std::io::pipe().expect("pipe");
+    let settings = RpcSettings {
+        io_workers: 16,
+        ..RpcSettings::host()
+    };
+    let root = ws.path().to_path_buf();
+    let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
+    let mut input = frame(default_handshake().as_bytes());
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    for id in 1..=64u64 {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let doc = if id % 3 == 0 {
+            read(
+                id,
+                if seed.is_multiple_of(2) {
+                    "a.txt"
+                } else {
+                    "b.txt"
+                },
+            )
+        } else {
+            sh(id, &format!("sleep 0.{:03}", seed % 300))
+        };
+        input.extend(frame(doc.as_bytes()));
+    }
+    in_w.write_all(&input).expect("write");
+    drop(in_w);
+    assert!(recv(&mut out_r).expect("hello").starts_with("t:0\n"));
+    let mut ids = Vec::new();
+    let mut first_read = None;
+    while let Some(a) = recv(&mut out_r) {
+        assert_eq!(status_of(&a), 0, "{a}");
+        if a.contains("p[1]{i,v}:") && first_read.is_none() {
+            first_read = Some(a.clone());
+        }
+        ids.push(id_of(&a));
+    }
+    assert_eq!(ids, (1..=64).collect::<Vec<u64>>());
+    // The first read answered introduces path id 1, whichever read finished first.
+    assert!(first_read.expect("a read").contains("p[1]{i,v}:\n1,"));
+    server.join().expect("server thread").expect("clean end");
+}
