@@ -182,3 +182,21 @@ fn resolution_errors() {
     }
     assert_eq!(c.read("real/f.txt"), Some(b"abc".to_vec()));
 }
+
+#[test]
+fn a_file_over_128_mib_is_a_storage_budget_failure_and_stays_untouched() {
+    let mut c = Client::new();
+    let big = c.path("big.bin");
+    let file = std::fs::File::create(&big).expect("create");
+    // Sparse: the size is what counts, not the blocks on disk.
+    file.set_len(128 * 1024 * 1024 + 1).expect("set_len");
+    drop(file);
+    let any_digest = hash(b"whatever");
+    let answer = c.ask(&patch(1, &[("big.bin", &any_digest)], &[(0, 0, 1, "x")]));
+    assert_eq!(answer, error(1, 9, 601, 1, 4));
+    assert_eq!(
+        std::fs::metadata(&big).expect("still there").len(),
+        128 * 1024 * 1024 + 1
+    );
+    assert!(!c.path(".ash/transaction").exists());
+}
