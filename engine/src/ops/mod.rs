@@ -1,5 +1,6 @@
 //! Operation execution: each module turns a validated request into a response.
 
+mod batch;
 mod exec;
 mod formula;
 mod fs;
@@ -11,7 +12,7 @@ mod rows;
 mod search;
 mod snapshot;
 
-use crate::protocol::{ErrorCode, ErrorRecord, Op, Response, Stage};
+use crate::protocol::{CancelResult, Data, ErrorCode, ErrorRecord, Op, Response, Stage};
 use crate::session::Answer;
 use crate::workspace::FsError;
 
@@ -22,12 +23,20 @@ pub(crate) fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord>
         Op::List(args) => list::run(answer, args),
         Op::Search(args) => search::run(answer, args),
         Op::Formula(formula) => formula::run(answer, formula),
-        // Execution of these lands in later work; until then the contract's answer is 101.
         Op::Exec(args) => exec::run(answer, args),
         Op::Snapshot(args) => snapshot::run(answer, args),
         Op::Patch(args) => patch::run(answer, args),
         Op::Fs(args) => fs::run(answer, args),
-        Op::Batch(_) | Op::Cancel(_) => Err(ErrorRecord::typical(ErrorCode::UnsupportedOperation)),
+        Op::Batch(args) => batch::run(answer, args),
+        // Outside `ash rpc` no other request of this session can be active, so there is
+        // nothing to flip: `z:0`. The rpc transport answers `k` itself, before dispatch.
+        Op::Cancel(args) => Ok(Response::success(
+            answer.request.id,
+            Data::Cancel(CancelResult {
+                target: args.target,
+                flipped: false,
+            }),
+        )),
     }
 }
 

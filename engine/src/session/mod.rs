@@ -2,12 +2,14 @@
 //! capability grant. `ash run`, `ash rpc` and the agent's tools all answer requests through it.
 
 mod answer;
+pub mod approval;
 mod gate;
 pub mod pathdict;
 pub mod store;
 pub mod truncate;
 
 pub(crate) use answer::Answer;
+use approval::{ApprovalPolicy, Decision};
 use gate::Gate;
 pub(crate) use gate::GateStop;
 
@@ -17,7 +19,9 @@ use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::exec::SpoolRoot;
 use crate::ops;
-use crate::protocol::{Caps, ErrorCode, ErrorRecord, Request, RequestError, Response, Status};
+use crate::protocol::{
+    Caps, Data, ErrorCode, ErrorRecord, Op, Request, RequestError, Response, Status,
+};
 use crate::workspace::Workspace;
 use pathdict::{PathDelta, PathDictionary, Resolved};
 use std::path::Path;
@@ -82,6 +86,8 @@ pub(crate) struct Shared {
     store: Mutex<RetainedStore>,
     paths: Mutex<PathDictionary>,
     caps: Caps,
+    // Installed by embedders only; `None` grants `caps` directly and ignores permits.
+    approval: Mutex<Option<ApprovalPolicy>>,
     remaining_output: AtomicU64,
     // Created on the first exec, so sessions that never spawn touch no temp directory.
     spool: Mutex<Option<SpoolRoot>>,
@@ -170,6 +176,7 @@ impl Session {
                 store: Mutex::new(RetainedStore::new(config.store)),
                 paths: Mutex::new(PathDictionary::new()),
                 caps: config.caps,
+                approval: Mutex::new(None),
                 remaining_output: AtomicU64::new(config.output_ceiling),
                 spool: Mutex::new(None),
                 processes: Gate::new(crate::compute::host_parallelism()),
@@ -196,6 +203,43 @@ impl Session {
     /// The capabilities granted directly.
     pub fn caps(&self) -> Caps {
         self.shared.caps
+    }
+
+    /// Installs (or with `None` removes) an approval policy (§8). With a policy, a request
+    /// runs only if its capabilities are within the session's caps and the policy's granted
+    /// and approval masks, and carries a valid one-time permit for any approval capability.
+    pub fn set_approval_policy(&self, policy: Option<ApprovalPolicy>) {
+        *lock(&self.shared.approval) = policy;
+    }
+
+    /// The policy decision for `request`, as a denial answer, or `None` to run it.
+    fn authorize(&self, request: &Request) -> Option<Response> {
+        let policy = lock(&self.shared.approval).clone()?;
+        let id = request.id;
+        let (code, challenge) = match policy.decide(request) {
+            Decision::Allow => return None,
+            Decision::Deny => {
+                return Some(Response::error(
+                    id,
+                    ErrorRecord::typical(ErrorCode::CapabilityDenied),
+                ));
+            }
+            Decision::Required(c) => (ErrorCode::PermitRequired, c),
+            Decision::Invalid(c, _) => (ErrorCode::PermitInvalid, c),
+        };
+        let bytes = challenge.encode().into_bytes();
+        let digest = blake3::hash(&bytes);
+        let retained = self.shared.store().retain_hashed(bytes, digest);
+        Some(match retained {
+            Ok(alias) => Response::error(
+                id,
+                ErrorRecord {
+                    evidence: Some(alias),
+                    ..ErrorRecord::typical(code)
+                },
+            ),
+            Err(e) => Response::error(id, store_error(&e)),
+        })
     }
 
     /// Types a decoded request document and answers it, returning the response and its
@@ -256,20 +300,10 @@ impl Session {
                 ErrorRecord::typical(ErrorCode::CapabilityDenied),
             ));
         }
-        let mut answer = Answer {
-            session: &self.shared,
-            request,
-            delta: PathDelta::default(),
-            deadline,
-            cancel,
-            output,
-        };
-        let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
-        Executed {
-            response,
-            delta: answer.delta,
-            limit: Some(request.budget.presentation_limit(output)),
+        if let Some(denied) = self.authorize(request) {
+            return Executed::ready(denied);
         }
+        perform(&self.shared, request, cancel, deadline, output)
     }
 
     /// Seals an executed request: maps its provisional path ids to session ids (new paths get
@@ -285,7 +319,8 @@ impl Session {
                 return (*response, encoded);
             }
         };
-        if response.status == Status::Success {
+        // Cancel answers cost no output, as on the rpc transport.
+        if response.status == Status::Success && !matches!(response.data, Some(Data::Cancel(_))) {
             let len = encoded.len() as u64;
             let charged = self.shared.remaining_output.fetch_update(
                 Ordering::SeqCst,
@@ -301,6 +336,37 @@ impl Session {
         }
         paths.commit(resolved);
         (response, encoded)
+    }
+}
+
+/// Executes an authorized request (batch children run through here: their batch was
+/// authorized once for the union of its leaves).
+pub(crate) fn perform(
+    shared: &Shared,
+    request: &Request,
+    cancel: CancelToken,
+    deadline: Deadline,
+    output: u64,
+) -> Executed {
+    let id = request.id;
+    let mut answer = Answer {
+        session: shared,
+        request,
+        delta: PathDelta::default(),
+        deadline,
+        cancel,
+        output,
+    };
+    let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
+    // Cancel answers are tiny and always sent (§9), so no presentation limit applies.
+    let limit = match request.op {
+        Op::Cancel(_) => None,
+        _ => Some(request.budget.presentation_limit(output)),
+    };
+    Executed {
+        response,
+        delta: answer.delta,
+        limit,
     }
 }
 
