@@ -3,16 +3,18 @@
 //! failures, non-UTF-8 output, large captures that spill to disk and are read back by range with
 //! `/`, and the spool lifecycle (release and session drop delete the files).
 
-use ash_engine::ason::{Limits, decode_canonical};
 use ash_engine::cancel::CancelToken;
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Data, ExecResult, ExitKind, Request, Response};
+use ash_engine::protocol::{Data, ExecResult, ExitKind, Response};
 use ash_engine::session::store::Body;
 use ash_engine::session::{Session, SessionConfig};
-use std::sync::Arc;
+/// The canonical ASON form of a text cell.
+pub use common::cell as quote;
+use common::open_session;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
+#[path = "../common/mod.rs"]
+mod common;
 mod lifecycle;
 mod status;
 mod streams;
@@ -39,8 +41,7 @@ impl Harness {
             output_ceiling: u64::MAX,
             ..SessionConfig::run()
         };
-        let plane = Arc::new(ComputePlane::new(2).expect("plane"));
-        let session = Session::open(dir.path(), config, plane).expect("session");
+        let session = open_session(dir.path(), config, 2);
         Harness { dir, session }
     }
 
@@ -51,9 +52,7 @@ impl Harness {
 
     /// Like [`Harness::ask`] with a cancellation token.
     pub fn ask_with(&mut self, request: &str, cancel: CancelToken) -> (Response, String) {
-        let doc =
-            decode_canonical(request.as_bytes(), &Limits::default()).expect("canonical request");
-        let request = Request::from_document(&doc).expect("valid request");
+        let request = common::request(request);
         let (response, text) = self.session.execute_cancellable(&request, cancel);
         response.validate().expect("answers keep the invariants");
         (response, text)
@@ -61,12 +60,7 @@ impl Harness {
 
     /// The bytes behind a reference.
     pub fn retained(&self, alias: u64) -> Vec<u8> {
-        self.session
-            .store()
-            .get(alias)
-            .unwrap_or_else(|| panic!("@{alias} is not retained"))
-            .read_all()
-            .expect("retained value reads")
+        common::retained(&self.session, alias)
     }
 
     /// The store body behind a reference.
@@ -104,13 +98,6 @@ pub fn sh(id: u64, script: &str) -> String {
         4096,
         30_000,
     )
-}
-
-/// The canonical ASON form of a text cell.
-pub fn quote(text: &str) -> String {
-    let mut out = String::new();
-    ash_engine::ason::encode_text(text, &mut out);
-    out
 }
 
 /// The exec record of an answer.

@@ -1,15 +1,10 @@
 //! The shared harness: a session client that checks the invariants of every answer, retained
 //! values put in from outside, request builders and expected-answer builders.
 
-use ash_engine::ason::{self, Limits};
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Request, Response, Status};
+pub use crate::common::{BIG, cell, error, hash, invalid};
+use crate::common::{ask_checked, open_session};
 use ash_engine::session::{Session, SessionConfig};
-use std::sync::Arc;
 use tempfile::TempDir;
-
-/// A generous budget: tok, rec.
-pub const BIG: (u64, u64) = (100_000, 10_000);
 
 /// A session on an empty temporary workspace.
 pub struct Client {
@@ -24,53 +19,21 @@ impl Client {
 
     pub fn with(config: SessionConfig) -> Client {
         let root = tempfile::tempdir().expect("temp workspace");
-        let plane = Arc::new(ComputePlane::new(2).expect("compute plane"));
         Client {
-            session: Session::open(root.path(), config, plane).expect("open session"),
+            session: open_session(root.path(), config, 2),
             _root: root,
         }
     }
 
     /// Retains `bytes` the way an embedder would, returning the alias.
     pub fn retain(&mut self, bytes: &[u8]) -> u64 {
-        self.session
-            .store_mut()
-            .retain(bytes.to_vec())
-            .expect("room in the store")
+        crate::common::retain(&mut self.session, bytes)
     }
 
     /// Answers `request` and returns the encoded answer, after checking that it round-trips, that
     /// a success fits L and is charged to the output ceiling, and that a failure is not charged.
     pub fn ask(&mut self, request: &str) -> String {
-        let doc = ason::decode_canonical(request.as_bytes(), &Limits::default())
-            .expect("test requests are canonical ASON");
-        let tok = Request::from_document(&doc).map(|r| r.budget.tok).ok();
-        let before = self.session.remaining_output();
-        let (response, text) = self
-            .session
-            .answer_document(&doc)
-            .expect("test requests carry a usable id");
-        assert_eq!(
-            response.encode(),
-            text,
-            "the text is the response's encoding"
-        );
-        let decoded = Response::decode(text.as_bytes(), &Limits::default())
-            .expect("answers are valid responses");
-        assert_eq!(decoded, response, "answer round-trips: {text}");
-        let after = self.session.remaining_output();
-        if response.status == Status::Success {
-            let limit = before.min(tok.expect("a successful request was valid") * 4);
-            assert!(
-                text.len() as u64 <= limit,
-                "answer of {} bytes exceeds L = {limit}:\n{text}",
-                text.len()
-            );
-            assert_eq!(after, before - text.len() as u64, "a success is charged");
-        } else {
-            assert_eq!(after, before, "a failure is not charged");
-        }
-        text
+        ask_checked(&mut self.session, request).1
     }
 
     /// Live retained entries.
@@ -82,28 +45,6 @@ impl Client {
 /// A formula request `o:{op}` with `a:[{items}]`.
 pub fn req(id: u64, op: char, items: &str, (tok, rec): (u64, u64)) -> String {
     format!("t:1\ni:{id}\no:{op}\na:[{items}]\nu{{tok,rec,ms}}:\n{tok},{rec},30000\n")
-}
-
-/// Text as an encoded ASON cell.
-pub fn cell(text: &str) -> String {
-    let mut out = String::new();
-    ason::encode_text(text, &mut out);
-    out
-}
-
-/// Lowercase hex BLAKE3 of `bytes`.
-pub fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
-}
-
-/// The exact encoding of an error answer without references.
-pub fn error(id: u64, status: u8, code: u16, retry: u8, stage: u8) -> String {
-    format!("t:3\ni:{id}\ns:{status}\ne{{c,q,p,x,a}}:\n{code},{retry},{stage},~,~\nz:0\nr:~\n")
-}
-
-/// `s:1 100,1,1`.
-pub fn invalid(id: u64) -> String {
-    error(id, 1, 100, 1, 1)
 }
 
 /// `s:4 700,1,2`.

@@ -4,10 +4,13 @@
 //! cuts and row-prefix truncation (1|2, 600), spooled values read by range, and `>` (its full
 //! coverage lives in the `mutation` tests).
 //!
-//! Modules by concern: [`client`] holds the harness; [`slice`] `/` and `#`; [`find`] `?`;
-//! [`project`] `|`; [`references`] release, leases, unknown references, validation and caps.
+//! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`slice`] `/` and
+//! `#`; [`find`] `?`; [`project`] `|`; [`references`] release, leases, unknown references,
+//! validation and caps.
 
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
 mod find;
 mod project;
 mod references;

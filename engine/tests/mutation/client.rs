@@ -1,12 +1,11 @@
 //! The shared harness: a session over a temporary workspace, file helpers and answer builders.
 
-use ash_engine::ason::{self, Limits};
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Response, Status};
+use crate::common::{assert_round_trips, document, open_session};
+pub use crate::common::{cell, error, hash, invalid};
+use ash_engine::protocol::Status;
 use ash_engine::session::{Session, SessionConfig};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use tempfile::TempDir;
 
 /// A session on a temporary workspace.
@@ -18,8 +17,7 @@ pub struct Client {
 impl Client {
     pub fn new() -> Client {
         let root = tempfile::tempdir().expect("temp workspace");
-        let plane = Arc::new(ComputePlane::new(2).expect("compute plane"));
-        let session = Session::open(root.path(), SessionConfig::run(), plane).expect("session");
+        let session = open_session(root.path(), SessionConfig::run(), 2);
         Client { session, root }
     }
 
@@ -28,9 +26,7 @@ impl Client {
     }
 
     pub fn write(&self, logical: &str, bytes: &[u8]) {
-        let p = self.path(logical);
-        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-        std::fs::write(p, bytes).expect("write");
+        crate::common::write(&self.root, logical, bytes);
     }
 
     pub fn read(&self, logical: &str) -> Option<Vec<u8>> {
@@ -38,19 +34,16 @@ impl Client {
     }
 
     pub fn retain(&mut self, bytes: &[u8]) -> u64 {
-        self.session
-            .store_mut()
-            .retain(bytes.to_vec())
-            .expect("room in the store")
+        crate::common::retain(&mut self.session, bytes)
     }
 
     /// Answers `request`, checking that the answer round-trips.
     pub fn ask(&mut self, request: &str) -> String {
-        let doc = ason::decode_canonical(request.as_bytes(), &Limits::default())
-            .expect("test requests are canonical ASON");
-        let (response, text) = self.session.answer_document(&doc).expect("usable id");
-        let decoded = Response::decode(text.as_bytes(), &Limits::default()).expect("valid");
-        assert_eq!(decoded, response, "round trip: {text}");
+        let (response, text) = self
+            .session
+            .answer_document(&document(request))
+            .expect("usable id");
+        assert_round_trips(&response, &text);
         if response.status != Status::Success {
             assert!(response.error.is_some());
         }
@@ -81,11 +74,6 @@ fn collect(root: &Path, dir: &Path, out: &mut BTreeMap<String, Vec<u8>>) {
             out.insert(name, std::fs::read(&path).unwrap_or_default());
         }
     }
-}
-
-/// Lowercase hex BLAKE3 of `bytes`.
-pub fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
 }
 
 /// A request with record or table arguments `a` (already encoded, without the `a` key line).
@@ -125,23 +113,6 @@ pub fn value(v: &str) -> String {
     } else {
         cell(v)
     }
-}
-
-/// Text as an encoded ASON cell.
-pub fn cell(text: &str) -> String {
-    let mut out = String::new();
-    ason::encode_text(text, &mut out);
-    out
-}
-
-/// The exact encoding of an error answer without data.
-pub fn error(id: u64, status: u8, code: u16, retry: u8, stage: u8) -> String {
-    format!("t:3\ni:{id}\ns:{status}\ne{{c,q,p,x,a}}:\n{code},{retry},{stage},~,~\nz:0\nr:~\n")
-}
-
-/// `s:1 100,1,1`.
-pub fn invalid(id: u64) -> String {
-    error(id, 1, 100, 1, 1)
 }
 
 /// A path-dictionary block for new paths `(id, path)`.

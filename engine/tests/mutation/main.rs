@@ -2,10 +2,12 @@
 //! validation rule and status code with exact answer bytes, the journal's on-disk layout after
 //! a transaction, and the refusal of a foreign `.ash`.
 //!
-//! Modules by concern: [`client`] holds the harness; [`patch`], [`fs`] and [`materialize`] one
-//! operation each; [`journal`] the state directory.
+//! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`patch`], [`fs`]
+//! and [`materialize`] one operation each; [`journal`] the state directory.
 
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
 mod fs;
 mod journal;
 mod materialize;

@@ -1,23 +1,19 @@
 //! The shared harness: a session client that checks the invariants of every answer, request
 //! builders, expected-answer builders and workspace fixtures.
 
-use ash_engine::ason::{self, Limits};
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Data, Request, Response, Status};
+#[cfg(unix)]
+pub use crate::common::symlink;
+pub use crate::common::{BIG, cell, error, hash, paths_cell, tree};
+use crate::common::{PathNames, ask_checked, open_session};
+use ash_engine::protocol::{Data, Response};
 use ash_engine::session::{Session, SessionConfig};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
 use tempfile::TempDir;
-
-/// A generous budget: tok, rec.
-pub const BIG: (u64, u64) = (100_000, 10_000);
 
 /// A session plus the client-side view of its path dictionary.
 pub struct Client {
     pub session: Session,
-    names: HashMap<u64, String>,
-    next_id: u64,
+    names: PathNames,
 }
 
 /// One answered request.
@@ -32,68 +28,22 @@ impl Client {
     }
 
     pub fn with(root: &Path, config: SessionConfig) -> Client {
-        let plane = Arc::new(ComputePlane::new(2).expect("compute plane"));
         Client {
-            session: Session::open(root, config, plane).expect("open session"),
-            names: HashMap::new(),
-            next_id: 1,
+            session: open_session(root, config, 2),
+            names: PathNames::default(),
         }
     }
 
+    /// Answers `request`, checking the invariants of every answer and that the `p` delta
+    /// introduces only new paths with consecutive ids.
     pub fn ask(&mut self, request: &str) -> Answer {
-        let doc = ason::decode_canonical(request.as_bytes(), &Limits::default())
-            .expect("test requests are canonical ASON");
-        let tok = Request::from_document(&doc).map(|r| r.budget.tok).ok();
-        let before = self.session.remaining_output();
-        let (response, text) = self
-            .session
-            .answer_document(&doc)
-            .expect("test requests carry a usable id");
-        assert_eq!(
-            response.encode(),
-            text,
-            "the text is the response's encoding"
-        );
-        let decoded = Response::decode(text.as_bytes(), &Limits::default())
-            .expect("answers are valid responses");
-        assert_eq!(decoded, response, "answer round-trips: {text}");
-        let after = self.session.remaining_output();
-        if response.status == Status::Success {
-            let tok = tok.expect("a successful request was valid");
-            let limit = before.min(tok * 4);
-            assert!(
-                text.len() as u64 <= limit,
-                "answer of {} bytes exceeds L = {limit}:\n{text}",
-                text.len()
-            );
-            assert_eq!(after, before - text.len() as u64, "a success is charged");
-        } else {
-            assert_eq!(after, before, "a failure is not charged");
-            assert!(
-                response.paths.is_empty(),
-                "a failure introduces no path ids"
-            );
-        }
-        for (id, path) in &response.paths {
-            assert_eq!(
-                *id, self.next_id,
-                "ids are consecutive across the session: {text}"
-            );
-            assert!(
-                !self.names.values().any(|known| known == path),
-                "{path} was already introduced: {text}"
-            );
-            self.names.insert(*id, path.clone());
-            self.next_id += 1;
-        }
+        let (response, text) = ask_checked(&mut self.session, request);
+        self.names.record(&response, &text, true);
         Answer { text, response }
     }
 
     pub fn name(&self, id: u64) -> String {
-        self.names
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| panic!("path id {id} was never introduced"))
+        self.names.name(id)
     }
 
     /// `(path, kind, size)` of each list row.
@@ -120,42 +70,8 @@ impl Client {
 
     /// The bytes behind a reference.
     pub fn retained(&self, alias: u64) -> Vec<u8> {
-        self.session
-            .store()
-            .get(alias)
-            .unwrap_or_else(|| panic!("@{alias} is not retained"))
-            .read_all()
-            .expect("retained value reads")
+        crate::common::retained(&self.session, alias)
     }
-}
-
-/// A temporary workspace holding `files` (parents created as needed).
-pub fn tree(files: &[(&str, &[u8])]) -> TempDir {
-    let dir = tempfile::tempdir().expect("temp workspace");
-    for (path, content) in files {
-        let abs = dir.path().join(path);
-        if let Some(parent) = abs.parent() {
-            std::fs::create_dir_all(parent).expect("create parent directories");
-        }
-        std::fs::write(&abs, content).expect("write test file");
-    }
-    dir
-}
-
-#[cfg(unix)]
-pub fn symlink(dir: &TempDir, target: impl AsRef<Path>, link: &str) {
-    std::os::unix::fs::symlink(target, dir.path().join(link)).expect("create symlink");
-}
-
-pub fn cell(text: &str) -> String {
-    let mut out = String::new();
-    ason::encode_text(text, &mut out);
-    out
-}
-
-pub fn paths_cell(paths: &[&str]) -> String {
-    let items: Vec<String> = paths.iter().map(|p| cell(p)).collect();
-    format!("[{}]", items.join(","))
 }
 
 pub fn read_req(
@@ -191,15 +107,6 @@ pub fn search_req(
         cell(query),
         paths_cell(paths)
     )
-}
-
-/// The exact encoding of an error answer without references.
-pub fn error(id: u64, status: u8, code: u16, retry: u8, stage: u8) -> String {
-    format!("t:3\ni:{id}\ns:{status}\ne{{c,q,p,x,a}}:\n{code},{retry},{stage},~,~\nz:0\nr:~\n")
-}
-
-pub fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
 }
 
 pub fn owned<const N: usize>(rows: [(&str, u8, Option<u64>); N]) -> Vec<(String, u8, Option<u64>)> {

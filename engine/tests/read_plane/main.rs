@@ -8,13 +8,15 @@
 //! limit L and is charged to the output ceiling (a failure is not), and the `p` delta introduces
 //! only paths new to the session with consecutive ids.
 //!
-//! Modules by concern: [`client`] holds the shared harness; [`paths`] the §3.3 path rules,
-//! reserved `.ash`, capabilities, hidden entries and symlinks; [`read`], [`list`] and [`search`]
-//! each operation's own rules; [`budgets`] `tok`/`rec`, truncation, the path dictionary and the
-//! output ceiling.
+//! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`paths`] the §3.3
+//! path rules, reserved `.ash`, capabilities, hidden entries and symlinks; [`read`], [`list`] and
+//! [`search`] each operation's own rules; [`budgets`] `tok`/`rec`, truncation, the path
+//! dictionary and the output ceiling.
 
 mod budgets;
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
 mod list;
 mod paths;
 mod read;

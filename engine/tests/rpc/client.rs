@@ -1,5 +1,6 @@
 //! A test client that drives `ash rpc` as a subprocess over pipes.
 
+use crate::common::cell;
 use std::io::{BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -39,11 +40,7 @@ pub fn read(id: u64, path: &str) -> String {
 pub fn sh(id: u64, script: &str) -> String {
     format!(
         "t:1\ni:{id}\no:x\na{{x,v,c,e,in,f}}:\nsh,[-c,{}],.,[],~,0\nu{{tok,rec,ms}}:\n1000,16,60000\n",
-        {
-            let mut cell = String::new();
-            ash_engine::ason::encode_text(script, &mut cell);
-            cell
-        }
+        cell(script)
     )
 }
 

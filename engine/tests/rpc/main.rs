@@ -2,6 +2,8 @@
 //! pipelining, cancellation, backpressure and the 102/602 windows.
 
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
 mod inprocess;
 mod session;
 mod transport;

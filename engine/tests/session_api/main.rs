@@ -2,13 +2,14 @@
 
 mod approval;
 mod batch;
+#[path = "../common/mod.rs"]
+mod common;
 
-use ash_engine::ason::{Limits, decode_canonical};
 use ash_engine::cancel::CancelToken;
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Request, Response};
 use ash_engine::session::{Session, SessionConfig};
-use std::sync::Arc;
+/// Types canonical request text.
+pub use common::request;
+use common::{assert_round_trips, document, open_session};
 use tempfile::TempDir;
 
 /// A session over a temporary workspace holding `Cargo.toml`, `src/lib.rs` and `src/b.rs`.
@@ -29,8 +30,7 @@ impl Harness {
         std::fs::create_dir(p.join("src")).expect("mkdir src");
         std::fs::write(p.join("src/lib.rs"), "fn main() {}\n// TODO item\n").expect("write lib");
         std::fs::write(p.join("src/b.rs"), "pub fn b() {}\n").expect("write b");
-        let plane = Arc::new(ComputePlane::new(2).expect("compute plane"));
-        let session = Session::open(p, SessionConfig::run(), plane).expect("session");
+        let session = open_session(p, SessionConfig::run(), 2);
         Harness { session, root }
     }
 
@@ -41,30 +41,24 @@ impl Harness {
 
     /// Answers request text that may be an invalid request.
     pub fn ask_document(&mut self, text: &str) -> String {
-        let doc = decode_canonical(text.as_bytes(), &Limits::default()).expect("canonical");
-        self.session.answer_document(&doc).expect("usable id").1
+        self.session
+            .answer_document(&document(text))
+            .expect("usable id")
+            .1
     }
 
     /// [`Harness::ask`] with a cancellation token.
     pub fn ask_with(&mut self, text: &str, cancel: CancelToken) -> String {
         let request = request(text);
         let (response, encoded) = self.session.execute_cancellable(&request, cancel);
-        let decoded = Response::decode(encoded.as_bytes(), &Limits::default()).expect("valid");
-        assert_eq!(decoded, response, "round trip: {encoded}");
+        assert_round_trips(&response, &encoded);
         encoded
     }
 
     /// The retained value behind `alias` as text.
     pub fn fetch(&self, alias: u64) -> String {
-        let body = self.session.store().get(alias).expect("live alias");
-        String::from_utf8(body.read_all().expect("readable")).expect("UTF-8")
+        String::from_utf8(common::retained(&self.session, alias)).expect("UTF-8")
     }
-}
-
-/// Types canonical request text.
-pub fn request(text: &str) -> Request {
-    let doc = decode_canonical(text.as_bytes(), &Limits::default()).expect("canonical request");
-    Request::from_document(&doc).expect("valid request")
 }
 
 /// Quotes `doc` as an ASON text atom (the embedded `a` cell of a batch row).

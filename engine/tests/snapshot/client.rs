@@ -1,23 +1,18 @@
 //! The shared harness: a session client that checks the invariants of every answer, request and
 //! expected-answer builders and workspace fixtures.
 
-use ash_engine::ason::{self, Limits};
-use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Data, Request, Response, Status};
+#[cfg(unix)]
+pub use crate::common::symlink;
+pub use crate::common::{BIG, cell, error, hash, paths_cell, tree, write};
+use crate::common::{PathNames, ask_checked, open_session};
+use ash_engine::protocol::{Data, Response};
 use ash_engine::session::{Session, SessionConfig};
-use std::collections::HashMap;
 use std::path::Path;
-use std::sync::Arc;
-use tempfile::TempDir;
-
-/// A generous budget: tok, rec.
-pub const BIG: (u64, u64) = (100_000, 10_000);
 
 /// A session plus the client-side view of its path dictionary.
 pub struct Client {
     pub session: Session,
-    names: HashMap<u64, String>,
-    next_id: u64,
+    names: PathNames,
 }
 
 /// One answered request.
@@ -35,55 +30,23 @@ impl Client {
     }
 
     pub fn with(root: &Path, config: SessionConfig, workers: usize) -> Client {
-        let plane = Arc::new(ComputePlane::new(workers).expect("compute plane"));
         Client {
-            session: Session::open(root, config, plane).expect("open session"),
-            names: HashMap::new(),
-            next_id: 1,
+            session: open_session(root, config, workers),
+            names: PathNames::default(),
         }
     }
 
     /// Answers `request` and checks what holds for every answer: the text is the response's
     /// canonical encoding, a success fits L and is charged, a failure introduces no path ids,
-    /// and ids are consecutive and new.
+    /// and ids are consecutive.
     pub fn ask(&mut self, request: &str) -> Answer {
-        let doc = ason::decode_canonical(request.as_bytes(), &Limits::default())
-            .expect("test requests are canonical ASON");
-        let tok = Request::from_document(&doc).map(|r| r.budget.tok).ok();
-        let before = self.session.remaining_output();
-        let (response, text) = self
-            .session
-            .answer_document(&doc)
-            .expect("test requests carry a usable id");
-        assert_eq!(response.encode(), text, "the text is the encoding");
-        let decoded = Response::decode(text.as_bytes(), &Limits::default())
-            .expect("answers are valid responses");
-        assert_eq!(decoded, response, "answer round-trips: {text}");
-        let after = self.session.remaining_output();
-        if response.status == Status::Success {
-            let limit = before.min(tok.expect("a successful request was valid") * 4);
-            assert!(
-                text.len() as u64 <= limit,
-                "answer over L = {limit}:\n{text}"
-            );
-            assert_eq!(after, before - text.len() as u64, "a success is charged");
-        } else {
-            assert_eq!(after, before, "a failure is not charged");
-            assert!(response.paths.is_empty(), "a failure introduces no ids");
-        }
-        for (id, path) in &response.paths {
-            assert_eq!(*id, self.next_id, "ids are consecutive: {text}");
-            self.names.insert(*id, path.clone());
-            self.next_id += 1;
-        }
+        let (response, text) = ask_checked(&mut self.session, request);
+        self.names.record(&response, &text, false);
         Answer { text, response }
     }
 
     pub fn name(&self, id: u64) -> String {
-        self.names
-            .get(&id)
-            .cloned()
-            .unwrap_or_else(|| panic!("path id {id} was never introduced"))
+        self.names.name(id)
     }
 
     /// The rows of a snapshot answer with path names.
@@ -107,48 +70,9 @@ impl Client {
 
     /// The text behind a reference.
     pub fn retained(&self, alias: u64) -> String {
-        let bytes = self
-            .session
-            .store()
-            .get(alias)
-            .unwrap_or_else(|| panic!("@{alias} is not retained"))
-            .read_all()
-            .expect("retained value reads");
+        let bytes = crate::common::retained(&self.session, alias);
         String::from_utf8(bytes).expect("manifests are UTF-8")
     }
-}
-
-/// A temporary workspace holding `files` (parents created as needed).
-pub fn tree(files: &[(&str, &[u8])]) -> TempDir {
-    let dir = tempfile::tempdir().expect("temp workspace");
-    for (path, content) in files {
-        write(&dir, path, content);
-    }
-    dir
-}
-
-pub fn write(dir: &TempDir, path: &str, content: &[u8]) {
-    let abs = dir.path().join(path);
-    if let Some(parent) = abs.parent() {
-        std::fs::create_dir_all(parent).expect("create parent directories");
-    }
-    std::fs::write(&abs, content).expect("write test file");
-}
-
-#[cfg(unix)]
-pub fn symlink(dir: &TempDir, target: impl AsRef<Path>, link: &str) {
-    std::os::unix::fs::symlink(target, dir.path().join(link)).expect("create symlink");
-}
-
-pub fn cell(text: &str) -> String {
-    let mut out = String::new();
-    ason::encode_text(text, &mut out);
-    out
-}
-
-pub fn paths_cell(paths: &[&str]) -> String {
-    let items: Vec<String> = paths.iter().map(|p| cell(p)).collect();
-    format!("[{}]", items.join(","))
 }
 
 /// A snapshot request; `r` is the raw baseline cell (`~` or `@n`).
@@ -175,15 +99,6 @@ pub fn capture_req(id: u64, paths: &[&str], depth: u64, flags: u64) -> String {
 /// A delta of `paths` to `depth` with `flags` against `@baseline`.
 pub fn delta_req(id: u64, paths: &[&str], depth: u64, flags: u64, baseline: u64) -> String {
     snap_req(id, paths, depth, 1, &format!("@{baseline}"), flags, BIG)
-}
-
-/// The exact encoding of an error answer without references.
-pub fn error(id: u64, status: u8, code: u16, retry: u8, stage: u8) -> String {
-    format!("t:3\ni:{id}\ns:{status}\ne{{c,q,p,x,a}}:\n{code},{retry},{stage},~,~\nz:0\nr:~\n")
-}
-
-pub fn hash(bytes: &[u8]) -> String {
-    blake3::hash(bytes).to_hex().to_string()
 }
 
 /// A row expectation; `content` is hashed when given.

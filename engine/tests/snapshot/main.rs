@@ -8,6 +8,8 @@
 
 mod capture;
 mod client;
+#[path = "../common/mod.rs"]
+mod common;
 mod delta;
 mod invariance;
 mod rules;
