@@ -3,9 +3,15 @@
 //! parent kills it there (step mode) or at random moments (random mode), then reopens and checks:
 //! no synced record is lost, nothing unsynced was reported durable, nothing is counted twice, and
 //! no tool effect with an unknown outcome ran twice.
+//!
+//! Each run of a tool effect creates its own marker file (`<turn>.<n>` in the effects directory)
+//! with `create_new`, which a kill cannot tear. Effects logged as lines of one append-only file
+//! could be cut between a turn's digits and its newline, and the next effect's line then merged
+//! with the fragment (`8` + `9\n` read as a second run of turn 89).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::io::{BufRead, BufReader, Write};
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::Duration;
@@ -72,6 +78,67 @@ fn sync(s: &mut Session, r: &Reporter, name: &str, i: usize) {
     assert_eq!(seq, s.appended_seq());
     r.say(&format!("durable {}", seq.0));
     r.boundary(&format!("post-{name}"), i);
+}
+
+/// The tool's external effect. It starts with the atomic creation of a marker file for this run
+/// (`<turn>.<n>`, the first free `n`), so every run is counted exactly once whatever the moment of
+/// a kill; the kill may still land inside the effect, before its content is written.
+fn run_effect(effects: &Path, r: &Reporter, i: usize) {
+    std::fs::create_dir_all(effects).expect("effects dir");
+    let mut n = 0;
+    let mut f = loop {
+        let path = effects.join(format!("{i}.{n}"));
+        match OpenOptions::new().write(true).create_new(true).open(&path) {
+            Ok(f) => break f,
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => n += 1,
+            Err(e) => panic!("effect {}: {e}", path.display()),
+        }
+    };
+    r.boundary("mid-effect", i);
+    writeln!(f, "value v{i}").expect("effect");
+}
+
+/// Runs of each turn's effect, from the marker files.
+fn effect_runs(effects: &Path) -> BTreeMap<usize, usize> {
+    let mut runs = BTreeMap::new();
+    let Ok(entries) = std::fs::read_dir(effects) else {
+        return runs;
+    };
+    for entry in entries {
+        let name = entry.expect("effects entry").file_name();
+        let name = name.to_str().expect("utf-8 name");
+        let turn = name
+            .split_once('.')
+            .and_then(|(t, n)| Some((t.parse().ok()?, n.parse::<usize>().ok()?)))
+            .unwrap_or_else(|| panic!("unexpected file {name:?} in the effects directory"))
+            .0;
+        *runs.entry(turn).or_insert(0) += 1;
+    }
+    runs
+}
+
+/// Regression for a false "ran twice": with one append-only effects log, a kill between turn 8's
+/// digits and its newline made turn 9's line read `89`, a second run of turn 89. Markers cannot
+/// merge: an interrupted run (empty marker) counts once for its own turn.
+#[test]
+fn effect_accounting_counts_interrupted_runs_once() {
+    let t = tempfile::tempdir().expect("tempdir");
+    let effects = t.path().join("session.effects");
+    assert!(effect_runs(&effects).is_empty(), "no effects yet");
+    std::fs::create_dir(&effects).expect("mkdir");
+    std::fs::write(effects.join("8.0"), "").expect("interrupted run");
+    std::fs::write(effects.join("9.0"), "value v9\n").expect("run");
+    std::fs::write(effects.join("89.0"), "value v89\n").expect("run");
+    assert_eq!(
+        effect_runs(&effects),
+        BTreeMap::from([(8, 1), (9, 1), (89, 1)])
+    );
+    std::fs::write(effects.join("89.1"), "").expect("second run");
+    assert_eq!(
+        effect_runs(&effects).get(&89),
+        Some(&2),
+        "a real rerun counts"
+    );
 }
 
 fn text_for(i: usize) -> String {
@@ -165,13 +232,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
             }))
             .expect("intent");
             sync(&mut s, &r, "sync-intent", i);
-            // The tool's external effect.
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .create(true)
-                .open(&effects)
-                .expect("effects");
-            writeln!(f, "{i}").expect("effect");
+            run_effect(&effects, &r, i);
             r.boundary("post-effect", i);
             s.append(Record::ToolOutcome(ToolOutcome {
                 request_id: req,
@@ -310,6 +371,8 @@ fn verify(dir: &Path, seen: &Seen) {
     }
     let mut accepted = HashMap::new();
     let mut dones = HashMap::new();
+    let mut intents = BTreeSet::new();
+    let mut ok_outcomes = BTreeSet::new();
     let mut last = 0;
     for (seq, rec) in s.read_records().expect("records") {
         assert!(seq.0 > last, "sequence numbers increase");
@@ -317,6 +380,12 @@ fn verify(dir: &Path, seen: &Seen) {
         match rec {
             Record::CommandAccepted(c) => *accepted.entry(c.command_id).or_insert(0) += 1,
             Record::Done(d) => *dones.entry(d.request_id).or_insert(0) += 1,
+            Record::ToolIntent(t) => {
+                intents.insert(t.call_id.0);
+            }
+            Record::ToolOutcome(o) if o.status == ToolOutcomeStatus::Ok => {
+                ok_outcomes.insert(o.call_id.0);
+            }
             _ => {}
         }
     }
@@ -326,15 +395,27 @@ fn verify(dir: &Path, seen: &Seen) {
     );
     assert!(dones.values().all(|n| *n == 1), "a turn was finished twice");
     assert_eq!(s.state().turns().count(), accepted.len());
-    let effects = std::fs::read_to_string(dir.with_extension("effects")).unwrap_or_default();
-    let mut runs = HashMap::new();
-    for l in effects.lines() {
-        *runs.entry(l).or_insert(0) += 1;
-    }
+    let runs = effect_runs(&dir.with_extension("effects"));
     assert!(
         runs.values().all(|n| *n == 1),
         "a tool effect ran twice: {runs:?}"
     );
+    for i in runs.keys() {
+        assert!(
+            intents.contains(&format!("call_{i}")),
+            "the effect of turn {i} ran without a synced intent"
+        );
+    }
+    for call in &ok_outcomes {
+        let i: usize = call
+            .strip_prefix("call_")
+            .and_then(|i| i.parse().ok())
+            .expect("call id");
+        assert!(
+            runs.contains_key(&i),
+            "turn {i} has an ok outcome but its effect never ran"
+        );
+    }
 }
 
 fn workdir() -> (tempfile::TempDir, PathBuf) {
@@ -343,8 +424,8 @@ fn workdir() -> (tempfile::TempDir, PathBuf) {
     (t, d)
 }
 
-/// Kills children at every kind of durability boundary (before and after each fsync, after the
-/// external effect), at a rotating position, until the workload completes.
+/// Kills children at every kind of durability boundary (before and after each fsync, inside and
+/// after the external effect), at a rotating position, until the workload completes.
 #[test]
 fn sigkill_at_every_durability_boundary() {
     let (_t, dir) = workdir();
@@ -384,6 +465,7 @@ fn sigkill_at_every_durability_boundary() {
         "post-accept",
         "pre-sync-intent",
         "post-sync-intent",
+        "mid-effect",
         "post-effect",
         "pre-sync-outcome",
         "post-sync-outcome",
