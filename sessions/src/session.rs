@@ -396,11 +396,28 @@ fn lock_session(dir: &Path) -> Result<File> {
         .mode(FILE_MODE)
         .open(&path)
         .map_err(|e| SessionError::io("cannot open session lock", &path, e))?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(TryLockError::WouldBlock) => Err(SessionError::SessionBusy {
-            dir: dir.to_owned(),
-        }),
-        Err(TryLockError::Error(e)) => Err(SessionError::io("cannot lock session", &path, e)),
+    // A process forked by this one (e.g. a tool child between fork and exec) briefly shares
+    // the lock's open file description, so a just-released lock can look held for a moment.
+    // Retrying for a short, bounded time absorbs that window; a real second owner still gets
+    // `session_busy`, only 250 ms later.
+    let give_up = std::time::Instant::now() + LOCK_RETRY;
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(file),
+            Err(TryLockError::WouldBlock) if std::time::Instant::now() < give_up => {
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            Err(TryLockError::WouldBlock) => {
+                return Err(SessionError::SessionBusy {
+                    dir: dir.to_owned(),
+                });
+            }
+            Err(TryLockError::Error(e)) => {
+                return Err(SessionError::io("cannot lock session", &path, e));
+            }
+        }
     }
 }
+
+/// How long `open` keeps trying a session lock that looks held (see `lock_session`).
+const LOCK_RETRY: std::time::Duration = std::time::Duration::from_millis(250);
