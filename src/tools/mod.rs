@@ -3,6 +3,7 @@
 mod args;
 mod edit;
 mod error;
+mod execute;
 mod registry;
 mod rules;
 mod schema;
@@ -16,6 +17,10 @@ pub use args::{
 };
 pub use edit::{ByteEdit, EditError, compile_edits};
 pub use error::{RegistryError, ToolCallError};
+pub use execute::{
+    CurrentFile, MAX_EXEC_TIMEOUT_MS, PathNames, READ_MS, READ_REC, READ_TOK, ReadLedger,
+    ToolExecError, ToolExecutor, ToolPolicy, current_file, session_config,
+};
 pub use registry::{
     AdmittedCall, Mode, ParseFn, ProviderTool, ToolDescriptor, ToolRegistry, ToolSpec,
 };

@@ -13,6 +13,57 @@ use std::process::Command;
 /// Search path used when neither the child nor this process has `PATH` (glibc's default).
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
+/// Opt-in restrictions applied in the child between fork and exec; all off by default so `ash`
+/// behaves exactly as specified for it, while the agent turns them on for model-run commands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ExecHardening {
+    /// Set `PR_SET_NO_NEW_PRIVS`, so setuid binaries and file capabilities grant nothing.
+    pub no_new_privs: bool,
+    /// Clear the ambient capability set (ignored where the kernel has none).
+    pub clear_ambient_caps: bool,
+}
+
+impl ExecHardening {
+    /// Every restriction on.
+    pub fn strict() -> Self {
+        ExecHardening {
+            no_new_privs: true,
+            clear_ambient_caps: true,
+        }
+    }
+
+    fn is_off(self) -> bool {
+        !self.no_new_privs && !self.clear_ambient_caps
+    }
+
+    /// Runs in the forked child: only raw syscalls, which are async-signal-safe.
+    fn apply(self) -> std::io::Result<()> {
+        if self.clear_ambient_caps {
+            // SAFETY: prctl with integer arguments touches no memory of this process.
+            let rc = unsafe {
+                libc::prctl(
+                    libc::PR_CAP_AMBIENT,
+                    libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
+                    0 as libc::c_ulong,
+                    0 as libc::c_ulong,
+                    0 as libc::c_ulong,
+                )
+            };
+            if rc != 0 {
+                let err = std::io::Error::last_os_error();
+                // Kernels before 4.3 have no ambient set: there is nothing to clear.
+                if err.raw_os_error() != Some(libc::EINVAL) {
+                    return Err(err);
+                }
+            }
+        }
+        if self.no_new_privs {
+            nix::sys::prctl::set_no_new_privs().map_err(std::io::Error::from)?;
+        }
+        Ok(())
+    }
+}
+
 /// A resolved, ready-to-spawn command.
 #[derive(Debug, Clone)]
 pub struct Launch {
@@ -24,6 +75,7 @@ pub struct Launch {
     cwd: PathBuf,
     clear_env: bool,
     env: Vec<EnvChange>,
+    hardening: ExecHardening,
 }
 
 impl Launch {
@@ -45,7 +97,14 @@ impl Launch {
             cwd,
             clear_env: args.clear_env,
             env: args.env.clone(),
+            hardening: ExecHardening::default(),
         })
+    }
+
+    /// The same launch with `hardening` applied to the child.
+    pub fn with_hardening(mut self, hardening: ExecHardening) -> Launch {
+        self.hardening = hardening;
+        self
     }
 
     /// The absolute path that will be executed.
@@ -73,6 +132,14 @@ impl Launch {
                 EnvChange::Set { name, value } => cmd.env(name, value),
                 EnvChange::Remove(name) => cmd.env_remove(name),
             };
+        }
+        let hardening = self.hardening;
+        if !hardening.is_off() {
+            // SAFETY: the hook only issues prctl syscalls; it allocates nothing and takes no
+            // locks, as required between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || hardening.apply());
+            }
         }
         cmd
     }

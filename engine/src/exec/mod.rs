@@ -17,6 +17,6 @@ mod tests;
 
 pub use capture::{Capture, CaptureLimits, Captured, Lost, Spooled};
 pub use error::ExecError;
-pub use launch::Launch;
+pub use launch::{ExecHardening, Launch};
 pub use spool::{ReclaimReport, SpoolRoot};
 pub use supervise::{ExecContext, ProcessOutcome, run};

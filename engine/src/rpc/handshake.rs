@@ -3,6 +3,7 @@
 use crate::ason::Document;
 use crate::bootstrap::{BootstrapCode, BootstrapError};
 use crate::compute::ComputePlane;
+use crate::exec::ExecHardening;
 use crate::protocol::{HandshakeRequest, HandshakeResponse};
 use crate::session::store::StoreQuota;
 use crate::session::{Session, SessionConfig, SessionError};
@@ -45,6 +46,7 @@ pub fn open_session(
         output_ceiling: response.output,
         caps: response.caps,
         store: StoreQuota::default(),
+        hardening: ExecHardening::default(),
     };
     let session = Session::open(&root, config, plane).map_err(|e| match e {
         SessionError::NotADirectory(_) => handshake_error(e),

@@ -17,7 +17,7 @@ use crate::ason::Document;
 use crate::cancel::CancelToken;
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::exec::SpoolRoot;
+use crate::exec::{ExecHardening, SpoolRoot};
 use crate::ops;
 use crate::protocol::{
     Caps, Data, ErrorCode, ErrorRecord, Op, Request, RequestError, Response, Status,
@@ -42,6 +42,8 @@ pub struct SessionConfig {
     pub caps: Caps,
     /// Retained-store quotas.
     pub store: StoreQuota,
+    /// Restrictions applied to exec children (off for `ash`).
+    pub hardening: ExecHardening,
 }
 
 impl SessionConfig {
@@ -51,6 +53,7 @@ impl SessionConfig {
             output_ceiling: RUN_OUTPUT_CEILING,
             caps: Caps::ALL,
             store: StoreQuota::default(),
+            hardening: ExecHardening::default(),
         }
     }
 }
@@ -93,6 +96,7 @@ pub(crate) struct Shared {
     spool: Mutex<Option<SpoolRoot>>,
     // At most C child processes at once, across concurrent requests and batch nodes.
     pub(crate) processes: Gate,
+    pub(crate) hardening: ExecHardening,
 }
 
 /// Locks a mutex; every update under these locks is a single call, so a lock poisoned by a
@@ -180,6 +184,7 @@ impl Session {
                 remaining_output: AtomicU64::new(config.output_ceiling),
                 spool: Mutex::new(None),
                 processes: Gate::new(crate::compute::host_parallelism()),
+                hardening: config.hardening,
             }),
         })
     }

@@ -15,6 +15,7 @@ use tempfile::TempDir;
 
 #[path = "../common/mod.rs"]
 mod common;
+mod hardening;
 mod lifecycle;
 mod status;
 mod streams;

@@ -1,0 +1,172 @@
+//! edit (against the read ledger) and files.
+
+use super::{Harness, hash};
+use ansa::tools::{EditError, ToolExecError};
+
+const READ_ALL: &str = r#"{"paths":["a.rs"],"mode":"lines","offset":1,"length":100}"#;
+
+#[test]
+fn edit_after_read_patches_the_file() {
+    let mut h = Harness::new(&[("a.rs", "fn a() {}\nfn b() {}\n")]);
+    h.ok("read", READ_ALL);
+    let out = h.ok(
+        "edit",
+        r#"{"path":"a.rs","edits":[{"old":"fn b","new":"fn c"}]}"#,
+    );
+    assert_eq!(h.file("a.rs"), "fn a() {}\nfn c() {}\n");
+    assert_eq!(
+        out,
+        format!(
+            "t:3\ni:3\ns:0\nd[1]{{p,s,h}}:\n1,0,{}\nz:0\nr:~\n",
+            hash("fn a() {}\nfn c() {}\n")
+        )
+    );
+    // The committed digest is what the model now knows: a second edit needs no re-read.
+    h.ok(
+        "edit",
+        r#"{"path":"a.rs","edits":[{"old":"fn a","new":"fn z"}]}"#,
+    );
+    assert_eq!(h.file("a.rs"), "fn z() {}\nfn c() {}\n");
+}
+
+#[test]
+fn partial_read_is_enough() {
+    let mut h = Harness::new(&[("a.rs", "one\ntwo\nthree\n")]);
+    h.ok(
+        "read",
+        r#"{"paths":["a.rs"],"mode":"lines","offset":3,"length":1}"#,
+    );
+    h.ok(
+        "edit",
+        r#"{"path":"a.rs","edits":[{"old":"three","new":"3"}]}"#,
+    );
+    assert_eq!(h.file("a.rs"), "one\ntwo\n3\n");
+}
+
+#[test]
+fn stale_read_conflicts_and_leaves_the_file() {
+    let mut h = Harness::new(&[("a.rs", "x = 1\n")]);
+    h.ok("read", READ_ALL);
+    std::fs::write(h.dir.path().join("a.rs"), "x = 1\ny = 2\n").expect("write");
+    let out = h.ok(
+        "edit",
+        r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}"#,
+    );
+    // 501 with the observed digest; the preimage was the digest of the read.
+    assert_eq!(
+        out,
+        format!(
+            "t:3\ni:3\ns:8\nd[1]{{p,s,h}}:\n1,1,{}\ne{{c,q,p,x,a}}:\n501,1,4,~,~\nz:0\nr:~\n",
+            hash("x = 1\ny = 2\n")
+        )
+    );
+    assert_eq!(h.file("a.rs"), "x = 1\ny = 2\n");
+}
+
+#[test]
+fn stale_read_conflicts_even_when_old_no_longer_matches() {
+    let mut h = Harness::new(&[("a.rs", "x = 1\n")]);
+    h.ok("read", READ_ALL);
+    std::fs::write(h.dir.path().join("a.rs"), "rewritten\n").expect("write");
+    let out = h.ok(
+        "edit",
+        r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}"#,
+    );
+    assert!(out.contains("\ns:8\n") && out.contains("\n501,"), "{out}");
+    assert_eq!(h.file("a.rs"), "rewritten\n");
+}
+
+#[test]
+fn never_read_file_is_a_tool_error() {
+    let mut h = Harness::new(&[("a.rs", "x\n")]);
+    let err = h
+        .call("edit", r#"{"path":"a.rs","edits":[{"old":"x","new":"y"}]}"#)
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ToolExecError::NotRead {
+            path: "a.rs".into()
+        }
+    );
+    assert!(err.to_string().contains("Call read on it first"), "{err}");
+    assert_eq!(h.file("a.rs"), "x\n");
+}
+
+#[test]
+fn ambiguous_old_is_a_tool_error() {
+    let mut h = Harness::new(&[("a.rs", "x = 1\nx = 1\n")]);
+    h.ok("read", READ_ALL);
+    let err = h
+        .call(
+            "edit",
+            r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 2"}]}"#,
+        )
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ToolExecError::Edit {
+            source: EditError::Ambiguous {
+                index: 0,
+                count: 2,
+                lines: vec![1, 2]
+            }
+        }
+    );
+    assert_eq!(h.file("a.rs"), "x = 1\nx = 1\n");
+}
+
+#[test]
+fn files_create_copy_move_remove() {
+    let mut h = Harness::new(&[("old.txt", "keep"), ("gone.txt", "bye")]);
+    let out = h.ok(
+        "files",
+        r#"{"actions":[
+            {"kind":"create","path":"new.txt","to":null,"content":"hi"},
+            {"kind":"copy","path":"old.txt","to":"copy.txt","content":null},
+            {"kind":"remove","path":"gone.txt","to":null,"content":null}]}"#,
+    );
+    assert_eq!(
+        out,
+        format!(
+            "t:3\ni:3\ns:0\np[4]{{i,v}}:\n1,new.txt\n2,old.txt\n3,copy.txt\n4,gone.txt\nd[3]{{i,k,p,q,s,h}}:\n1,0,1,~,0,{}\n2,1,2,3,0,{}\n3,3,4,~,0,{}\nz:0\nr:~\n",
+            hash("hi"),
+            hash("keep"),
+            hash("bye")
+        )
+    );
+    assert_eq!(h.file("new.txt"), "hi");
+    assert_eq!(h.file("copy.txt"), "keep");
+    assert!(!h.dir.path().join("gone.txt").exists());
+    h.ok(
+        "files",
+        r#"{"actions":[{"kind":"move","path":"copy.txt","to":"moved.txt","content":null}]}"#,
+    );
+    assert_eq!(h.file("moved.txt"), "keep");
+}
+
+#[test]
+fn files_never_overwrite() {
+    let mut h = Harness::new(&[("a.txt", "a")]);
+    let out = h.ok(
+        "files",
+        r#"{"actions":[{"kind":"create","path":"a.txt","to":null,"content":"b"}]}"#,
+    );
+    assert!(out.contains("\ns:"), "{out}");
+    assert_eq!(h.file("a.txt"), "a");
+}
+
+#[test]
+fn files_remove_of_a_file_changed_since_read_conflicts() {
+    let mut h = Harness::new(&[("a.txt", "v1")]);
+    h.ok(
+        "read",
+        r#"{"paths":["a.txt"],"mode":"bytes","offset":0,"length":10}"#,
+    );
+    std::fs::write(h.dir.path().join("a.txt"), "v2").expect("write");
+    let out = h.ok(
+        "files",
+        r#"{"actions":[{"kind":"remove","path":"a.txt","to":null,"content":null}]}"#,
+    );
+    assert!(out.contains("\ns:8\n"), "{out}");
+    assert_eq!(h.file("a.txt"), "v2");
+}

@@ -1,0 +1,134 @@
+//! exec, sudo refusal, hardening, and read_only mode.
+
+use super::{Harness, policy};
+use ansa::config::AccessMode;
+use ansa::tools::{ToolExecError, ToolPolicy};
+
+fn exec(program: &str, args: &str) -> String {
+    format!(
+        r#"{{"program":"{program}","args":{args},"cwd":".","env":[],"stdin":null,"timeout_ms":null}}"#
+    )
+}
+
+#[test]
+fn exec_answers_canonical_ason_with_stdin_and_env() {
+    let mut h = Harness::new(&[]);
+    let out = h.ok(
+        "exec",
+        r#"{"program":"sh","args":["-c","printf \"$GREETING \"; cat"],"cwd":".","env":["GREETING=hi","-HOME"],"stdin":"there","timeout_ms":5000}"#,
+    );
+    // Only the elapsed milliseconds vary between runs.
+    let (head, rest) = out.split_at(out.find("0,0,").expect("exec row") + 4);
+    assert_eq!(head, "t:3\ni:1\ns:0\nd{k,c,ms,o,e,ro,re}:\n0,0,");
+    let rest = rest.trim_start_matches(|c: char| c.is_ascii_digit());
+    assert_eq!(rest, ",\"hi there\",~,~,~\nz:0\nr:~\n");
+}
+
+#[test]
+fn exec_children_have_no_new_privs_and_no_terminal_stdin() {
+    let mut h = Harness::new(&[]);
+    let out = h.ok(
+        "exec",
+        &exec(
+            "sh",
+            r#"["-c","grep NoNewPrivs /proc/self/status; test -t 0 || echo notty"]"#,
+        ),
+    );
+    assert!(out.contains("\"NoNewPrivs:\\t1\\nnotty\\n\""), "{out}");
+}
+
+#[test]
+fn sudo_is_refused_unless_allowed() {
+    let mut h = Harness::new(&[]);
+    let err = h.call("exec", &exec("sudo", r#"["true"]"#)).unwrap_err();
+    assert_eq!(
+        err,
+        ToolExecError::Sudo {
+            program: "sudo".into()
+        }
+    );
+    assert!(err.to_string().contains("allow_sudo is false"), "{err}");
+    let err = h.call("exec", &exec("bin/sudo", "[]")).unwrap_err();
+    assert!(matches!(err, ToolExecError::Sudo { .. }), "{err}");
+
+    let mut allowed = Harness::with(
+        ToolPolicy {
+            allow_sudo: true,
+            ..policy()
+        },
+        &[],
+    );
+    // Allowed means it reaches the engine (which answers whatever sudo does here).
+    let out = allowed.ok("exec", &exec("sudo", r#"["-n","true"]"#));
+    assert!(out.starts_with("t:3\ni:1\n"), "{out}");
+}
+
+#[test]
+fn read_only_refuses_mutation_tools_but_reads() {
+    let mut h = Harness::with(
+        ToolPolicy {
+            access_mode: AccessMode::ReadOnly,
+            ..policy()
+        },
+        &[("a.txt", "x")],
+    );
+    h.ok(
+        "read",
+        r#"{"paths":["a.txt"],"mode":"bytes","offset":0,"length":1}"#,
+    );
+    let calls = [
+        ("exec", exec("true", "[]")),
+        (
+            "edit",
+            r#"{"path":"a.txt","edits":[{"old":"x","new":"y"}]}"#.to_owned(),
+        ),
+        (
+            "files",
+            r#"{"actions":[{"kind":"create","path":"b.txt","to":null,"content":"b"}]}"#.to_owned(),
+        ),
+    ];
+    for (tool, json) in calls {
+        let err = h.call(tool, &json).unwrap_err();
+        assert!(
+            matches!(err, ToolExecError::ReadOnly { .. }),
+            "{tool}: {err}"
+        );
+    }
+    assert_eq!(h.file("a.txt"), "x");
+    assert!(!h.dir.path().join("b.txt").exists());
+}
+
+#[test]
+fn policy_comes_from_the_user_config_in_ansa_home() {
+    use ansa::config::{Env, load};
+    use ansa::home::AnsaHome;
+    let t = tempfile::tempdir().expect("temp");
+    let home = AnsaHome::at(t.path().join(".ansa"));
+    std::fs::create_dir_all(home.root()).expect("home");
+    std::fs::write(
+        home.config_file(),
+        r#"{"schema_version":1,"process_timeout_ms":1234,"process_output_bytes":4000,"access_mode":"read_only","allow_sudo":true}"#,
+    )
+    .expect("config");
+    let work = t.path().join("work");
+    std::fs::create_dir_all(&work).expect("work");
+    let config = load(
+        &home,
+        &work,
+        &Env::from_pairs([("ANSA_HOME", home.root().as_os_str().to_owned())]),
+    )
+    .expect("config loads");
+    let p = ToolPolicy::from_config(&config);
+    assert_eq!(
+        p,
+        ToolPolicy {
+            access_mode: AccessMode::ReadOnly,
+            allow_sudo: true,
+            process_timeout_ms: 1234,
+            process_output_bytes: 4000,
+        }
+    );
+    assert_eq!(p.exec_budget(None).tok, 1000);
+    assert_eq!(p.exec_budget(None).ms, 1234);
+    assert_eq!(p.exec_budget(Some(7)).ms, 7);
+}
