@@ -110,9 +110,14 @@ impl AnsaHome {
         self.root.join(AGENTS_FILE)
     }
 
-    /// `<home>/sessions`, owned by the sessions crate.
+    /// The same home as the sessions crate sees it (it owns the layout below `sessions/`).
+    pub fn sessions(&self) -> ansa_sessions::AnsaHome {
+        ansa_sessions::AnsaHome::at(&self.root)
+    }
+
+    /// `<home>/sessions`, as laid out by the sessions crate.
     pub fn sessions_dir(&self) -> PathBuf {
-        self.root.join("sessions")
+        self.sessions().sessions_dir()
     }
 
     /// `<home>/auth`, the default token store.

@@ -1,8 +1,8 @@
-//! The per-user home (`~/.ansa`, or `ANSA_HOME`) and where sessions live in it.
+//! Where sessions live inside the per-user home. Locating the home (`ANSA_HOME`, `~/.ansa`)
+//! and checking its modes is the agent's job (`ansa::home`), which hands the root in with `at`.
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{Result, SessionError};
 use crate::ids::SessionId;
 
 /// The per-user `ansa` home directory.
@@ -12,21 +12,6 @@ pub struct AnsaHome {
 }
 
 impl AnsaHome {
-    /// `$ANSA_HOME`, else `$HOME/.ansa`.
-    pub fn from_env() -> Result<Self> {
-        if let Some(h) = std::env::var_os("ANSA_HOME").filter(|h| !h.is_empty()) {
-            return Ok(Self::at(h));
-        }
-        match std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-            Some(home) => Ok(Self::at(Path::new(&home).join(".ansa"))),
-            None => Err(SessionError::io(
-                "cannot locate the ansa home: neither ANSA_HOME nor HOME is set for",
-                "~/.ansa",
-                std::io::Error::from(std::io::ErrorKind::NotFound),
-            )),
-        }
-    }
-
     /// A home at an explicit path.
     pub fn at(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
