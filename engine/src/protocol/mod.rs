@@ -28,7 +28,7 @@ pub use args::{
     FsArgs, FsKind, FsOp, ListArgs, ListFilter, MAX_ARGV, MAX_BATCH_EDGES, MAX_BATCH_NODES,
     MAX_DEPTH, MAX_EDITS, MAX_ENV, MAX_ENV_ENTRY, MAX_FS_ACTIONS, MAX_INLINE_TOTAL, MAX_PATHS,
     MAX_PROJECT_COLUMNS, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS, MIB, PatchArgs, PatchFile, Program,
-    ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode, Stdin, query_matcher,
+    ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode, Stdin,
 };
 pub use caps::{Caps, OpKind, OpMask};
 pub use challenge::{CHALLENGE_VERSION, Challenge};

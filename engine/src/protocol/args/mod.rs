@@ -19,7 +19,6 @@ pub use mutation::{
 };
 pub use walk::{
     ListArgs, ListFilter, MAX_DEPTH, ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode,
-    query_matcher,
 };
 
 use super::path::MAX_PATH_BYTES;
