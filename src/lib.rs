@@ -1,12 +1,14 @@
 //! The `ansa` agent as a library: the per-user home, the configuration, the instructions, the
-//! tool registry and the model providers.
-//! The binary wires these together; nothing here prints or exits.
+//! tool registry, the model providers, the runtime, and the command line that wires them to a
+//! frontend (only `cli` prints).
 
 #![forbid(unsafe_code)]
 
+pub mod cli;
 pub mod config;
 pub mod home;
 pub mod instructions;
 pub mod provider;
+pub mod runtime;
 mod safe_open;
 pub mod tools;

@@ -1,20 +1,18 @@
-//! `ansa`, the terminal coding agent. So far only the engine (`ash`) has landed; this binary
-//! reports its version and says so plainly for anything else.
+//! `ansa`, the terminal coding agent.
 
 use std::process::ExitCode;
 
+use clap::Parser;
+
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.as_slice() {
-        [flag] if flag == "--version" => {
-            println!("ansa {}", env!("CARGO_PKG_VERSION"));
-            ExitCode::SUCCESS
-        }
-        _ => {
-            eprintln!(
-                "ansa: the agent loop is not available in this build; the ASH/1 engine is (`ash run`, `ash ason`). Try `ansa --version`."
-            );
-            ExitCode::from(2)
-        }
+    let mut argv = std::env::args_os();
+    if let Some(first) = argv.nth(1)
+        && first == ash_engine::exec::supervisor::SUPERVISE_ARG
+    {
+        let rest: Vec<std::ffi::OsString> = argv.collect();
+        let code = ash_engine::exec::supervisor::supervise_main(&rest);
+        return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    let args = ansa::cli::Args::parse();
+    ansa::cli::run(args).into()
 }

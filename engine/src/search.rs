@@ -19,7 +19,7 @@ pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkOptions};
-use crate::workspace::{Ceiling, FsError, Workspace};
+use crate::workspace::{Ceiling, FilterOp, FsError, Workspace};
 
 /// Per-file size ceiling of search (601 beyond it).
 pub const SEARCH_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -97,6 +97,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         filter: ListFilter::FilesOnly,
         max_entries: LIST_MAX_ENTRIES,
         deadline,
+        op: FilterOp::Search,
     };
     let walked = walk::walk_in_pool(workspace, roots, options)?;
     let scans: Vec<Result<FileScan, FsError>> = walked

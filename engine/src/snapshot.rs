@@ -24,7 +24,7 @@ use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::protocol::{Digest, EntryKind};
 use crate::walk::{self, Depth, ListFilter, SNAPSHOT_MAX_ENTRIES, WalkEntry, WalkOptions};
-use crate::workspace::{Ceiling, FsError, Workspace};
+use crate::workspace::{Ceiling, FilterOp, FsError, Workspace};
 
 /// Per-file size ceiling of snapshot (601 beyond it).
 pub const SNAPSHOT_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
@@ -71,6 +71,7 @@ pub fn capture<S: AsRef<str> + Sync>(
             filter: ListFilter::All,
             max_entries: SNAPSHOT_MAX_ENTRIES,
             deadline,
+            op: FilterOp::Snapshot,
         };
         let walked = walk::walk_in_pool(workspace, roots, options)?;
         check_sizes(roots, &walked.entries)?;

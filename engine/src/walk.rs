@@ -13,6 +13,9 @@
 //!
 //! Failing to read a *root* directory is an error, because the caller asked for it by name.
 //!
+//! Entries the workspace's path filter hides for [`WalkOptions::op`] are left out like `.ash`
+//! (not counted as skipped: hiding them is the point), and a hidden directory is not entered.
+//!
 //! `.ash` directly below the workspace root is never emitted (even with hidden entries, and even
 //! without the state marker, following §3.3's "skipped by walks at depth 1"); naming it as a root
 //! still works while it is not a marked state directory.
@@ -21,14 +24,16 @@
 mod tests;
 
 use std::fs::{self, FileType};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::workspace::{Ceiling, FsError, STATE_DIR, Workspace, is_hidden, join_logical};
+use crate::workspace::{
+    Ceiling, FilterOp, FsError, PathFilter, STATE_DIR, Workspace, is_hidden, join_logical,
+};
 
 /// Entry ceiling of list (and of the walks behind search).
 pub const LIST_MAX_ENTRIES: usize = 1_000_000;
@@ -85,6 +90,8 @@ pub struct WalkOptions {
     pub max_entries: usize,
     /// Checked before each directory level.
     pub deadline: Option<Deadline>,
+    /// The operation the workspace's path filter is asked about (`List` by default).
+    pub op: FilterOp,
 }
 
 impl WalkOptions {
@@ -96,6 +103,7 @@ impl WalkOptions {
             filter: ListFilter::All,
             max_entries: LIST_MAX_ENTRIES,
             deadline: None,
+            op: FilterOp::List,
         }
     }
 }
@@ -217,7 +225,7 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
         }
         let listings: Vec<Result<Listing, FsError>> = frontier
             .par_iter()
-            .map(|task| list_dir(task, options, &counts[task.root]))
+            .map(|task| list_dir(task, options, workspace.filter(), &counts[task.root]))
             .collect();
         let mut next = Vec::new();
         for listing in listings {
@@ -272,7 +280,12 @@ fn start_root(workspace: &Workspace, root: &str) -> Result<(WalkEntry, PathBuf),
 }
 
 /// Reads one directory. Only a root directory (depth 0) can fail; deeper failures are skipped.
-fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result<Listing, FsError> {
+fn list_dir(
+    task: &DirTask,
+    options: WalkOptions,
+    filter: Option<&dyn PathFilter>,
+    count: &AtomicUsize,
+) -> Result<Listing, FsError> {
     let mut listing = Listing::default();
     if task.depth > 0 && count.load(Ordering::Relaxed) > options.max_entries {
         return Ok(listing);
@@ -309,6 +322,10 @@ fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result
             continue;
         };
         let kind = kind_of(file_type);
+        let logical = join_logical(&task.logical, name);
+        if filter.is_some_and(|f| f.hidden(Path::new(&logical), Some(kind), options.op)) {
+            continue;
+        }
         let size = if kind == EntryKind::File {
             match entry.metadata() {
                 Ok(meta) => meta.len(),
@@ -320,7 +337,6 @@ fn list_dir(task: &DirTask, options: WalkOptions, count: &AtomicUsize) -> Result
         } else {
             0
         };
-        let logical = join_logical(&task.logical, name);
         if kind == EntryKind::Dir && child_depth < options.depth.get() {
             listing.subdirs.push(DirTask {
                 abs: entry.path(),

@@ -1,6 +1,7 @@
 //! The workspace root, logical path resolution and the reserved `.ash` state directory.
 
 mod error;
+mod filter;
 mod path;
 #[cfg(test)]
 mod tests;
@@ -10,8 +11,10 @@ pub(crate) mod testutil;
 use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 pub use error::{Ceiling, FsError};
+pub use filter::{FilterOp, PathFilter};
 pub use path::{MAX_LOGICAL_PATH_BYTES, PathError, check_logical_path, is_hidden, join_logical};
 
 /// Name of the engine's state directory directly below the workspace root.
@@ -20,10 +23,12 @@ pub const STATE_DIR: &str = ".ash";
 /// Exact content of `.ash/FORMAT` that marks `.ash` as the engine's state directory.
 pub const STATE_FORMAT_MARKER: &[u8] = b"ash-workspace-state-v1\n";
 
-/// A workspace: the canonical root that every logical path is relative to.
+/// A workspace: the canonical root that every logical path is relative to, and the embedder's
+/// path filter, if any.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    filter: Option<Arc<dyn PathFilter>>,
 }
 
 /// An existing logical path after resolution.
@@ -49,7 +54,38 @@ impl Workspace {
                 format!("workspace root {} is not a directory", root.display()),
             ));
         }
-        Ok(Workspace { root })
+        Ok(Workspace { root, filter: None })
+    }
+
+    /// The same workspace with `filter` installed (`None` removes it).
+    pub fn with_filter(mut self, filter: Option<Arc<dyn PathFilter>>) -> Workspace {
+        self.filter = filter;
+        self
+    }
+
+    /// The installed path filter.
+    pub fn filter(&self) -> Option<&dyn PathFilter> {
+        self.filter.as_deref()
+    }
+
+    /// Refuses (300) a logical path named by a request when the filter hides it or any of its
+    /// ancestor directories. Lexical: nothing is looked up. Always `Ok` without a filter.
+    pub fn refuse_hidden(&self, logical: &str) -> Result<(), FsError> {
+        let Some(filter) = self.filter() else {
+            return Ok(());
+        };
+        if logical == "." {
+            return Ok(());
+        }
+        let ancestors = logical.match_indices('/').map(|(i, _)| &logical[..i]);
+        for candidate in ancestors.chain(std::iter::once(logical)) {
+            if filter.hidden(Path::new(candidate), None, FilterOp::Named) {
+                return Err(FsError::Hidden {
+                    path: logical.to_owned(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// The canonical absolute root directory.
@@ -73,6 +109,7 @@ impl Workspace {
             reason,
         })?;
         self.refuse_reserved(requested, requested)?;
+        self.refuse_hidden(requested)?;
         let joined = self.join(requested);
         let abs = fs::canonicalize(&joined).map_err(|e| FsError::from_lookup(requested, &e))?;
         let Ok(relative) = abs.strip_prefix(&self.root) else {
@@ -85,6 +122,12 @@ impl Workspace {
         })?;
         // A symlink into the state directory must not be a back door into it.
         self.refuse_reserved(requested, &logical)?;
+        // Nor a way around the embedder's filter.
+        if logical != requested {
+            self.refuse_hidden(&logical).map_err(|_| FsError::Hidden {
+                path: requested.to_owned(),
+            })?;
+        }
         let requested_is_symlink = requested != "."
             && fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
         Ok(Resolved {

@@ -225,6 +225,10 @@ pub struct ToolOutcome {
     pub reconciled: bool,
     /// The tool output document, kept exactly.
     pub output: OpaqueJson,
+    /// Nested instruction scopes (directories) first delivered with this output, so a reopened
+    /// session does not deliver them again.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instructions: Vec<String>,
 }
 
 /// Turn states of the runtime's state machine.

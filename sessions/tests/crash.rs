@@ -193,6 +193,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                     status: ToolOutcomeStatus::EffectUnknown,
                     reconciled: false,
                     output: OpaqueJson::from_text("null").expect("json"),
+                    instructions: Vec::new(),
                 }))
                 .expect("outcome");
             }
@@ -240,6 +241,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                 status: ToolOutcomeStatus::Ok,
                 reconciled: false,
                 output: OpaqueJson::from_text(format!(r#"{{"value":"v{i}"}}"#)).expect("json"),
+                instructions: Vec::new(),
             }))
             .expect("outcome");
             sync(&mut s, &r, "sync-outcome", i);

@@ -10,6 +10,7 @@
 mod discover;
 mod exclude;
 mod nested;
+mod render;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub use discover::discover;
 pub use exclude::{ExclusionReason, FileExclusion};
 pub use nested::NestedInstructions;
+pub use render::render;
 
 use crate::home::{AGENTS_FILE, HomeError};
 use crate::safe_open::{Dir, Lookup, Refusal};

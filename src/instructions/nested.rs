@@ -38,6 +38,47 @@ impl NestedInstructions {
         self.delivered.iter().map(PathBuf::as_path)
     }
 
+    /// The canonical cwd; delivered directories are absolute paths below it.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// Marks `dirs` delivered (absolute, or relative to the cwd), as [`Self::restore`] does for
+    /// a reopened session whose executor already exists.
+    pub fn mark_delivered(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
+        for dir in dirs {
+            self.delivered.insert(normalize(&self.cwd.join(dir)));
+        }
+    }
+
+    /// `dir`'s own AGENTS.md as it is now (reached from the cwd without following links),
+    /// without marking anything delivered; empty when `dir` is not below the cwd or has none.
+    pub fn load_scope(&self, dir: &Path) -> Result<InstructionSet, InstructionError> {
+        let mut set = InstructionSet::default();
+        let Some(rel) = self.relative(dir) else {
+            return Ok(set);
+        };
+        let Lookup::Found(mut current) =
+            Dir::open_trusted(&self.cwd).map_err(|e| io_err(&self.cwd, e))?
+        else {
+            return Ok(set);
+        };
+        for c in rel.components() {
+            let Component::Normal(name) = c else {
+                return Ok(set);
+            };
+            current = match current
+                .child_dir(name)
+                .map_err(|e| io_err(&self.cwd.join(&rel), e))?
+            {
+                Lookup::Found(d) => d,
+                Lookup::Missing | Lookup::Refused(_) => return Ok(set),
+            };
+        }
+        load_agents(&current, Scope::Nested, &mut set)?;
+        Ok(set)
+    }
+
     /// Call before a tool touches `dir` (for a file, its parent directory; relative paths are
     /// taken from the cwd). Returns every not-yet-delivered AGENTS.md from just below the cwd
     /// down to `dir`, outermost first, and marks them delivered; empty when there is nothing new
@@ -167,6 +208,20 @@ mod tests {
             n.take_for(Path::new("d")).unwrap().is_empty(),
             "the notice is given once too"
         );
+    }
+
+    #[test]
+    fn marked_scopes_are_not_delivered_and_load_scope_reads_one_file() {
+        let (_t, cwd) = tree();
+        let mut n = NestedInstructions::new(&cwd).unwrap();
+        n.mark_delivered([PathBuf::from("a")]);
+        assert!(!n.is_unvisited_scope(Path::new("a")));
+        assert_eq!(texts(&n.take_for(Path::new("a/b")).unwrap()), vec!["B"]);
+        assert_eq!(texts(&n.load_scope(Path::new("a/b")).unwrap()), vec!["B"]);
+        assert_eq!(texts(&n.load_scope(&cwd.join("a")).unwrap()), vec!["A"]);
+        assert!(n.load_scope(Path::new("a/b/c")).unwrap().is_empty());
+        assert!(n.load_scope(Path::new("missing")).unwrap().is_empty());
+        assert!(n.load_scope(Path::new("..")).unwrap().is_empty());
     }
 
     #[test]

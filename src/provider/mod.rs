@@ -48,6 +48,21 @@ pub enum ContextItem {
         /// The output text (a result document or a model-facing error).
         output: String,
     },
+    /// A model output that could not be admitted, kept so the model sees what it sent.
+    MalformedOutput {
+        /// What the model sent.
+        raw: String,
+    },
+    /// A message from the runtime to the model (why an output was refused, a limit...).
+    Note {
+        /// The message.
+        text: String,
+    },
+    /// The summary that replaced older history at a compaction.
+    Compaction {
+        /// Opaque summary text.
+        summary: String,
+    },
 }
 
 /// Everything a provider may look at for one generation; nothing else is hidden state.

@@ -19,7 +19,8 @@ pub use edit::{ByteEdit, EditError, compile_edits};
 pub use error::{RegistryError, ToolCallError};
 pub use execute::{
     CurrentFile, MAX_EXEC_TIMEOUT_MS, PathNames, READ_MS, READ_REC, READ_TOK, ReadLedger,
-    ToolExecError, ToolExecutor, ToolPolicy, current_file, session_config,
+    ToolExecError, ToolExecutor, ToolFiles, ToolOpenError, ToolOutput, ToolPolicy, current_file,
+    session_config,
 };
 pub use registry::{
     AdmittedCall, Mode, ParseFn, ProviderTool, ToolDescriptor, ToolRegistry, ToolSpec,

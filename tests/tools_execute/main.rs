@@ -2,11 +2,19 @@
 
 mod edit;
 mod exec;
+mod hidden;
+mod nested;
 mod read_side;
 
 use ansa::config::AccessMode;
-use ansa::tools::{ToolArgs, ToolExecError, ToolExecutor, ToolPolicy, ToolRegistry};
+use ansa::home::AnsaHome;
+use ansa::instructions::{FileExclusion, InstructionSet};
+use ansa::tools::{
+    ToolArgs, ToolExecError, ToolExecutor, ToolFiles, ToolOutput, ToolPolicy, ToolRegistry,
+};
+use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tempfile::TempDir;
 
@@ -14,8 +22,9 @@ use tempfile::TempDir;
 pub struct Harness {
     /// The workspace.
     pub dir: TempDir,
-    /// Kept so nothing in the tests can touch the real home.
-    pub _home: TempDir,
+    /// Holds the ansa home (`ansa/`) and a fake user home (`user/`), so nothing in the tests
+    /// can touch the real ones.
+    pub home: TempDir,
     /// The executor under test.
     pub tools: ToolExecutor,
     registry: ToolRegistry,
@@ -39,24 +48,44 @@ impl Harness {
 
     /// A harness with `policy`.
     pub fn with(policy: ToolPolicy, files: &[(&str, &str)]) -> Harness {
+        Harness::setup(policy, files, &[], None)
+    }
+
+    /// A harness whose config excludes `exclude` and whose ansa home is `ansa_home` inside the
+    /// workspace (else `home/ansa`).
+    pub fn setup(
+        policy: ToolPolicy,
+        files: &[(&str, &str)],
+        exclude: &[&str],
+        ansa_home: Option<&str>,
+    ) -> Harness {
         let dir = tempfile::tempdir().expect("workspace");
         let home = tempfile::tempdir().expect("home");
         for (path, content) in files {
-            let abs = dir.path().join(path);
-            if let Some(parent) = abs.parent() {
-                std::fs::create_dir_all(parent).expect("mkdir");
-            }
-            std::fs::write(abs, content).expect("write");
+            write(dir.path(), path, content);
         }
-        let plane = Arc::new(ComputePlane::new(2).expect("plane"));
-        let tools = ToolExecutor::open(dir.path(), policy, plane).expect("open");
+        let ansa = match ansa_home {
+            Some(rel) => dir.path().join(rel),
+            None => home.path().join("ansa"),
+        };
+        let user = home.path().join("user");
+        std::fs::create_dir_all(&user).expect("user home");
+        let patterns: Vec<String> = exclude.iter().map(|p| p.to_string()).collect();
+        let exclusion = FileExclusion::new(&AnsaHome::at(ansa), Some(&user), dir.path(), &patterns)
+            .expect("exclusion");
+        let tools = open(dir.path(), policy, exclusion);
         let registry = ToolRegistry::standard().expect("registry");
         Harness {
             dir,
-            _home: home,
+            home,
             tools,
             registry,
         }
+    }
+
+    /// The fake user home (`$HOME`).
+    pub fn user_home(&self) -> PathBuf {
+        self.home.path().join("user")
     }
 
     /// Validates `json` as arguments of `tool` the way admission does.
@@ -68,10 +97,15 @@ impl Harness {
             .expect("valid arguments")
     }
 
-    /// Runs one call.
-    pub fn call(&mut self, tool: &str, json: &str) -> Result<String, ToolExecError> {
+    /// Runs one call, returning the whole output.
+    pub fn output(&mut self, tool: &str, json: &str) -> Result<ToolOutput, ToolExecError> {
         let args = self.args(tool, json);
-        self.tools.execute(&args)
+        self.tools.execute(&args, &CancelToken::new())
+    }
+
+    /// Runs one call, returning its text.
+    pub fn call(&mut self, tool: &str, json: &str) -> Result<String, ToolExecError> {
+        self.output(tool, json).map(|out| out.text)
     }
 
     /// Runs one call that must produce an answer.
@@ -83,6 +117,35 @@ impl Harness {
     pub fn file(&self, path: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(path)).expect("read back")
     }
+}
+
+/// An executor on `root` whose session started with no instructions.
+pub fn open(root: &Path, policy: ToolPolicy, exclusion: FileExclusion) -> ToolExecutor {
+    let plane = Arc::new(ComputePlane::new(2).expect("plane"));
+    let files = ToolFiles {
+        exclusion,
+        instructions_digest: InstructionSet::default().digest(),
+    };
+    ToolExecutor::open(root, policy, plane, files).expect("open")
+}
+
+/// Writes `content` to `path` below `root`, creating parents.
+pub fn write(root: &Path, path: &str, content: &str) {
+    let abs = root.join(path);
+    if let Some(parent) = abs.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir");
+    }
+    std::fs::write(abs, content).expect("write");
+}
+
+/// The paths an ASON answer introduces (after any delivered instructions); a fresh session's
+/// first answer introduces every path it names.
+pub fn answer_paths(text: &str) -> Vec<String> {
+    let start = text.find("t:3\n").expect("an ASON answer");
+    let limits = ash_engine::ason::Limits::default();
+    let response = ash_engine::protocol::Response::decode(&text.as_bytes()[start..], &limits)
+        .expect("a valid answer");
+    response.paths.into_iter().map(|(_, p)| p).collect()
 }
 
 /// Lowercase hex BLAKE3 of `text`.

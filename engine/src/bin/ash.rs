@@ -1,11 +1,19 @@
-//! The `ash` binary: `ash run`, `ash ason`, `ash --version`.
+//! The `ash` binary: `ash run`, `ash ason`, `ash --version`; also the exec supervisor when its
+//! first argument is [`SUPERVISE_ARG`] (an embedding feature, not a user command).
 
 use ash_engine::bootstrap::{BootstrapCode, BootstrapError};
 use ash_engine::cli;
+use ash_engine::exec::supervisor::{SUPERVISE_ARG, supervise_main};
 use std::io::Write;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // First, before anything else runs: the supervisor must stay single-threaded.
+    let raw: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if raw.get(1).is_some_and(|a| a == SUPERVISE_ARG) {
+        std::process::exit(supervise_main(raw.get(2..).unwrap_or_default()));
+    }
+    drop(raw);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = cli::main(
         &args,

@@ -1,7 +1,9 @@
 //! Turning validated `x` arguments into a command: the executable rule, the working directory and
 //! the environment (ASH1.md §3.4). No shell is ever involved.
 
+use super::caps;
 use super::error::ExecError;
+use super::supervisor::Supervision;
 use crate::protocol::{EnvChange, ExecArgs, Program};
 use crate::workspace::{FsError, Workspace};
 use nix::unistd::{AccessFlags, access};
@@ -13,14 +15,17 @@ use std::process::Command;
 /// Search path used when neither the child nor this process has `PATH` (glibc's default).
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
-/// Opt-in restrictions applied in the child between fork and exec; all off by default so `ash`
-/// behaves exactly as specified for it, while the agent turns them on for model-run commands.
+/// Opt-in restrictions applied in the child between fork and exec (or by the exec supervisor
+/// before it starts the command); all off by default so `ash` behaves exactly as specified for
+/// it, while the agent turns them on for model-run commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct ExecHardening {
     /// Set `PR_SET_NO_NEW_PRIVS`, so setuid binaries and file capabilities grant nothing.
     pub no_new_privs: bool,
     /// Clear the ambient capability set (ignored where the kernel has none).
     pub clear_ambient_caps: bool,
+    /// Clear the inheritable capability set, so no capability survives an exec through it.
+    pub clear_inheritable_caps: bool,
 }
 
 impl ExecHardening {
@@ -29,33 +34,22 @@ impl ExecHardening {
         ExecHardening {
             no_new_privs: true,
             clear_ambient_caps: true,
+            clear_inheritable_caps: true,
         }
     }
 
     fn is_off(self) -> bool {
-        !self.no_new_privs && !self.clear_ambient_caps
+        !self.no_new_privs && !self.clear_ambient_caps && !self.clear_inheritable_caps
     }
 
-    /// Runs in the forked child: only raw syscalls, which are async-signal-safe.
-    fn apply(self) -> std::io::Result<()> {
+    /// Applies the restrictions to the calling process. Only raw syscalls on stack memory, so
+    /// it is async-signal-safe and may run in a forked child.
+    pub(crate) fn apply(self) -> std::io::Result<()> {
         if self.clear_ambient_caps {
-            // SAFETY: prctl with integer arguments touches no memory of this process.
-            let rc = unsafe {
-                libc::prctl(
-                    libc::PR_CAP_AMBIENT,
-                    libc::PR_CAP_AMBIENT_CLEAR_ALL as libc::c_ulong,
-                    0 as libc::c_ulong,
-                    0 as libc::c_ulong,
-                    0 as libc::c_ulong,
-                )
-            };
-            if rc != 0 {
-                let err = std::io::Error::last_os_error();
-                // Kernels before 4.3 have no ambient set: there is nothing to clear.
-                if err.raw_os_error() != Some(libc::EINVAL) {
-                    return Err(err);
-                }
-            }
+            caps::clear_ambient()?;
+        }
+        if self.clear_inheritable_caps {
+            caps::clear_inheritable()?;
         }
         if self.no_new_privs {
             nix::sys::prctl::set_no_new_privs().map_err(std::io::Error::from)?;
@@ -76,6 +70,7 @@ pub struct Launch {
     clear_env: bool,
     env: Vec<EnvChange>,
     hardening: ExecHardening,
+    supervision: Option<Supervision>,
 }
 
 impl Launch {
@@ -98,6 +93,7 @@ impl Launch {
             clear_env: args.clear_env,
             env: args.env.clone(),
             hardening: ExecHardening::default(),
+            supervision: None,
         })
     }
 
@@ -105,6 +101,32 @@ impl Launch {
     pub fn with_hardening(mut self, hardening: ExecHardening) -> Launch {
         self.hardening = hardening;
         self
+    }
+
+    /// The same launch run under an exec supervisor (`None`: spawned directly).
+    pub fn with_supervision(mut self, supervision: Option<Supervision>) -> Launch {
+        self.supervision = supervision;
+        self
+    }
+
+    /// The supervisor this launch runs under, if any.
+    pub fn supervision(&self) -> Option<&Supervision> {
+        self.supervision.as_ref()
+    }
+
+    /// The restrictions applied to the command.
+    pub(crate) fn hardening(&self) -> ExecHardening {
+        self.hardening
+    }
+
+    /// The command's `argv[0]` and arguments.
+    pub(crate) fn argv(&self) -> (&str, &[String]) {
+        (&self.requested, &self.argv)
+    }
+
+    /// Whether the command starts with an empty environment, and the changes applied to it.
+    pub(crate) fn env_plan(&self) -> (bool, &[EnvChange]) {
+        (self.clear_env, &self.env)
     }
 
     /// The absolute path that will be executed.

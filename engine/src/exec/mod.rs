@@ -2,8 +2,11 @@
 //! of stdout and stderr (memory, then session-private spool files, all charged to the store
 //! quota), and waiting with deadline and cancellation that kill and reap the whole process group.
 //!
-//! Unix only: the child runs in its own process group and the group is what gets killed.
+//! Unix only: the child runs in its own process group and the group is what gets killed. An
+//! embedder may run a command under the [`supervisor`], which also ends descendants that left
+//! the group and records how the command ended.
 
+mod caps;
 mod capture;
 mod drain;
 mod error;
@@ -11,6 +14,7 @@ mod launch;
 mod monitor;
 pub mod spool;
 mod supervise;
+pub mod supervisor;
 mod tail;
 #[cfg(test)]
 mod tests;

@@ -7,12 +7,12 @@ use super::error::ExecError;
 use super::launch::Launch;
 use super::monitor::Monitor;
 use super::spool::SpoolRoot;
+use super::supervisor::{self, Target};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::protocol::ExitKind;
 use crate::session::store::{Body, QuotaMeter};
 use nix::errno::Errno;
-use nix::sys::signal::{Signal, killpg};
 use nix::sys::wait::{Id, WaitPidFlag, waitid};
 use nix::unistd::Pid;
 use std::io::{PipeWriter, Read, Write};
@@ -95,7 +95,7 @@ pub fn run(
         return Ok(unstarted(ExitKind::TimedOut, cx));
     }
     let (stop_rx, stop_tx) = std::io::pipe().map_err(|e| ExecError::internal("stop pipe", e))?;
-    let mut cmd = launch.command();
+    let (mut cmd, starting) = supervisor::prepare(launch)?;
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -104,9 +104,11 @@ pub fn run(
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| ExecError::from_spawn(&launch.requested, &e))?;
+    let mut child = cmd.spawn().map_err(|e| match &starting {
+        Some(s) => s.spawn_error(&e),
+        None => ExecError::from_spawn(&launch.requested, &e),
+    })?;
+    drop(cmd);
     let Ok(raw_pid) = i32::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();
@@ -116,8 +118,22 @@ pub fn run(
         )));
     };
     let pid = Pid::from_raw(raw_pid);
+    let target = match starting {
+        None => Target::Group(pid),
+        Some(starting) => match starting.started() {
+            Ok(command) => Target::Supervised {
+                supervisor: pid,
+                command,
+            },
+            Err(e) => {
+                Target::Group(pid).kill();
+                let _ = child.wait();
+                return Err(e);
+            }
+        },
+    };
     let (Some(out), Some(err)) = (child.stdout.take(), child.stderr.take()) else {
-        return Err(abort(&mut child, pid, "child pipes missing"));
+        return Err(abort(&mut child, target, "child pipes missing"));
     };
     let input = child.stdin.take();
     drain::widen(&out);
@@ -140,12 +156,12 @@ pub fn run(
             Err(e) => {
                 // Threads already started end once the group is dead or the stop pipe fires;
                 // the scope joins them before the child is reaped below.
-                kill_group(pid);
+                target.kill();
                 signal_stop(&stop_tx);
                 return Err(e);
             }
         };
-        let ending = supervise(&monitor, cx, pid, &stop_tx);
+        let ending = supervise(&monitor, cx, target, &stop_tx);
         // Releases a feeder still waiting on a stdin that nobody reads.
         signal_stop(&stop_tx);
         pumps.join().map(|pumped| (ending, pumped))
@@ -252,7 +268,7 @@ impl Pumps<'_> {
 
 /// Waits for the process to settle, the deadline, or cancellation; on the latter two kills the
 /// group and waits until it is reaped-ready and both pipes are at EOF (or abandoned).
-fn supervise(monitor: &Monitor, cx: &ExecContext<'_>, pid: Pid, stop: &PipeWriter) -> Ending {
+fn supervise(monitor: &Monitor, cx: &ExecContext<'_>, target: Target, stop: &PipeWriter) -> Ending {
     let ending = monitor
         .wait_until(Some(cx.deadline.instant()), |e| {
             if e.settled() {
@@ -267,7 +283,7 @@ fn supervise(monitor: &Monitor, cx: &ExecContext<'_>, pid: Pid, stop: &PipeWrite
     if ending == Ending::Finished {
         return ending;
     }
-    kill_group(pid);
+    target.stop(monitor);
     let grace = Instant::now() + KILL_GRACE;
     if monitor
         .wait_until(Some(grace), |e| e.settled().then_some(()))
@@ -289,19 +305,14 @@ fn classify(status: ExitStatus) -> (ExitKind, Option<i64>) {
     }
 }
 
-fn kill_group(pid: Pid) {
-    // ESRCH (nothing left in the group) is the outcome we want anyway.
-    let _ = killpg(pid, Signal::SIGKILL);
-}
-
 fn signal_stop(mut stop: &PipeWriter) {
     // One byte keeps the stop pipe readable for every pump from now on.
     let _ = stop.write(b"x");
 }
 
 /// Kills and reaps a child whose setup failed.
-fn abort(child: &mut Child, pid: Pid, what: &str) -> ExecError {
-    kill_group(pid);
+fn abort(child: &mut Child, target: Target, what: &str) -> ExecError {
+    target.kill();
     let _ = child.wait();
     ExecError::Internal(what.to_owned())
 }

@@ -16,7 +16,8 @@ const MAX_STDIN_REF: u64 = 64 * 1024 * 1024;
 pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, ErrorRecord> {
     let launch = Launch::resolve(args, &answer.session.workspace)
         .map_err(|e| exec_error(&e))?
-        .with_hardening(answer.session.hardening);
+        .with_hardening(answer.session.hardening)
+        .with_supervision(answer.supervision.cloned());
     let (stdin, leased) = match &args.stdin {
         Stdin::Null => (None, None),
         Stdin::Text(t) => (Some(Body::Memory(t.as_bytes().into())), None),

@@ -28,9 +28,9 @@ struct Resolved {
 /// commit.
 pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, ErrorRecord> {
     for a in &args.actions {
-        check_target(a.op.path())?;
+        check_target(&answer.session.workspace, a.op.path())?;
         if let Some(to) = a.op.destination() {
-            check_target(to)?;
+            check_target(&answer.session.workspace, to)?;
         }
     }
     let contents: Vec<Option<Vec<u8>>> = args

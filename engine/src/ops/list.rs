@@ -6,6 +6,7 @@ use crate::ason::Atom;
 use crate::protocol::{Data, EntryKind, ErrorRecord, Flags, ListArgs, ListRow, Response};
 use crate::session::Answer;
 use crate::walk::{self, Depth, LIST_MAX_ENTRIES, WalkOptions};
+use crate::workspace::FilterOp;
 
 /// Runs a list request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, ErrorRecord> {
@@ -16,6 +17,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         filter: args.filter,
         max_entries: LIST_MAX_ENTRIES,
         deadline: Some(answer.deadline),
+        op: FilterOp::List,
     };
     let session = answer.session;
     let out = walk::walk(&session.plane, &session.workspace, &args.paths, options)

@@ -19,7 +19,7 @@ pub(super) fn run(
     if answer.store().get(source).is_none() {
         return Err(ErrorRecord::typical(ErrorCode::UnknownReference));
     }
-    check_target(path)?;
+    check_target(&answer.session.workspace, path)?;
     let bytes = content_bytes(answer.session, &Content::Ref(source))?;
     let digest = Digest::of(&bytes);
     let size = bytes.len() as u64;

@@ -15,7 +15,7 @@ use crate::txn::{
 /// (501, nothing touched), edit bounds (100), result ceilings (601), commit.
 pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response, ErrorRecord> {
     for file in &args.files {
-        check_target(&file.path)?;
+        check_target(&answer.session.workspace, &file.path)?;
     }
     let inserts: Vec<Vec<Vec<u8>>> = args
         .files

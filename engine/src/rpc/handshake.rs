@@ -47,6 +47,7 @@ pub fn open_session(
         caps: response.caps,
         store: StoreQuota::default(),
         hardening: ExecHardening::default(),
+        hidden: None,
     };
     let session = Session::open(&root, config, plane).map_err(|e| match e {
         SessionError::NotADirectory(_) => handshake_error(e),

@@ -6,6 +6,7 @@ use super::store::RetainedStore;
 use super::{Shared, store_error};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
+use crate::exec::supervisor::Supervision;
 use crate::protocol::{ErrorRecord, Request};
 use std::sync::MutexGuard;
 
@@ -23,6 +24,8 @@ pub(crate) struct Answer<'s> {
     pub cancel: CancelToken,
     /// Output bytes the session could still emit when the request started.
     pub output: u64,
+    /// The embedder's exec supervisor for this request (`x` only; never for batch children).
+    pub supervision: Option<&'s Supervision>,
 }
 
 impl Answer<'_> {

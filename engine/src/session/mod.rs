@@ -17,12 +17,14 @@ use crate::ason::Document;
 use crate::cancel::CancelToken;
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
+use crate::exec::supervisor::Supervision;
 use crate::exec::{ExecHardening, SpoolRoot};
 use crate::ops;
 use crate::protocol::{
     Caps, Data, ErrorCode, ErrorRecord, Op, Request, RequestError, Response, Status,
 };
 use crate::workspace::Workspace;
+pub use crate::workspace::{FilterOp, PathFilter};
 use pathdict::{PathDelta, PathDictionary, Resolved};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -34,7 +36,7 @@ use thiserror::Error;
 pub const RUN_OUTPUT_CEILING: u64 = 1024 * 1024;
 
 /// How a session is set up.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct SessionConfig {
     /// Total response bytes this session may emit (`out`).
     pub output_ceiling: u64,
@@ -44,6 +46,8 @@ pub struct SessionConfig {
     pub store: StoreQuota,
     /// Restrictions applied to exec children (off for `ash`).
     pub hardening: ExecHardening,
+    /// The embedder's path filter (see [`PathFilter`]); not part of the wire, `None` for `ash`.
+    pub hidden: Option<Arc<dyn PathFilter>>,
 }
 
 impl SessionConfig {
@@ -54,6 +58,7 @@ impl SessionConfig {
             caps: Caps::ALL,
             store: StoreQuota::default(),
             hardening: ExecHardening::default(),
+            hidden: None,
         }
     }
 }
@@ -169,10 +174,12 @@ impl Session {
         if !meta.is_dir() {
             return Err(SessionError::NotADirectory(shown));
         }
-        let workspace = Workspace::new(root).map_err(|source| SessionError::Root {
-            root: shown,
-            source,
-        })?;
+        let workspace = Workspace::new(root)
+            .map_err(|source| SessionError::Root {
+                root: shown,
+                source,
+            })?
+            .with_filter(config.hidden);
         Ok(Session {
             shared: Arc::new(Shared {
                 workspace,
@@ -273,8 +280,22 @@ impl Session {
         request: &Request,
         cancel: CancelToken,
     ) -> (Response, String) {
+        self.execute_supervised(request, cancel, None)
+    }
+
+    /// [`Session::execute_cancellable`] where an `x` request (not one inside a batch) runs
+    /// under the exec supervisor described by `supervision`, which ends the command's whole
+    /// tree and writes this call's evidence file (see [`crate::exec::supervisor`]). With
+    /// `None` this is exactly `execute_cancellable`; the answer is the same either way.
+    pub fn execute_supervised(
+        &mut self,
+        request: &Request,
+        cancel: CancelToken,
+        supervision: Option<Supervision>,
+    ) -> (Response, String) {
         let deadline = Deadline::after_ms(request.budget.ms);
-        let executed = self.run(request, cancel, deadline);
+        let output = self.remaining_output();
+        let executed = self.run_with(request, cancel, deadline, output, supervision.as_ref());
         self.seal(executed)
     }
 
@@ -283,7 +304,7 @@ impl Session {
     /// in request order with [`Session::seal`].
     pub fn run(&self, request: &Request, cancel: CancelToken, deadline: Deadline) -> Executed {
         let output = self.remaining_output();
-        self.run_with(request, cancel, deadline, output)
+        self.run_with(request, cancel, deadline, output, None)
     }
 
     /// [`Session::run`] under an explicit remaining-output budget (batch children get a share).
@@ -293,6 +314,7 @@ impl Session {
         cancel: CancelToken,
         deadline: Deadline,
         output: u64,
+        supervision: Option<&Supervision>,
     ) -> Executed {
         let id = request.id;
         if !request
@@ -308,7 +330,7 @@ impl Session {
         if let Some(denied) = self.authorize(request) {
             return Executed::ready(denied);
         }
-        perform(&self.shared, request, cancel, deadline, output)
+        perform(&self.shared, request, cancel, deadline, output, supervision)
     }
 
     /// Seals an executed request: maps its provisional path ids to session ids (new paths get
@@ -345,13 +367,14 @@ impl Session {
 }
 
 /// Executes an authorized request (batch children run through here: their batch was
-/// authorized once for the union of its leaves).
+/// authorized once for the union of its leaves, and run unsupervised).
 pub(crate) fn perform(
     shared: &Shared,
     request: &Request,
     cancel: CancelToken,
     deadline: Deadline,
     output: u64,
+    supervision: Option<&Supervision>,
 ) -> Executed {
     let id = request.id;
     let mut answer = Answer {
@@ -361,6 +384,7 @@ pub(crate) fn perform(
         deadline,
         cancel,
         output,
+        supervision,
     };
     let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
     // Cancel answers are tiny and always sent (§9), so no presentation limit applies.

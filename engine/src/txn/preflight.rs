@@ -7,7 +7,7 @@ use crate::protocol::Content;
 use crate::protocol::Digest;
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response, Stage};
 use crate::session::Shared;
-use crate::workspace::{STATE_DIR, check_logical_path};
+use crate::workspace::{STATE_DIR, Workspace, check_logical_path};
 use std::path::Path;
 
 /// Why a preflight step failed.
@@ -69,9 +69,10 @@ pub(crate) fn txn_record(e: &TxnError) -> ErrorRecord {
     }
 }
 
-/// Syntax (100) and the reserved state directory (300, always for mutations: the transaction
-/// itself makes `.ash` a valid state directory) of a mutation target.
-pub(crate) fn check_target(logical: &str) -> Result<(), ErrorRecord> {
+/// Syntax (100), the reserved state directory (300, always for mutations: the transaction
+/// itself makes `.ash` a valid state directory) and the embedder's path filter (300) of a
+/// mutation target.
+pub(crate) fn check_target(workspace: &Workspace, logical: &str) -> Result<(), ErrorRecord> {
     check_logical_path(logical).map_err(|_| ErrorRecord::invalid_argument())?;
     let reserved = logical
         .strip_prefix(STATE_DIR)
@@ -79,7 +80,9 @@ pub(crate) fn check_target(logical: &str) -> Result<(), ErrorRecord> {
     if reserved {
         return Err(ErrorRecord::typical(ErrorCode::CapabilityDenied));
     }
-    Ok(())
+    workspace
+        .refuse_hidden(logical)
+        .map_err(|_| ErrorRecord::typical(ErrorCode::CapabilityDenied))
 }
 
 /// What a mutation path names now.

@@ -78,6 +78,12 @@ pub enum FsError {
         /// The requested path.
         path: String,
     },
+    /// The embedder's path filter hides the path or one of its ancestors (300, like `.ash`).
+    #[error("path {path:?} is hidden from this session")]
+    Hidden {
+        /// The requested path.
+        path: String,
+    },
     /// A file operation was given a directory (500).
     #[error("path {path:?} is a directory")]
     IsDirectory {
@@ -134,7 +140,7 @@ impl FsError {
             }
             FsError::Escape { .. } => ErrorCode::WorkspaceEscape,
             FsError::NotFound { .. } => ErrorCode::PathNotFound,
-            FsError::Reserved { .. } => ErrorCode::CapabilityDenied,
+            FsError::Reserved { .. } | FsError::Hidden { .. } => ErrorCode::CapabilityDenied,
             FsError::IsDirectory { .. }
             | FsError::NotRegularFile { .. }
             | FsError::NonUtf8Name { .. }
@@ -151,6 +157,7 @@ impl FsError {
             | FsError::Escape { path }
             | FsError::NotFound { path }
             | FsError::Reserved { path }
+            | FsError::Hidden { path }
             | FsError::IsDirectory { path }
             | FsError::NotRegularFile { path }
             | FsError::NonUtf8Name { path }

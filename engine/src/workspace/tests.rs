@@ -213,6 +213,7 @@ fn error_codes() {
         (FsError::Escape { path: "p".into() }, 200),
         (FsError::NotFound { path: "p".into() }, 201),
         (FsError::Reserved { path: "p".into() }, 300),
+        (FsError::Hidden { path: "p".into() }, 300),
         (FsError::IsDirectory { path: "p".into() }, 500),
         (FsError::NotRegularFile { path: "p".into() }, 500),
         (FsError::NonUtf8Name { path: "p".into() }, 500),

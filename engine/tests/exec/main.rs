@@ -19,6 +19,7 @@ mod hardening;
 mod lifecycle;
 mod status;
 mod streams;
+mod supervisor;
 
 /// A session on a fresh temp workspace.
 pub struct Harness {

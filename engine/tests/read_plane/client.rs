@@ -134,13 +134,13 @@ pub fn each_op(path: &str) -> [(&'static str, String); 3] {
 /// the exact answer `expected`; a mismatch names the operation and `context`.
 pub fn each_op_answers(
     root: &Path,
-    config: SessionConfig,
+    config: &SessionConfig,
     path: &str,
     expected: &str,
     context: &str,
 ) {
     for (op, request) in each_op(path) {
-        let mut c = Client::with(root, config);
+        let mut c = Client::with(root, config.clone());
         assert_eq!(c.ask(&request).text, expected, "{op} {context}");
     }
 }

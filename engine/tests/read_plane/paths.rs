@@ -15,7 +15,7 @@ fn invalid_logical_paths_are_invalid_arguments() {
         "../x", "/etc/x", "a//b", "C:/x", "a/./b", "./x", "a/../x", "a/", "a\\b", "", "a/b/..",
     ] {
         let context = format!("{path:?}");
-        each_op_answers(ws.path(), run, path, &expected, &context);
+        each_op_answers(ws.path(), &run, path, &expected, &context);
     }
 }
 
@@ -29,7 +29,7 @@ fn escaping_symlinks_are_workspace_escapes() {
     symlink(&ws, "..", "up");
     let (run, expected) = (SessionConfig::run(), error(1, 3, 200, 0, 3));
     for path in ["out", "outdir", "outdir/secret", "up"] {
-        each_op_answers(ws.path(), run, path, &expected, path);
+        each_op_answers(ws.path(), &run, path, &expected, path);
     }
     // Walks list escaping links without following them, so nothing outside is searched.
     let mut c = Client::new(ws.path());
@@ -53,7 +53,7 @@ fn missing_paths_are_not_found() {
     let ws = tree(&[("file.txt", b"needle\n")]);
     let (run, expected) = (SessionConfig::run(), error(1, 4, 201, 1, 2));
     for path in ["nope", "nope/deeper", "file.txt/child", "NOPE.txt"] {
-        each_op_answers(ws.path(), run, path, &expected, path);
+        each_op_answers(ws.path(), &run, path, &expected, path);
     }
     #[cfg(unix)]
     {
@@ -106,7 +106,7 @@ fn a_marked_ash_directory_is_reserved() {
     ]);
     let (run, expected) = (SessionConfig::run(), error(1, 3, 300, 0, 3));
     for path in [".ash", ".ash/notes.txt", ".ash/FORMAT", ".ash/missing"] {
-        each_op_answers(ws.path(), run, path, &expected, path);
+        each_op_answers(ws.path(), &run, path, &expected, path);
     }
     // Walks skip .ash at depth 1 even with hidden entries; .ashes is an ordinary hidden dir.
     let mut c = Client::new(ws.path());
@@ -197,7 +197,7 @@ fn capabilities_are_checked_first() {
         };
         for path in ["a.txt", "missing", "../x"] {
             let context = format!("{path} caps {}", caps.bits());
-            each_op_answers(ws.path(), config, path, &expected, &context);
+            each_op_answers(ws.path(), &config, path, &expected, &context);
         }
     }
     let config = SessionConfig {

@@ -1,6 +1,8 @@
 //! Model-facing errors of tool execution: the `Display` text is the tool output.
 
 use super::super::EditError;
+use crate::instructions::{ExclusionReason, InstructionError};
+use ash_engine::session::SessionError;
 
 /// Why a tool call was not executed (or, for `edit`, not compiled); nothing was changed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,6 +49,31 @@ pub enum ToolExecError {
         /// The engine's answer, trimmed to one line.
         answer: String,
     },
+    /// A path the file tools never expose (ANSA.md §3) was named directly.
+    #[error(
+        "{tool} refused: `{path}` is never available to tools ({reason}). Nothing was executed. Leave this path alone; if the task needs it, ask the user."
+    )]
+    Excluded {
+        /// The tool.
+        tool: &'static str,
+        /// The path as the model gave it.
+        path: String,
+        /// Why it is hidden.
+        reason: ExclusionReason,
+    },
+    /// The nested AGENTS.md of a directory the call touches could not be loaded, so the call
+    /// was not run (the model must see a directory's instructions before its contents).
+    #[error(
+        "{tool} refused: the instructions (AGENTS.md) on the way to `{dir}` could not be loaded: {detail}. Nothing was executed."
+    )]
+    Instructions {
+        /// The tool.
+        tool: &'static str,
+        /// The touched directory as the call named it.
+        dir: String,
+        /// What went wrong.
+        detail: String,
+    },
     /// The `{old,new}` edits do not compile against the file as last read.
     #[error("edit refused: {source}. Nothing was changed.")]
     Edit {
@@ -54,4 +81,15 @@ pub enum ToolExecError {
         #[from]
         source: EditError,
     },
+}
+
+/// Why a [`super::ToolExecutor`] could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolOpenError {
+    /// The engine session could not be opened on the workspace.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The cwd could not be resolved for nested instructions.
+    #[error(transparent)]
+    Instructions(#[from] InstructionError),
 }

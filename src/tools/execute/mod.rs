@@ -1,32 +1,44 @@
 //! Executors: each admitted tool call becomes one typed ASH/1 request on the session's
 //! in-process engine, and the canonical ASON answer is the tool output.
+//!
+//! Paths the file tools never expose are refused by name before anything runs and hidden from
+//! walks by the engine's path filter; a nested AGENTS.md is prepended to the output of the
+//! first call that touches its directory (see `deliver`).
 
 mod current;
+mod deliver;
 mod edit;
 mod error;
 mod files;
+mod hide;
 mod ledger;
 mod policy;
 mod requests;
+mod touched;
 
 pub use current::{CurrentFile, current_file};
-pub use error::ToolExecError;
+pub use error::{ToolExecError, ToolOpenError};
 pub use ledger::{PathNames, ReadLedger};
 pub use policy::{MAX_EXEC_TIMEOUT_MS, READ_MS, READ_REC, READ_TOK, ToolPolicy};
 
 use super::{ToolArgs, execute_get_test_value};
 use crate::config::AccessMode;
+use crate::instructions::{FileExclusion, NestedInstructions};
+use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
+use ash_engine::exec::supervisor::Supervision;
 use ash_engine::protocol::{Budget, Caps, Op, Request};
 use ash_engine::session::store::StoreQuota;
-use ash_engine::session::{Session, SessionConfig, SessionError};
-use std::path::Path;
-use std::sync::Arc;
+use ash_engine::session::{PathFilter, Session, SessionConfig};
+use deliver::Deliveries;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, RwLock};
 
 /// The engine session config of an agent session: unbounded total output (the agent bounds
 /// its context by compaction instead), hardened children, and no write or process capability
-/// in `read_only` mode so the engine refuses mutation even if the tool layer did not.
+/// in `read_only` mode so the engine refuses mutation even if the tool layer did not. The path
+/// filter is left unset; [`ToolExecutor::open`] installs its own.
 pub fn session_config(policy: &ToolPolicy) -> SessionConfig {
     let caps = match policy.access_mode {
         AccessMode::FullAccess => Caps::ALL,
@@ -37,38 +49,88 @@ pub fn session_config(policy: &ToolPolicy) -> SessionConfig {
         caps,
         store: StoreQuota::default(),
         hardening: ExecHardening::strict(),
+        hidden: None,
     }
+}
+
+/// What the executor needs to know about the session's files besides the workspace.
+#[derive(Debug, Clone)]
+pub struct ToolFiles {
+    /// Files the tools never expose, built for the same cwd as the executor's root.
+    pub exclusion: FileExclusion,
+    /// [`crate::instructions::InstructionSet::digest`] of the instructions loaded at session
+    /// start: the seed of the instruction token.
+    pub instructions_digest: String,
+}
+
+/// One tool output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolOutput {
+    /// What the model sees: delivered nested instructions, if any, then the canonical ASON
+    /// answer (or JSON for `get_test_value`).
+    pub text: String,
+    /// Nested instruction scopes (absolute directories) newly delivered with this output, in
+    /// delivery order, for the journal; give them back to [`ToolExecutor::restore_delivered`].
+    pub delivered: Vec<PathBuf>,
 }
 
 /// Runs tool calls of one agent session against its workspace.
 pub struct ToolExecutor {
     session: Session,
     policy: ToolPolicy,
+    exclusion: FileExclusion,
+    deliveries: Deliveries,
     names: PathNames,
     ledger: ReadLedger,
     next_id: u64,
 }
 
 impl ToolExecutor {
-    /// Opens an engine session on `root` configured by [`session_config`].
+    /// Opens an engine session on `root`, the session's cwd, configured by [`session_config`]
+    /// with a path filter that hides `files.exclusion` from every operation and undelivered
+    /// nested instruction scopes from search.
     pub fn open(
         root: &Path,
         policy: ToolPolicy,
         plane: Arc<ComputePlane>,
-    ) -> Result<Self, SessionError> {
-        let session = Session::open(root, session_config(&policy), plane)?;
-        Ok(ToolExecutor::new(session, policy))
-    }
-
-    /// Wraps an open session (which must be fresh: path names are learned from its answers).
-    pub fn new(session: Session, policy: ToolPolicy) -> Self {
-        ToolExecutor {
+        files: ToolFiles,
+    ) -> Result<Self, ToolOpenError> {
+        let ToolFiles {
+            exclusion,
+            instructions_digest,
+        } = files;
+        let nested = Arc::new(RwLock::new(NestedInstructions::new(root)?));
+        let filter: Arc<dyn PathFilter> = Arc::new(hide::HiddenPaths::new(
+            exclusion.clone(),
+            Arc::clone(&nested),
+        ));
+        let config = SessionConfig {
+            hidden: Some(filter),
+            ..session_config(&policy)
+        };
+        let session = Session::open(root, config, plane)?;
+        Ok(ToolExecutor {
             session,
             policy,
+            exclusion,
+            deliveries: Deliveries::new(nested, &instructions_digest),
             names: PathNames::default(),
             ledger: ReadLedger::default(),
             next_id: 1,
-        }
+        })
+    }
+
+    /// The instruction token the model must acknowledge now: it changes whenever nested
+    /// instructions are delivered.
+    pub fn instruction_token(&self) -> &str {
+        self.deliveries.token()
+    }
+
+    /// For a reopened session: marks the scopes of earlier [`ToolOutput::delivered`] (in
+    /// journal order) delivered again, and rebuilds the token from their AGENTS.md as they
+    /// are now (a file changed since changes the token).
+    pub fn restore_delivered(&mut self, dirs: impl IntoIterator<Item = PathBuf>) {
+        self.deliveries.restore(dirs);
     }
 
     /// The engine session.
@@ -86,12 +148,36 @@ impl ToolExecutor {
         &self.ledger
     }
 
-    /// Executes one admitted call, returning the tool output: the canonical ASON answer (an
-    /// engine error is an answer too), or JSON for `get_test_value`.
-    pub fn execute(&mut self, args: &ToolArgs) -> Result<String, ToolExecError> {
+    /// Executes one admitted call, returning the tool output: nested instructions delivered
+    /// now, then the canonical ASON answer (an engine error is an answer too), or JSON for
+    /// `get_test_value`. `cancel` stops a running request (exec kills its process group). An
+    /// `Err` means nothing ran and nothing was delivered.
+    pub fn execute(
+        &mut self,
+        args: &ToolArgs,
+        cancel: &CancelToken,
+    ) -> Result<ToolOutput, ToolExecError> {
+        self.execute_supervised(args, cancel, None)
+    }
+
+    /// [`Self::execute`], running an `exec` under the engine's supervisor/subreaper, which
+    /// ends the command's tree on cancel, timeout or when this process dies, and leaves
+    /// evidence of how it ended at `supervision.evidence` for crash reconciliation.
+    pub fn execute_supervised(
+        &mut self,
+        args: &ToolArgs,
+        cancel: &CancelToken,
+        supervision: Option<Supervision>,
+    ) -> Result<ToolOutput, ToolExecError> {
+        self.check_excluded(args)?;
         let read = self.policy.read_budget();
         let (tool, op, budget) = match args {
-            ToolArgs::GetTestValue(a) => return Ok(execute_get_test_value(&a.key)),
+            ToolArgs::GetTestValue(a) => {
+                return Ok(ToolOutput {
+                    text: execute_get_test_value(&a.key),
+                    delivered: Vec::new(),
+                });
+            }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
             ToolArgs::List(a) => ("list", requests::list(a)?, read),
             ToolArgs::Search(a) => ("search", requests::search(a), read),
@@ -115,15 +201,43 @@ impl ToolExecutor {
                 ("files", op, read)
             }
         };
-        self.answer(tool, op, budget)
+        let request = self.request(tool, op, budget)?;
+        // Last, so that a refusal above delivers nothing the model would never see.
+        let delivery = self
+            .deliveries
+            .take(tool, touched::named(args).iter().map(|n| n.dir()))?;
+        let supervision = supervision.filter(|_| tool == "exec");
+        let (response, text) =
+            self.session
+                .execute_supervised(&request, cancel.clone(), supervision);
+        self.names.learn(&response);
+        self.ledger.observe(&self.names, &response);
+        Ok(ToolOutput {
+            text: delivery.prefix + &text,
+            delivered: delivery.dirs,
+        })
     }
 
-    fn answer(
+    /// Refuses a call naming a path the tools never expose, before any engine call.
+    fn check_excluded(&self, args: &ToolArgs) -> Result<(), ToolExecError> {
+        for named in touched::named(args) {
+            if let Some(reason) = self.exclusion.check(Path::new(named.path)) {
+                return Err(ToolExecError::Excluded {
+                    tool: touched::tool_name(args),
+                    path: named.path.to_owned(),
+                    reason,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn request(
         &mut self,
         tool: &'static str,
         op: Op,
         budget: Budget,
-    ) -> Result<String, ToolExecError> {
+    ) -> Result<Request, ToolExecError> {
         let request = Request {
             id: self.fresh_id(),
             op,
@@ -136,10 +250,7 @@ impl ToolExecutor {
             tool,
             detail: e.schema_error().to_string(),
         })?;
-        let (response, text) = self.session.execute(&request);
-        self.names.learn(&response);
-        self.ledger.observe(&self.names, &response);
-        Ok(text)
+        Ok(request)
     }
 
     fn fresh_id(&mut self) -> u64 {

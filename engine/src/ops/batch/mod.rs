@@ -71,7 +71,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
                     ErrorRecord::typical(ErrorCode::Cancelled),
                 ))
             } else {
-                perform(session, &child, cancel.clone(), deadline, output)
+                perform(session, &child, cancel.clone(), deadline, output, None)
             };
             seal_local(executed)
         },

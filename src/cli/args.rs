@@ -1,0 +1,60 @@
+//! The command line (ANSA.md §1) as parsed by clap.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// ansa: a fast, durable terminal coding agent.
+#[derive(Debug, Clone, Parser)]
+#[command(name = "ansa", version, about, disable_help_subcommand = true)]
+pub struct Args {
+    /// Run one task, print the verified final answer, exit. Without it: line mode.
+    pub task: Option<String>,
+
+    /// Use the deterministic offline provider (no network).
+    #[arg(long)]
+    pub offline: bool,
+
+    /// Replay the model turns in FILE (scripted provider; with any offline mode).
+    #[arg(long, value_name = "FILE")]
+    pub script: Option<PathBuf>,
+
+    /// JSONL driver on stdin/stdout with the offline provider.
+    #[arg(long)]
+    pub offline_jsonl: bool,
+
+    /// Reopen a session by ID, or use the session directory DIR (created if missing).
+    #[arg(long, value_name = "ID|DIR")]
+    pub session: Option<String>,
+
+    /// Reopen the newest session of this cwd and profile.
+    #[arg(long = "continue", conflicts_with = "session")]
+    pub continue_latest: bool,
+
+    /// Work in DIR (default: the process cwd).
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+
+    /// One full offline round trip through the real loop and tools; exits 0.
+    #[arg(long, conflicts_with_all = ["offline_jsonl", "self_check", "print_config"])]
+    pub offline_demo: bool,
+
+    /// Verify home dir modes, config, journal and engine; exit 0 or 1.
+    #[arg(long, conflicts_with_all = ["offline_jsonl", "print_config"])]
+    pub self_check: bool,
+
+    /// Print the effective config (user + project merged) as JSON.
+    #[arg(long, conflicts_with = "offline_jsonl")]
+    pub print_config: bool,
+
+    /// Soft JSON-context budget in bytes (at least 16384; default 262144).
+    #[arg(long, value_name = "N")]
+    pub compact_bytes: Option<u64>,
+}
+
+impl Args {
+    /// Whether the offline profile was asked for on the command line.
+    pub fn wants_offline(&self) -> bool {
+        self.offline || self.offline_jsonl || self.offline_demo || self.script.is_some()
+    }
+}

@@ -1,0 +1,90 @@
+//! The `ansa` command line: parses arguments, picks a frontend and a profile, and wires the
+//! session, the runtime and the frontend together. Errors leave as one line and an exit code.
+
+mod args;
+mod demo;
+mod exit;
+mod self_check;
+mod start;
+
+use std::io::{self, IsTerminal, Write};
+
+pub use args::Args;
+pub use exit::{Exit, Failure};
+
+use ansa_sessions::Mode;
+
+use crate::config::Env;
+use crate::home::AnsaHome;
+
+/// Runs the command line; returns the process exit code.
+pub fn run(args: Args) -> Exit {
+    match dispatch(&args) {
+        Ok(code) => code,
+        Err(f) => {
+            let _ = writeln!(io::stderr(), "ansa: {}", f.message);
+            f.exit
+        }
+    }
+}
+
+fn dispatch(args: &Args) -> Result<Exit, Failure> {
+    let home = AnsaHome::from_env().map_err(Failure::config)?;
+    let env = Env::process();
+    if args.print_config {
+        let cwd = start::workspace(args.cwd.as_deref(), None)?;
+        let config = start::load_config(&home, &cwd, &env, args)?;
+        println!("{}", config.to_print_json());
+        return Ok(Exit::Success);
+    }
+    if args.self_check {
+        return self_check::run(&home, args, &env);
+    }
+    if args.offline_demo {
+        return demo::run(args, &env);
+    }
+    if args.script.is_some() && !args.offline && !args.offline_jsonl {
+        return Err(Failure::usage(
+            "--script replays a scripted model and needs an offline mode: add --offline (or use --offline-jsonl)",
+        ));
+    }
+    let started = start::start(&home, &env, args)?;
+    let session_hint = started.session_hint.clone();
+    let link = started.link;
+    let stdout = io::stdout();
+    let stderr = io::stderr();
+    let exit = if args.offline_jsonl {
+        if args.task.is_some() {
+            return Err(Failure::usage(
+                "--offline-jsonl reads commands on stdin; do not pass a TASK as well",
+            ));
+        }
+        let stdin = io::BufReader::new(io::stdin());
+        ansa_ui::run_jsonl(link, stdin, stdout.lock(), stderr).map_err(Failure::io)?;
+        Exit::Success
+    } else if let Some(task) = &args.task {
+        let outcome = ansa_ui::run_one_shot(link, task, Mode::Basic, stdout.lock(), stderr.lock())
+            .map_err(Failure::io)?;
+        Exit::from_code(outcome.exit_code())
+    } else {
+        if io::stdin().is_terminal() {
+            let _ = writeln!(
+                io::stderr(),
+                "ansa: session {session_hint}; type a task per line, Ctrl+D to finish"
+            );
+        }
+        let stdin = io::stdin().lock();
+        let outcome = ansa_ui::run_lines(
+            link,
+            stdin,
+            stdout.lock(),
+            stderr.lock(),
+            Mode::Basic,
+            Some(session_hint),
+        )
+        .map_err(Failure::io)?;
+        Exit::from_code(outcome.exit_code())
+    };
+    started.handle.join();
+    Ok(exit)
+}

@@ -1,0 +1,129 @@
+//! `--self-check`: verifies the home directory's modes, the config, a journal round trip and
+//! the engine with real tools, printing one line per check; exit 0 when all pass.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ansa_sessions::{AcceptedAction, CommandId, JournalOptions, Mode, Profile, Session};
+use ash_engine::cancel::CancelToken;
+use ash_engine::compute::ComputePlane;
+
+use super::{Args, Exit, Failure, start};
+use crate::config::Env;
+use crate::home::{AnsaHome, ensure_private_dir};
+use crate::instructions::FileExclusion;
+use crate::tools::{self, ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
+
+/// Runs every check and reports each on stdout.
+pub fn run(home: &AnsaHome, args: &Args, env: &Env) -> Result<Exit, Failure> {
+    let mut out = std::io::stdout();
+    let mut ok = true;
+    let mut report = |name: &str, result: Result<String, String>| {
+        let line = match result {
+            Ok(detail) => format!("ok    {name}: {detail}"),
+            Err(detail) => {
+                ok = false;
+                format!("FAIL  {name}: {detail}")
+            }
+        };
+        let _ = writeln!(out, "{line}");
+    };
+    report("home", check_home(home));
+    let cwd = start::workspace(args.cwd.as_deref(), None)?;
+    let config = start::load_config(home, &cwd, env, args);
+    report(
+        "config",
+        config
+            .as_ref()
+            .map(|c| {
+                format!(
+                    "valid ({} file(s) read), digest {}",
+                    c.sources.len(),
+                    &c.digest()[..12]
+                )
+            })
+            .map_err(|f| f.message.clone()),
+    );
+    let scratch = scratch()?;
+    report("journal", check_journal(&scratch.join("session"), &scratch));
+    report("engine", check_engine(home, &scratch));
+    let _ = std::fs::remove_dir_all(&scratch);
+    Ok(if ok { Exit::Success } else { Exit::TaskFailed })
+}
+
+fn check_home(home: &AnsaHome) -> Result<String, String> {
+    match home.verify_if_exists() {
+        Ok(true) => Ok(format!("{} is private", home.root().display())),
+        Ok(false) => Ok(format!(
+            "{} does not exist yet (created private on first use)",
+            home.root().display()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+fn check_journal(dir: &Path, cwd: &Path) -> Result<String, String> {
+    let id = CommandId::new("self-check").map_err(|e| e.to_string())?;
+    let action = AcceptedAction::Submit {
+        text: "self-check".into(),
+        mode: Mode::Basic,
+    };
+    {
+        let mut s =
+            Session::open_or_create_at(dir, None, cwd, Profile::Offline, JournalOptions::default())
+                .map_err(|e| e.to_string())?;
+        s.accept(id.clone(), action.clone())
+            .map_err(|e| e.to_string())?;
+    }
+    let s = Session::open(dir, JournalOptions::default()).map_err(|e| e.to_string())?;
+    match s.state().command(&id) {
+        Some((_, a)) if *a == action => Ok("append, fsync and reopen verified".into()),
+        _ => Err("an accepted command was missing after reopening the journal".into()),
+    }
+}
+
+fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
+    let ws = dir.join("workspace");
+    ensure_private_dir(&ws).map_err(|e| e.to_string())?;
+    std::fs::write(ws.join("probe.txt"), "ansa self-check\n").map_err(|e| e.to_string())?;
+    let plane = ComputePlane::new(1).map_err(|e| e.to_string())?;
+    let exclusion = FileExclusion::new(home, None, &ws, &[]).map_err(|e| e.to_string())?;
+    let policy = ToolPolicy {
+        access_mode: crate::config::AccessMode::FullAccess,
+        allow_sudo: false,
+        process_timeout_ms: 10_000,
+        process_output_bytes: 4096,
+    };
+    let files = ToolFiles {
+        exclusion,
+        instructions_digest: String::new(),
+    };
+    let mut tools =
+        ToolExecutor::open(&ws, policy, Arc::new(plane), files).map_err(|e| e.to_string())?;
+    let registry = ToolRegistry::standard().map_err(|e| e.to_string())?;
+    let read = registry
+        .admit(
+            tools::Mode::Basic,
+            "read",
+            r#"{"paths":["probe.txt"],"mode":"lines","offset":1,"length":10}"#,
+        )
+        .map_err(|e| e.to_string())?;
+    let out = tools
+        .execute(&read.args, &CancelToken::new())
+        .map_err(|e| e.to_string())?;
+    if !out.text.contains("ansa self-check") {
+        return Err(format!("read returned an unexpected answer: {}", out.text));
+    }
+    Ok("read through the in-process ASH/1 engine".into())
+}
+
+fn scratch() -> Result<PathBuf, Failure> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let dir = std::env::temp_dir().join(format!("ansa-self-check-{}-{nanos}", std::process::id()));
+    ensure_private_dir(&dir)
+        .map_err(|e| Failure::config(format!("cannot create a scratch directory: {e}")))?;
+    Ok(dir)
+}

@@ -1,0 +1,227 @@
+//! Opening (or creating) the session and starting the runtime behind a frontend.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ansa_sessions::{
+    Binding, ContextPolicy, JournalOptions, Profile, Session, SessionError, SessionId,
+};
+use ansa_ui::SessionLink;
+use ash_engine::compute::ComputePlane;
+
+use super::{Args, Failure};
+use crate::config::{self, Config, Env};
+use crate::home::AnsaHome;
+use crate::instructions::{self, FileExclusion, InstructionSet};
+use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
+use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
+use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
+
+/// A running runtime and the frontend's end of it.
+pub struct Started {
+    /// The frontend's link.
+    pub link: SessionLink,
+    /// Joins the runtime.
+    pub handle: RuntimeHandle,
+    /// How to reopen this session (`ansa --session <this>`).
+    pub session_hint: String,
+}
+
+/// The workspace directory: `--cwd`, else the session's own cwd, else the process cwd.
+pub fn workspace(cwd: Option<&Path>, session_cwd: Option<&Path>) -> Result<PathBuf, Failure> {
+    let dir = match (cwd, session_cwd) {
+        (Some(d), _) => d.to_path_buf(),
+        (None, Some(d)) => d.to_path_buf(),
+        (None, None) => std::env::current_dir().map_err(|e| {
+            Failure::usage(format!(
+                "cannot read the current directory: {e}; pass --cwd DIR"
+            ))
+        })?,
+    };
+    std::fs::canonicalize(&dir).map_err(|e| {
+        Failure::usage(format!(
+            "--cwd {}: {e}; pass an existing directory",
+            dir.display()
+        ))
+    })
+}
+
+/// The effective config with command-line overrides applied.
+pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Result<Config, Failure> {
+    let mut config = config::load(home, cwd, env).map_err(Failure::config)?;
+    if let Some(n) = args.compact_bytes {
+        let min = config::bounds::COMPACT_BYTES_MIN;
+        if n < min {
+            return Err(Failure::usage(format!(
+                "--compact-bytes {n} is too small; use at least {min}"
+            )));
+        }
+        config.compact_bytes = n;
+    }
+    Ok(config)
+}
+
+/// Opens the session the arguments name (or a new one) and starts the runtime on it.
+pub fn start(home: &AnsaHome, env: &Env, args: &Args) -> Result<Started, Failure> {
+    let profile = Profile::Offline;
+    let sessions = home.sessions();
+    let options = JournalOptions::default();
+    let given_cwd = match &args.cwd {
+        Some(d) => Some(workspace(Some(d), None)?),
+        None => None,
+    };
+    let session = match (&args.session, args.continue_latest) {
+        (Some(value), _) if looks_like_dir(value) => {
+            let cwd = match &given_cwd {
+                Some(c) => c.clone(),
+                None => workspace(None, None)?,
+            };
+            home.ensure().map_err(Failure::config)?;
+            Session::open_or_create_at(Path::new(value), Some(&sessions), &cwd, profile, options)
+        }
+        (Some(value), _) => {
+            let id = SessionId::parse(value).ok_or_else(|| {
+                Failure::usage(format!(
+                    "--session {value}: not a session ID (like 20261130-142501-123456-4f9a2c) nor a directory path (use ./NAME for a directory here)"
+                ))
+            })?;
+            Session::open_id(&sessions, &id, options)
+        }
+        (None, true) => {
+            let cwd = match &given_cwd {
+                Some(c) => c.clone(),
+                None => workspace(None, None)?,
+            };
+            home.ensure().map_err(Failure::config)?;
+            match Session::continue_latest(&sessions, &cwd, profile, options) {
+                Ok(Some(s)) => Ok(s),
+                Ok(None) => Session::create_in_home(&sessions, &cwd, profile, options),
+                Err(e) => Err(e),
+            }
+        }
+        (None, false) => {
+            let cwd = match &given_cwd {
+                Some(c) => c.clone(),
+                None => workspace(None, None)?,
+            };
+            home.ensure().map_err(Failure::config)?;
+            Session::create_in_home(&sessions, &cwd, profile, options)
+        }
+    }
+    .map_err(session_failure)?;
+    if session.meta().profile != profile {
+        return Err(Failure::session(format!(
+            "session {} belongs to the {} profile; this run is offline",
+            session.id(),
+            session.meta().profile.as_str()
+        )));
+    }
+    let cwd = workspace(given_cwd.as_deref(), Some(&session.meta().cwd))?;
+    let config = load_config(home, &cwd, env, args)?;
+    let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
+    let hint = session_hint(&session, home);
+    let setup = build_setup(home, &cwd, &config, &instructions, session, args)?;
+    let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
+    Ok(Started {
+        link,
+        handle,
+        session_hint: hint,
+    })
+}
+
+/// Builds everything the runtime needs for an open session.
+pub fn build_setup(
+    home: &AnsaHome,
+    cwd: &Path,
+    config: &Config,
+    instructions: &InstructionSet,
+    session: Session,
+    args: &Args,
+) -> Result<RuntimeSetup, Failure> {
+    let provider: Box<dyn Provider> = match &args.script {
+        Some(file) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
+        None => Box::new(OfflineProvider),
+    };
+    let binding = Binding {
+        account_hash: None,
+        requested_model: config.model.clone(),
+        returned_model: config.returned_model.clone(),
+        context_policy: ContextPolicy {
+            compact_bytes: config.compact_bytes,
+            max_items: None,
+        },
+        config_digest: config.digest(),
+        instructions_digest: instructions.digest(),
+    };
+    let registry = ToolRegistry::standard().map_err(Failure::config)?;
+    let plane = ComputePlane::host().map_err(Failure::config)?;
+    let user_home = std::env::var_os("HOME").map(PathBuf::from);
+    let exclusion = FileExclusion::new(home, user_home.as_deref(), cwd, &config.exclude)
+        .map_err(Failure::config)?
+        .with_private_dir(session.dir());
+    let policy = ToolPolicy::from_config(config);
+    let files = ToolFiles {
+        exclusion,
+        instructions_digest: instructions.digest(),
+    };
+    let tools = ToolExecutor::open(cwd, policy, Arc::new(plane), files).map_err(|e| {
+        Failure::config(format!("cannot open the workspace {}: {e}", cwd.display()))
+    })?;
+    let evidence_dir = home
+        .root()
+        .join("runtime")
+        .join("evidence")
+        .join(session.id().as_str());
+    crate::home::ensure_private_dir(&evidence_dir).map_err(Failure::config)?;
+    let supervisor = std::env::current_exe().map_err(|e| {
+        Failure::config(format!(
+            "cannot locate the ansa executable to supervise commands: {e}"
+        ))
+    })?;
+    Ok(RuntimeSetup {
+        session,
+        provider,
+        registry,
+        tools,
+        instructions: instructions::render(instructions),
+        binding,
+        limits: Limits {
+            tool_rounds: config.tool_rounds,
+            tool_calls: config.tool_calls,
+            compact_bytes: config.compact_bytes,
+            queue: DEFAULT_QUEUE,
+        },
+        previews: false,
+        evidence_dir,
+        supervisor: Some(supervisor),
+    })
+}
+
+fn looks_like_dir(value: &str) -> bool {
+    value.contains('/') || value == "." || value == ".." || Path::new(value).is_dir()
+}
+
+fn session_hint(session: &Session, home: &AnsaHome) -> String {
+    if session.dir().starts_with(home.sessions_dir()) {
+        session.id().to_string()
+    } else {
+        session.dir().display().to_string()
+    }
+}
+
+/// Maps a session error to its exit code.
+pub fn session_failure(e: SessionError) -> Failure {
+    match e {
+        SessionError::SessionBusy { .. } => Failure::session(format!(
+            "{e}; another ansa process has this session open — close it or start a new session"
+        )),
+        other => Failure::session(other),
+    }
+}
+
+fn runtime_failure(e: RuntimeError) -> Failure {
+    match e {
+        RuntimeError::Session(s) => session_failure(s),
+        other => Failure::session(other),
+    }
+}

@@ -1,0 +1,38 @@
+//! Named crash points at the runtime's durable boundaries, compiled only with the
+//! `crash-points` feature: `ANSA_CRASH_AT=name[:n]` makes the n-th (default first) pass
+//! through `name` SIGKILL this process, so tests can cut a turn exactly there.
+
+/// Kills the process here when `ANSA_CRASH_AT` names this point.
+#[cfg(feature = "crash-points")]
+pub fn point(name: &str) {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static HITS: Mutex<Option<HashMap<String, u64>>> = Mutex::new(None);
+    let Ok(spec) = std::env::var("ANSA_CRASH_AT") else {
+        return;
+    };
+    // Point names contain `:` themselves (`intent:after`); only a numeric suffix is a count.
+    let (want, nth) = match spec.rsplit_once(':') {
+        Some((n, k)) if k.bytes().all(|b| b.is_ascii_digit()) && !k.is_empty() => {
+            (n.to_owned(), k.parse::<u64>().unwrap_or(1))
+        }
+        _ => (spec.clone(), 1),
+    };
+    if want != name {
+        return;
+    }
+    let mut hits = HITS.lock().unwrap_or_else(|p| p.into_inner());
+    let count = hits
+        .get_or_insert_with(HashMap::new)
+        .entry(want)
+        .or_insert(0);
+    *count += 1;
+    if *count == nth {
+        let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
+    }
+}
+
+/// Crash points are compiled out of normal builds.
+#[cfg(not(feature = "crash-points"))]
+#[inline(always)]
+pub fn point(_name: &str) {}

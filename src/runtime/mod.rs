@@ -1,0 +1,167 @@
+//! The runtime: the single control owner of a session. It accepts commands from a frontend,
+//! owns the turn state machine, journals every durable step through `ansa-sessions`, and
+//! publishes events. One worker thread runs generation and tools for the active turn.
+
+mod binding;
+mod compaction;
+mod context;
+mod control;
+mod core;
+mod crash;
+mod events;
+mod reconcile;
+mod snapshot;
+mod worker;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::mpsc::channel;
+use std::thread::JoinHandle;
+
+use ansa_sessions::{Binding, Session, SessionError};
+use ansa_ui::SessionLink;
+
+use crate::provider::Provider;
+use crate::tools::{ToolExecutor, ToolRegistry};
+
+pub use binding::{BindingError, BindingMismatch};
+pub use context::ContextError;
+pub use events::EVENT_QUEUE;
+
+/// Per-turn limits and the context budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Tool rounds per Resume segment (a round is one model response with tool calls).
+    pub tool_rounds: u32,
+    /// Tool calls per Resume segment.
+    pub tool_calls: u32,
+    /// Soft JSON-context budget before compaction.
+    pub compact_bytes: u64,
+    /// Turns that may wait in the FIFO behind the active one.
+    pub queue: usize,
+}
+
+/// Default FIFO depth: enough to queue a burst of tasks, small enough to notice a runaway client.
+pub const DEFAULT_QUEUE: usize = 64;
+
+/// Everything a runtime needs; the caller opened the session and built the tools.
+pub struct RuntimeSetup {
+    /// The open session (its lock is held for the runtime's lifetime).
+    pub session: Session,
+    /// The model.
+    pub provider: Box<dyn Provider>,
+    /// Compiled tool descriptors.
+    pub registry: ToolRegistry,
+    /// Executors on the session's in-process engine.
+    pub tools: ToolExecutor,
+    /// Initial instructions rendered for the model.
+    pub instructions: String,
+    /// What the session is (or must be) bound to.
+    pub binding: Binding,
+    /// Limits.
+    pub limits: Limits,
+    /// Publish `text_preview` events while generating (off by default in JSONL).
+    pub previews: bool,
+    /// Directory where exec supervisors leave their evidence for this session.
+    pub evidence_dir: PathBuf,
+    /// The binary that runs exec supervisors (`ansa` itself, which dispatches
+    /// `__ash-supervise`); `None` runs commands unsupervised.
+    pub supervisor: Option<PathBuf>,
+}
+
+/// Why a runtime could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The session journal failed.
+    #[error(transparent)]
+    Session(#[from] SessionError),
+    /// The session is bound to another config or instruction set.
+    #[error(transparent)]
+    Binding(#[from] BindingError),
+    /// The journal holds something this runtime cannot replay.
+    #[error(transparent)]
+    Context(#[from] ContextError),
+    /// A thread could not be started.
+    #[error("cannot start the runtime's {what} thread: {source}")]
+    Thread {
+        /// Which thread.
+        what: &'static str,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
+/// Joins the runtime's threads.
+#[derive(Debug)]
+pub struct RuntimeHandle {
+    control: JoinHandle<()>,
+    worker: JoinHandle<()>,
+}
+
+impl RuntimeHandle {
+    /// Waits until the runtime has stopped (input closed and accepted work finished).
+    pub fn join(self) {
+        let _ = self.control.join();
+        let _ = self.worker.join();
+    }
+}
+
+/// Starts the runtime: checks the binding, reconciles open tool intents, replays the context,
+/// publishes the first snapshot, and returns the frontend's end of the session.
+pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), RuntimeError> {
+    let RuntimeSetup {
+        mut session,
+        provider,
+        registry,
+        mut tools,
+        instructions,
+        binding,
+        limits,
+        previews,
+        evidence_dir,
+        supervisor,
+    } = setup;
+    binding::check_or_record(&mut session, &binding)?;
+    let reconciled = reconcile::open_intents(&mut session, &evidence_dir)?;
+    let replayed = context::replay(&session.read_records()?)?;
+    tools.restore_delivered(replayed.delivered.iter().cloned());
+    let (sink, events) = events::EventSink::new(EVENT_QUEUE);
+    let (commands_tx, commands_rx) = channel();
+    let core = core::Core::new(session, sink, limits.queue);
+    let shared = Arc::new(core::Shared::new(core));
+    shared.announce(&reconciled);
+    let worker = worker::Worker {
+        shared: Arc::clone(&shared),
+        provider,
+        registry,
+        tools,
+        instructions,
+        limits,
+        previews,
+        context: replayed,
+        evidence_dir,
+        supervisor,
+    };
+    let worker = std::thread::Builder::new()
+        .name("ansa-worker".into())
+        .spawn(move || worker.run())
+        .map_err(|source| RuntimeError::Thread {
+            what: "worker",
+            source,
+        })?;
+    let control_shared = Arc::clone(&shared);
+    let control = std::thread::Builder::new()
+        .name("ansa-control".into())
+        .spawn(move || control::run(&control_shared, commands_rx))
+        .map_err(|source| RuntimeError::Thread {
+            what: "control",
+            source,
+        })?;
+    Ok((
+        SessionLink {
+            commands: commands_tx,
+            events,
+        },
+        RuntimeHandle { control, worker },
+    ))
+}

@@ -1,0 +1,49 @@
+//! The `snapshot` event: the current turn state, from memory, without touching the disk.
+
+use ansa_sessions::protocol::{EventBody, SnapshotEvent};
+use ansa_sessions::{Mode, TurnState};
+
+use super::core::Core;
+
+/// The snapshot as it would be published next (its `through_sequence` is its own number).
+pub fn build(core: &Core) -> EventBody {
+    let state = core.session.state();
+    let current = core
+        .active
+        .as_ref()
+        .map(|a| a.request_id)
+        .or_else(|| core.queue.front().copied())
+        .or_else(|| state.latest_turn().map(|t| t.request_id));
+    let turn = current.and_then(|id| state.turn(id));
+    let queued = current.is_some_and(|id| core.queue.contains(&id));
+    let turn_state = turn.map(|t| {
+        if queued && t.state == TurnState::Paused {
+            TurnState::Queued
+        } else {
+            t.state
+        }
+    });
+    let preview = match (&core.preview, current) {
+        (Some((id, p)), Some(c)) if *id == c => Some(p.clone()),
+        _ => None,
+    };
+    let durable = match current {
+        Some(id) => core.session.is_durable(id) && core.session.storage_failure().is_none(),
+        None => core.session.storage_failure().is_none(),
+    };
+    EventBody::Snapshot(SnapshotEvent {
+        session: core.session.meta().profile,
+        incarnation: core.incarnation.clone(),
+        mode: turn.map_or(Mode::Basic, |t| t.mode),
+        transcript_size: state.transcript().len() as u64,
+        request_id: current,
+        turn: state.latest_turn().map_or(0, |t| t.request_id.0),
+        resume_available: current.is_some_and(|id| state.resume_available(id)) && !queued,
+        state: turn_state,
+        durable,
+        storage_failed: core.session.storage_failure().is_some(),
+        read_only: core.session.read_only().is_some(),
+        preview,
+        through_sequence: core.events.next_sequence(),
+    })
+}

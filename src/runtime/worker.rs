@@ -1,0 +1,521 @@
+//! The worker: runs the active turn — generation, admission of the whole response, then each
+//! tool call between a synced intent and a synced outcome — until a final answer, a limit,
+//! a cancel or an error.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use ansa_sessions::protocol::{EventBody, Preview, PreviewState, ToolPhase};
+use ansa_sessions::{
+    CallId, Compaction, CompactionMethod, ContextEpoch, Mode, OpaqueJson, ProviderItem, Record,
+    RequestId, ToolIntent, ToolOutcome, ToolOutcomeStatus, TurnState,
+};
+use ash_engine::cancel::CancelToken;
+use ash_engine::exec::supervisor::Supervision;
+
+use super::Limits;
+use super::context::{PendingCall, Replayed, encode_item, encode_output};
+use super::core::Shared;
+use super::reconcile::evidence_path;
+use super::{compaction, crash};
+use crate::provider::{
+    ContextItem, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall,
+};
+use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
+
+/// The worker thread's state.
+pub struct Worker {
+    /// Shared with the control thread.
+    pub shared: Arc<Shared>,
+    /// The model.
+    pub provider: Box<dyn Provider>,
+    /// Tool descriptors.
+    pub registry: ToolRegistry,
+    /// Tool executors.
+    pub tools: ToolExecutor,
+    /// Initial instructions.
+    pub instructions: String,
+    /// Limits.
+    pub limits: Limits,
+    /// Publish previews.
+    pub previews: bool,
+    /// The context and what is pending.
+    pub context: Replayed,
+    /// Exec supervisor evidence directory.
+    pub evidence_dir: PathBuf,
+    /// The binary that runs `exec` supervisors (this program), if exec is supervised.
+    pub supervisor: Option<PathBuf>,
+}
+
+/// How a turn stopped before a final answer.
+enum Stop {
+    /// Paused (limit, provider error, storage): resumable.
+    Paused(String),
+    /// Cancelled by the user.
+    Cancelled,
+    /// The journal cannot be written: dispatch stops, nothing more is recorded.
+    Storage(String),
+}
+
+/// Counters of one Resume segment.
+#[derive(Default)]
+struct Segment {
+    rounds: u32,
+    calls: u32,
+}
+
+type Step<T> = Result<T, Stop>;
+
+impl Worker {
+    /// Runs turns until the input is closed and the FIFO is empty.
+    pub fn run(mut self) {
+        while let Some(id) = self.shared.next_turn() {
+            let stop = self.turn(id);
+            let mut core = self.shared.lock();
+            match stop {
+                Ok(()) => {}
+                Err(Stop::Paused(reason)) => core.set_state(id, TurnState::Paused, Some(reason)),
+                Err(Stop::Cancelled) => {
+                    discard_preview(&mut core, self.previews);
+                    core.set_state(
+                        id,
+                        TurnState::Cancelled,
+                        Some("cancelled by the user".into()),
+                    )
+                }
+                Err(Stop::Storage(reason)) => {
+                    core.events.publish(EventBody::TurnState {
+                        request_id: id,
+                        state: TurnState::Paused,
+                        reason: Some(format!(
+                            "storage_failed: {reason}; nothing more is dispatched"
+                        )),
+                    });
+                }
+            }
+            core.active = None;
+        }
+    }
+
+    fn turn(&mut self, id: RequestId) -> Step<()> {
+        let (text, mode) = {
+            let mut core = self.shared.lock();
+            let Some(turn) = core.session.state().turn(id) else {
+                return Err(Stop::Paused(format!("turn {id} is not in the journal")));
+            };
+            let (text, mode) = (turn.text.clone(), turn.mode);
+            core.set_state(id, TurnState::Running, None);
+            if let Some(cause) = core.session.storage_failure() {
+                return Err(Stop::Storage(cause.to_owned()));
+            }
+            (text, mode)
+        };
+        if !self.context.started.contains(&id) {
+            self.compact_if_due(id)?;
+            let generation = self.context.next_generation;
+            self.journal_item(id, generation, ContextItem::User { text })?;
+            self.context.started.insert(id);
+        }
+        if let Some(text) = self.context.answered.remove(&id) {
+            // The answer was admitted and saved before a crash; only `done` is missing.
+            return self.commit(id, self.context.next_generation.saturating_sub(1), text);
+        }
+        let mut segment = Segment::default();
+        if let Some(pending) = self.context.pending.remove(&id) {
+            if pending.iter().any(|p| p.intent) {
+                return Err(Stop::Paused(
+                    "a tool call of this turn may have run without a recorded outcome; it is not re-run".into(),
+                ));
+            }
+            let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
+            self.batch(id, mode, calls, &mut segment)?;
+        }
+        loop {
+            self.check_cancel()?;
+            if segment.rounds >= self.limits.tool_rounds {
+                return Err(Stop::Paused(format!(
+                    "tool round limit reached ({} rounds, config tool_rounds); resume to continue",
+                    self.limits.tool_rounds
+                )));
+            }
+            if segment.calls >= self.limits.tool_calls {
+                return Err(Stop::Paused(format!(
+                    "tool call limit reached ({} calls, config tool_calls); resume to continue",
+                    self.limits.tool_calls
+                )));
+            }
+            let generation = self.context.next_generation;
+            match self.generate(id, generation, mode)? {
+                ModelTurn::Final { text } => return self.finish(id, generation, text),
+                ModelTurn::ToolCalls(calls) if calls.is_empty() => {
+                    self.malformed(
+                        id,
+                        generation,
+                        String::new(),
+                        "the response had neither text nor tool calls".into(),
+                    )?;
+                    segment.rounds += 1;
+                }
+                ModelTurn::ToolCalls(calls) => {
+                    for call in &calls {
+                        self.journal_item(id, generation, ContextItem::ToolCall(call.clone()))?;
+                    }
+                    self.context.next_generation = generation + 1;
+                    self.batch(id, mode, calls, &mut segment)?;
+                }
+                ModelTurn::Malformed { raw, reason } => {
+                    self.malformed(id, generation, raw, reason)?;
+                    segment.rounds += 1;
+                }
+            }
+        }
+    }
+
+    fn check_cancel(&self) -> Step<()> {
+        let core = self.shared.lock();
+        match &core.active {
+            Some(a) if a.cancelled() => Err(Stop::Cancelled),
+            _ => Ok(()),
+        }
+    }
+
+    fn cancel_handles(&self) -> (Arc<AtomicBool>, CancelToken) {
+        let core = self.shared.lock();
+        match &core.active {
+            Some(a) => (Arc::clone(&a.flag), a.engine.clone()),
+            None => (Arc::new(AtomicBool::new(false)), CancelToken::new()),
+        }
+    }
+
+    fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<ModelTurn> {
+        let (flag, _) = self.cancel_handles();
+        let tools = self.registry.provider_tools(tool_mode(mode));
+        let request = GenerationRequest {
+            generation,
+            instructions: &self.instructions,
+            context: &self.context.items,
+            tools: &tools,
+            cancel: &flag,
+        };
+        let shared = &self.shared;
+        let previews = self.previews;
+        let mut on_preview = |text: &str| {
+            let mut core = shared.lock();
+            let preview = Preview {
+                generation,
+                text: text.to_owned(),
+                state: PreviewState::Preview,
+            };
+            if previews {
+                core.events.publish(EventBody::TextPreview {
+                    request_id: id,
+                    generation,
+                    text: text.to_owned(),
+                    state: PreviewState::Preview,
+                });
+            }
+            core.preview = Some((id, preview));
+        };
+        match self.provider.generate(&request, &mut on_preview) {
+            Ok(turn) => Ok(turn),
+            Err(ProviderError::Cancelled) => Err(Stop::Cancelled),
+            Err(e) => {
+                let mut core = self.shared.lock();
+                discard_preview(&mut core, previews);
+                Err(Stop::Paused(format!("the model failed: {e}")))
+            }
+        }
+    }
+
+    fn finish(&mut self, id: RequestId, generation: u64, text: String) -> Step<()> {
+        self.journal_item(
+            id,
+            generation,
+            ContextItem::Assistant { text: text.clone() },
+        )?;
+        self.context.next_generation = generation + 1;
+        self.commit(id, generation, text)
+    }
+
+    /// Makes a saved final answer durable with `done`, then publishes it.
+    fn commit(&mut self, id: RequestId, generation: u64, text: String) -> Step<()> {
+        self.context.completed_in_epoch += 1;
+        let mut core = self.shared.lock();
+        crash::point("done:before");
+        let durable = core.session.finish(id, text.clone()).is_ok();
+        crash::point("done:after");
+        if self.previews {
+            core.events.publish(EventBody::TextPreview {
+                request_id: id,
+                generation,
+                text: text.clone(),
+                state: PreviewState::Committed,
+            });
+        }
+        core.preview = None;
+        core.events.publish(EventBody::TextDelta {
+            request_id: id,
+            text,
+        });
+        core.events.publish(EventBody::Done {
+            request_id: id,
+            durable,
+        });
+        Ok(())
+    }
+
+    fn malformed(
+        &mut self,
+        id: RequestId,
+        generation: u64,
+        raw: String,
+        reason: String,
+    ) -> Step<()> {
+        self.journal_item(id, generation, ContextItem::MalformedOutput { raw })?;
+        self.context.next_generation = generation + 1;
+        let note = format!(
+            "Your last response could not be admitted: {reason}. No tool was executed. Answer with plain text, or with tool calls whose arguments are valid JSON objects for the offered tools."
+        );
+        self.journal_item(id, generation, ContextItem::Note { text: note })
+    }
+
+    /// Admits a whole batch; executes it only when every call is admissible.
+    fn batch(
+        &mut self,
+        id: RequestId,
+        mode: Mode,
+        calls: Vec<ToolCall>,
+        segment: &mut Segment,
+    ) -> Step<()> {
+        let admitted: Vec<Result<AdmittedCall, ToolCallError>> = calls
+            .iter()
+            .map(|c| self.registry.admit(tool_mode(mode), &c.name, &c.arguments))
+            .collect();
+        segment.rounds += 1;
+        if let Some(first_bad) = admitted.iter().position(Result::is_err) {
+            for (n, (call, result)) in calls.iter().zip(&admitted).enumerate() {
+                let output = match result {
+                    Err(e) => e.to_string(),
+                    Ok(_) => format!(
+                        "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole. Fix that call and send the batch again.",
+                        first_bad + 1,
+                        calls[first_bad].name
+                    ),
+                };
+                let _ = n;
+                self.outcome(
+                    id,
+                    call,
+                    ToolOutcomeStatus::Error,
+                    output,
+                    Vec::new(),
+                    ToolPhase::Failed,
+                )?;
+            }
+            return Ok(());
+        }
+        let remaining = self.limits.tool_calls.saturating_sub(segment.calls) as usize;
+        if calls.len() > remaining {
+            self.context.pending.insert(
+                id,
+                calls
+                    .into_iter()
+                    .map(|call| PendingCall {
+                        call,
+                        intent: false,
+                    })
+                    .collect(),
+            );
+            return Err(Stop::Paused(format!(
+                "tool call limit: the model asked for more calls than remain in this segment ({remaining} of config tool_calls {}); resume to run them",
+                self.limits.tool_calls
+            )));
+        }
+        segment.calls += calls.len() as u32;
+        let mut rest = calls.iter().zip(admitted);
+        while let Some((call, Ok(admitted))) = rest.next() {
+            if self.check_cancel().is_err() {
+                let note = "Not executed: the turn was cancelled before this call started.";
+                self.outcome(
+                    id,
+                    call,
+                    ToolOutcomeStatus::Cancelled,
+                    note.into(),
+                    Vec::new(),
+                    ToolPhase::Failed,
+                )?;
+                for (call, _) in rest.by_ref() {
+                    self.outcome(
+                        id,
+                        call,
+                        ToolOutcomeStatus::Cancelled,
+                        note.into(),
+                        Vec::new(),
+                        ToolPhase::Failed,
+                    )?;
+                }
+                return Err(Stop::Cancelled);
+            }
+            self.run_call(id, call, &admitted)?;
+        }
+        Ok(())
+    }
+
+    fn run_call(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
+        let call_id = CallId(call.call_id.clone());
+        crash::point("intent:before");
+        {
+            let mut core = self.shared.lock();
+            let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
+                Stop::Paused(format!("tool arguments of {call_id} are not JSON: {e}"))
+            })?;
+            core.durable(Record::ToolIntent(ToolIntent {
+                request_id: id,
+                call_id: call_id.clone(),
+                tool: admitted.name.to_owned(),
+                arguments,
+                implementation_revision: admitted.implementation_revision.to_string(),
+            }))
+            .map_err(|e| Stop::Storage(e.to_string()))?;
+            crash::point("intent:after");
+            core.tool_status(id, &call_id, admitted.name, ToolPhase::Started);
+        }
+        let (_, engine) = self.cancel_handles();
+        let supervision = self.supervisor.clone().map(|program| Supervision {
+            program,
+            evidence: evidence_path(&self.evidence_dir, id, &call_id),
+        });
+        let result = self
+            .tools
+            .execute_supervised(&admitted.args, &engine, supervision);
+        crash::point("outcome:before");
+        let cancelled = engine.is_cancelled();
+        let (status, output, delivered, phase) = match result {
+            Ok(out) if cancelled => (
+                ToolOutcomeStatus::Cancelled,
+                out.text,
+                out.delivered,
+                ToolPhase::Finished,
+            ),
+            Ok(out) => (
+                ToolOutcomeStatus::Ok,
+                out.text,
+                out.delivered,
+                ToolPhase::Finished,
+            ),
+            Err(e) => (
+                ToolOutcomeStatus::Error,
+                e.to_string(),
+                Vec::new(),
+                ToolPhase::Failed,
+            ),
+        };
+        let delivered = delivered.iter().map(|p| p.display().to_string()).collect();
+        self.outcome(id, call, status, output, delivered, phase)
+    }
+
+    fn outcome(
+        &mut self,
+        id: RequestId,
+        call: &ToolCall,
+        status: ToolOutcomeStatus,
+        output: String,
+        instructions: Vec<String>,
+        phase: ToolPhase,
+    ) -> Step<()> {
+        let call_id = CallId(call.call_id.clone());
+        let encoded = encode_output(&output).map_err(|e| Stop::Storage(e.to_string()))?;
+        let mut core = self.shared.lock();
+        let saved = core.durable(Record::ToolOutcome(ToolOutcome {
+            request_id: id,
+            call_id: call_id.clone(),
+            status,
+            reconciled: false,
+            output: encoded,
+            instructions,
+        }));
+        crash::point("outcome:after");
+        core.tool_status(id, &call_id, &call.name, phase);
+        drop(core);
+        self.context.items.push(ContextItem::ToolOutput {
+            call_id: call.call_id.clone(),
+            output,
+        });
+        saved.map_err(|e| Stop::Storage(e.to_string()))
+    }
+
+    fn journal_item(&mut self, id: RequestId, generation: u64, item: ContextItem) -> Step<()> {
+        let encoded = encode_item(&item).map_err(|e| Stop::Storage(e.to_string()))?;
+        let mut core = self.shared.lock();
+        let record = Record::ProviderItem(ProviderItem {
+            request_id: id,
+            generation,
+            epoch: self.context.epoch,
+            item: encoded,
+        });
+        core.durable(record)
+            .map_err(|e| Stop::Storage(e.to_string()))?;
+        drop(core);
+        self.context.items.push(item);
+        Ok(())
+    }
+
+    /// Before a new turn: compacts when the context is over budget (offline form), syncing
+    /// the summary and its provenance before the new epoch is used.
+    fn compact_if_due(&mut self, id: RequestId) -> Step<()> {
+        let Some(items) = compaction::offline(
+            &self.context.items,
+            self.context.completed_in_epoch,
+            self.limits.compact_bytes,
+        ) else {
+            return Ok(());
+        };
+        let encoded = items
+            .iter()
+            .map(encode_item)
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Stop::Storage(e.to_string()))?;
+        let epoch = self.context.epoch + 1;
+        let mut core = self.shared.lock();
+        let covers_through = core.session.appended_seq();
+        core.durable(Record::ContextEpoch(ContextEpoch {
+            epoch,
+            request_id: id,
+            compaction: Some(Compaction {
+                items: encoded,
+                covers_through,
+                method: CompactionMethod::Offline,
+                model: None,
+            }),
+        }))
+        .map_err(|e| Stop::Paused(format!("compaction could not be saved: {e}")))?;
+        drop(core);
+        self.context.items = items;
+        self.context.epoch = epoch;
+        self.context.completed_in_epoch = 0;
+        Ok(())
+    }
+}
+
+fn discard_preview(core: &mut super::core::Core, previews: bool) {
+    if let Some((id, p)) = core.preview.as_mut() {
+        p.state = PreviewState::Discarded;
+        if previews {
+            let body = EventBody::TextPreview {
+                request_id: *id,
+                generation: p.generation,
+                text: p.text.clone(),
+                state: PreviewState::Discarded,
+            };
+            core.events.publish(body);
+        }
+    }
+}
+
+fn tool_mode(mode: Mode) -> tools::Mode {
+    match mode {
+        Mode::Basic => tools::Mode::Basic,
+        Mode::Plan => tools::Mode::Plan,
+    }
+}

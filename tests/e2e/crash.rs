@@ -1,0 +1,259 @@
+//! SIGKILL at every durable boundary of a scripted multi-tool turn, then restart and check:
+//! accepted submits survive, done answers survive, no tool with a recorded outcome runs
+//! again, and an intent without evidence yields `effect_unknown`.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Jsonl, World, alive, eventually, read_pid};
+
+/// A turn of three calls: an exec that counts its runs, a read, then the final answer.
+fn script(w: &World) -> std::path::PathBuf {
+    let counter = w.path("runs.log");
+    w.script(
+        "crash.json",
+        json!([
+            {"tool_calls": [
+                {"name": "exec", "arguments": {"program": "sh", "args": ["-c", format!("echo run >> {}", counter.display())],
+                    "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}},
+                {"name": "get_test_value", "arguments": {"key": "k"}}
+            ]},
+            {"text": "finished"}
+        ]),
+    )
+}
+
+fn runs(w: &World) -> usize {
+    std::fs::read_to_string(w.path("runs.log")).map_or(0, |s| s.lines().count())
+}
+
+fn restart(w: &World, dir: &Path, script: &Path) -> Jsonl {
+    w.jsonl(&[
+        "--session",
+        dir.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ])
+}
+
+fn snapshot(s: &mut Jsonl) -> Value {
+    s.send("snapshot", json!({"after_sequence": 0}));
+    s.expect_type("snapshot", &[])
+}
+
+/// Crashes at `point`, restarts, and returns the restarted session.
+fn crash_at(w: &World, point: &str) -> (Jsonl, std::path::PathBuf, std::path::PathBuf) {
+    let dir = w.path("session");
+    let script = script(w);
+    let mut s = w.jsonl_with(
+        &[
+            "--session",
+            dir.to_str().unwrap(),
+            "--script",
+            script.to_str().unwrap(),
+        ],
+        &[("ANSA_CRASH_AT", point)],
+    );
+    s.send("submit", json!({"text": "crash me"}));
+    let status = s.wait_dead();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(
+        status.signal(),
+        Some(9),
+        "crash point {point} was not reached"
+    );
+    (restart(w, &dir, &script), dir, script)
+}
+
+#[test]
+fn after_acceptance_the_submit_survives_paused() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "accepted");
+    let snap = snapshot(&mut s);
+    assert_eq!(
+        (snap["request_id"].as_u64(), snap["state"].as_str()),
+        (Some(1), Some("paused"))
+    );
+    assert_eq!(snap["resume_available"], true);
+    assert_eq!(runs(&w), 0);
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(runs(&w), 1);
+    s.finish();
+}
+
+#[test]
+fn before_the_first_intent_nothing_ran_and_resume_runs_it_once() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "intent:before");
+    assert_eq!(runs(&w), 0);
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(runs(&w), 1);
+    s.finish();
+}
+
+#[test]
+fn after_the_exec_intent_without_evidence_the_effect_is_unknown() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "intent:after");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("effect_unknown"))],
+    );
+    let snap = snapshot(&mut s);
+    assert_eq!(snap["state"], "paused");
+    assert_eq!(snap["resume_available"], false);
+    s.send("resume", json!({"target": 1}));
+    s.expect_type("error", &[("code", json!("effect_unknown"))]);
+    assert_eq!(runs(&w), 0, "the exec must never be re-run");
+    s.finish();
+}
+
+#[test]
+fn after_the_exec_ran_but_before_its_outcome_the_supervisor_evidence_reconciles() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "outcome:before");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("finished"))],
+    );
+    assert_eq!(runs(&w), 1);
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(runs(&w), 1, "a reconciled exec is not re-run");
+    s.finish();
+}
+
+#[test]
+fn after_an_outcome_the_tool_is_not_run_again() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "outcome:after");
+    assert_eq!(runs(&w), 1);
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(runs(&w), 1);
+    s.finish();
+}
+
+#[test]
+fn before_done_the_turn_resumes_to_the_same_answer() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "done:before");
+    s.send("resume", json!({"target": 1}));
+    // The final answer was saved before the crash; Resume commits it without a new
+    // generation (the script has no third turn) and without running any tool again.
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(runs(&w), 1);
+    s.finish();
+}
+
+#[test]
+fn after_done_the_answer_survives_though_it_was_never_published() {
+    let w = World::new();
+    let (mut s, ..) = crash_at(&w, "done:after");
+    let snap = snapshot(&mut s);
+    assert_eq!(snap["state"], "done");
+    s.send("transcript", json!({"before": 0, "limit": 64}));
+    let page = s.expect_type("transcript", &[]);
+    assert_eq!(page["entries"][1]["text"], "finished");
+    assert_eq!(runs(&w), 1);
+    s.finish();
+}
+
+#[test]
+fn during_exec_the_supervisor_stops_the_command_and_saves_evidence() {
+    let w = World::new();
+    let pidfile = w.path("cmd.pid");
+    let script = w.script(
+        "long.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
+                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "after"}
+        ]),
+    );
+    let dir = w.path("session");
+    let mut s = w.jsonl(&[
+        "--session",
+        dir.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    s.submit("long");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("started"))],
+    );
+    let cmd = read_pid(&pidfile);
+    s.kill();
+    eventually("the command to be stopped by its supervisor", || {
+        !alive(cmd)
+    });
+    let mut s = restart(&w, &dir, &script);
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("failed"))],
+    );
+    let snap = snapshot(&mut s);
+    assert_eq!(snap["resume_available"], true, "{snap}");
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "after");
+    s.finish();
+}
+
+#[test]
+fn a_killed_supervisor_makes_the_effect_unknown() {
+    let w = World::new();
+    let pidfile = w.path("cmd.pid");
+    let script = w.script(
+        "long.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
+                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "after"}
+        ]),
+    );
+    let dir = w.path("session");
+    let mut s = w.jsonl(&[
+        "--session",
+        dir.to_str().unwrap(),
+        "--script",
+        script.to_str().unwrap(),
+    ]);
+    s.submit("long");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("started"))],
+    );
+    let cmd = read_pid(&pidfile);
+    let supervisor = parent_of(cmd);
+    unsafe_kill(supervisor);
+    let ansa = s.pid();
+    s.kill();
+    assert!(!alive(ansa));
+    let mut s = restart(&w, &dir, &script);
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("effect_unknown"))],
+    );
+    let snap = snapshot(&mut s);
+    assert_eq!(snap["resume_available"], false);
+    s.finish();
+    unsafe_kill(cmd);
+}
+
+fn parent_of(pid: i32) -> i32 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let after = stat.rsplit(')').next().unwrap();
+    after.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+fn unsafe_kill(pid: i32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", &pid.to_string()])
+        .status();
+}

@@ -1,0 +1,295 @@
+//! The JSONL driver against the real runtime, journal, engine and tools.
+
+use serde_json::{Value, json};
+
+use crate::harness::{World, alive, eventually, read_pid};
+
+fn offline_answer_for(text: &str) -> String {
+    let key = ansa::provider::offline_key(text);
+    format!(
+        "The test value for {key} is {}.",
+        ansa::tools::test_value(&key)
+    )
+}
+
+#[test]
+fn submit_accept_done_then_replay_and_conflict() {
+    let w = World::new();
+    let mut s = w.jsonl(&[]);
+    assert_eq!(s.session, "offline");
+    let id = s.send("submit", json!({"text": "what is the value?"}));
+    let accepted = s.expect_type("command_accepted", &[("command_id", json!(id))]);
+    let rid = accepted["request_id"].as_u64().unwrap();
+    s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("running"))],
+    );
+    s.expect_type(
+        "tool_status",
+        &[
+            ("tool", json!("get_test_value")),
+            ("status", json!("started")),
+        ],
+    );
+    s.expect_type(
+        "tool_status",
+        &[
+            ("tool", json!("get_test_value")),
+            ("status", json!("finished")),
+        ],
+    );
+    assert_eq!(s.answer(rid), offline_answer_for("what is the value?"));
+
+    // The same command again is a replay, with the same request.
+    s.send_as(&id, "submit", json!({"text": "what is the value?"}));
+    let replay = s.expect_type("command_replayed", &[("command_id", json!(id))]);
+    assert_eq!(replay["request_id"], json!(rid));
+    // The same ID with another text is a conflict.
+    s.send_as(&id, "submit", json!({"text": "something else"}));
+    let err = s.expect_type("error", &[("command_id", json!(id))]);
+    assert_eq!(err["code"], "command_conflict");
+    let (code, events) = s.finish();
+    assert_eq!(code, 0);
+    let seqs: Vec<u64> = events
+        .iter()
+        .map(|e| e["stream_sequence"].as_u64().unwrap())
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[1] == w[0] + 1), "gap in {seqs:?}");
+
+    // After a restart the command is still known (deduplicated across processes).
+    let dir = crate::harness::only_session_dir(&w);
+    let mut again = w.jsonl(&["--session", dir.to_str().unwrap()]);
+    again.send_as(&id, "submit", json!({"text": "what is the value?"}));
+    let replay = again.expect_type("command_replayed", &[("command_id", json!(id))]);
+    assert_eq!(replay["request_id"], json!(rid));
+    again.finish();
+}
+
+#[test]
+fn parse_errors_go_to_stderr_and_as_error_events() {
+    let w = World::new();
+    let mut s = w.jsonl(&[]);
+    s.send_line("{not json");
+    let err = s.expect_type("error", &[("code", json!("parse_error"))]);
+    assert!(err["message"].as_str().unwrap().contains("line 1"), "{err}");
+    s.send_line(&json!({"schema_version":1,"session":"offline","incarnation":"stale","turn":0,"command_id":"x","type":"snapshot","after_sequence":0}).to_string());
+    let err = s.expect_type("error", &[("code", json!("parse_error"))]);
+    assert!(
+        err["message"].as_str().unwrap().contains("incarnation"),
+        "{err}"
+    );
+    let stderr_has = |s: &crate::harness::Jsonl| s.stderr().contains("incarnation");
+    eventually("stderr line", || stderr_has(&s));
+    s.finish();
+}
+
+#[test]
+fn cancel_of_a_running_exec_kills_the_process_tree() {
+    let w = World::new();
+    let pidfile = w.path("grandchild.pid");
+    let script = w.script(
+        "cancel.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {
+                "program": "sh",
+                "args": ["-c", format!("sleep 300 & echo $! > {}; wait", pidfile.display())],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "unreachable"}
+        ]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("run something long");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("started"))],
+    );
+    let grandchild = read_pid(&pidfile);
+    assert!(alive(grandchild));
+    s.send("cancel", json!({"target": rid}));
+    s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("cancelled"))],
+    );
+    eventually("the grandchild to be gone", || !alive(grandchild));
+    s.send("snapshot", json!({"after_sequence": 0}));
+    let snap = s.expect_type("snapshot", &[("request_id", json!(rid))]);
+    assert_eq!(snap["state"], "cancelled");
+    assert_eq!(snap["resume_available"], false);
+    s.finish();
+}
+
+#[test]
+fn a_limit_pauses_and_resume_continues() {
+    let w = World::new();
+    w.project_config(json!({"schema_version": 1, "tool_rounds": 1}));
+    std::fs::write(w.ws().join("a.txt"), "alpha\n").unwrap();
+    let read = json!({"name": "read", "arguments": {"paths": ["a.txt"], "mode": "lines", "offset": 1, "length": 5}});
+    let script = w.script(
+        "limit.json",
+        json!([{"tool_calls": [read]}, {"tool_calls": [read]}, {"text": "saw {{tool_output:1}}"}]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("read twice");
+    let paused = s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("paused"))],
+    );
+    assert!(
+        paused["reason"].as_str().unwrap().contains("tool_rounds"),
+        "{paused}"
+    );
+    s.send("snapshot", json!({"after_sequence": 0}));
+    let snap = s.expect_type("snapshot", &[("request_id", json!(rid))]);
+    assert_eq!(snap["resume_available"], true);
+    // A resume of a turn that is not paused is refused.
+    s.send("resume", json!({"target": 99}));
+    s.expect_type("error", &[("code", json!("unknown_target"))]);
+    s.send("resume", json!({"target": rid}));
+    s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("paused"))],
+    );
+    s.send("resume", json!({"target": rid}));
+    let answer = s.answer(rid);
+    assert!(
+        answer.starts_with("saw ") && answer.contains("alpha"),
+        "{answer}"
+    );
+    s.finish();
+}
+
+#[test]
+fn plan_mode_refuses_mutation_tools() {
+    let w = World::new();
+    let script = w.script(
+        "plan.json",
+        json!([
+            {"tool_calls": [{"name": "files", "arguments": {"actions": [{"kind": "create", "path": "new.txt", "to": null, "content": "x"}]}}]},
+            {"text": "tool said: {{tool_output:0}}"}
+        ]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let id = s.send("submit", json!({"text": "plan it", "mode": "plan"}));
+    let rid = s.expect_type("command_accepted", &[("command_id", json!(id))])["request_id"]
+        .as_u64()
+        .unwrap();
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("files")), ("status", json!("failed"))],
+    );
+    let answer = s.answer(rid);
+    assert!(answer.contains("not available in plan mode"), "{answer}");
+    assert!(!w.ws().join("new.txt").exists());
+    s.finish();
+}
+
+#[test]
+fn a_second_process_on_one_session_is_busy() {
+    let w = World::new();
+    let dir = w.path("shared-session");
+    let s = w.jsonl(&["--session", dir.to_str().unwrap()]);
+    let out = w
+        .command(&["--offline-jsonl", "--session", dir.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("busy"), "{stderr}");
+    assert!(out.stdout.is_empty());
+    s.finish();
+}
+
+#[test]
+fn transcript_pages_backwards_and_forwards() {
+    let w = World::new();
+    let mut s = w.jsonl(&[]);
+    for n in 0..3 {
+        let rid = s.submit(&format!("task {n}"));
+        s.answer(rid);
+    }
+    s.send("transcript", json!({"before": 0, "limit": 2}));
+    let page = s.expect_type("transcript", &[]);
+    assert_eq!(
+        (
+            page["begin"].as_u64(),
+            page["end"].as_u64(),
+            page["total"].as_u64()
+        ),
+        (Some(5), Some(7), Some(6))
+    );
+    assert_eq!(page["entries"][0]["text"], "task 2");
+    assert_eq!(page["entries"][1]["role"], "assistant");
+    s.send("transcript", json!({"before": 5, "limit": 64}));
+    let page = s.expect_type("transcript", &[]);
+    assert_eq!(page["entries"].as_array().unwrap().len(), 4);
+    s.send(
+        "transcript",
+        json!({"before": 0, "limit": 1, "forward": true}),
+    );
+    let page = s.expect_type("transcript", &[]);
+    assert_eq!(page["entries"][0]["text"], "task 0");
+    s.finish();
+}
+
+#[test]
+fn a_sequence_gap_is_repaired_by_a_snapshot() {
+    // A client that stops reading: events overflow the runtime's queue, the stream gets a gap
+    // and a resync_required, and a snapshot gives the consistent state and cursor.
+    let w = World::new();
+    let calls: Vec<Value> = (0..200)
+        .map(|n| json!({"name": "get_test_value", "arguments": {"key": format!("k{n}")}}))
+        .collect();
+    let turns: Vec<Value> = (0..8)
+        .flat_map(|_| [json!({"tool_calls": calls.clone()}), json!({"text": "ok"})])
+        .collect();
+    w.project_config(json!({"schema_version": 1, "tool_calls": 256}));
+    let script = w.script("flood.json", json!(turns));
+    let (mut s, reading) = w.jsonl_stalled(&["--script", script.to_str().unwrap()]);
+    for n in 0..6 {
+        s.send("submit", json!({"text": format!("flood {n}")}));
+    }
+    // Do not read until all six turns are durable in the journal.
+    let dir = crate::harness::only_session_dir(&w);
+    eventually("six done records", || {
+        let mut n = 0;
+        for e in std::fs::read_dir(&dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("journal-")
+            {
+                n += std::fs::read_to_string(&p)
+                    .unwrap()
+                    .matches("\"kind\":\"done\"")
+                    .count();
+            }
+        }
+        n == 6
+    });
+    reading.send(()).unwrap();
+    let mut last = 1u64;
+    let mut gap = false;
+    loop {
+        let ev = s.next().expect("stream ended early");
+        let seq = ev["stream_sequence"].as_u64().unwrap();
+        gap |= seq != last + 1;
+        last = seq;
+        if ev["type"] == "resync_required" {
+            break;
+        }
+    }
+    assert!(gap, "the overflow left no gap");
+    s.send("snapshot", json!({"after_sequence": last}));
+    let snap = s.expect_type("snapshot", &[]);
+    assert_eq!(snap["state"], "done");
+    assert_eq!(snap["transcript_size"], 12);
+    assert!(snap["through_sequence"].as_u64().unwrap() > last);
+    s.finish();
+}

@@ -1,0 +1,78 @@
+//! Malformed scripted model turns never execute a tool and tell the model what was wrong.
+
+use serde_json::json;
+
+use crate::harness::World;
+
+/// Runs one malformed turn followed by a text turn that echoes the first tool output (or the
+/// note) back, and returns the final answer plus whether the marker file was created.
+fn run(turns: serde_json::Value) -> (String, bool, Vec<serde_json::Value>) {
+    let w = World::new();
+    let script = w.script("bad.json", turns);
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("try it");
+    let answer = s.answer(rid);
+    let touched = w.ws().join("marker.txt").exists();
+    let (_, events) = s.finish();
+    (answer, touched, events)
+}
+
+fn create_marker() -> serde_json::Value {
+    json!({"name": "files", "arguments": {"actions": [{"kind": "create", "path": "marker.txt", "to": null, "content": "ran"}]}})
+}
+
+#[test]
+fn bad_json_arguments_run_nothing() {
+    let (answer, touched, _) = run(json!([
+        {"tool_calls": [create_marker(), {"name": "read", "arguments": "{\"paths\": [\"a\""}]},
+        {"text": "0={{tool_output:0}} 1={{tool_output:1}}"}
+    ]));
+    assert!(!touched, "a tool ran from an inadmissible response");
+    assert!(
+        answer.contains("0=Not executed: call 2 (`read`)"),
+        "{answer}"
+    );
+    assert!(
+        answer.contains("not valid JSON") || answer.contains("JSON"),
+        "{answer}"
+    );
+}
+
+#[test]
+fn an_unknown_tool_runs_nothing() {
+    let (answer, touched, events) = run(json!([
+        {"tool_calls": [create_marker(), {"name": "rm_rf", "arguments": {}}]},
+        {"text": "{{tool_output:1}}"}
+    ]));
+    assert!(!touched);
+    assert!(
+        answer.starts_with("Unknown tool `rm_rf`. Nothing was executed."),
+        "{answer}"
+    );
+    assert!(
+        !events
+            .iter()
+            .any(|e| e["type"] == "tool_status" && e["status"] == "started")
+    );
+}
+
+#[test]
+fn a_schema_violation_runs_nothing() {
+    let (answer, touched, _) = run(json!([
+        {"tool_calls": [create_marker(), {"name": "read", "arguments": {"paths": ["a"], "mode": "pages", "offset": 1, "length": 1}}]},
+        {"text": "{{tool_output:1}}"}
+    ]));
+    assert!(!touched);
+    assert!(answer.contains("mode"), "{answer}");
+}
+
+#[test]
+fn a_truncated_batch_runs_nothing() {
+    let (answer, touched, events) = run(json!([
+        {"raw": "{\"tool_calls\":[{\"name\":\"files\",\"arguments\":{\"actions\":[{\"kind\":\"cre"},
+        {"text": "recovered"}
+    ]));
+    assert!(!touched);
+    assert_eq!(answer, "recovered");
+    assert!(!events.iter().any(|e| e["type"] == "tool_status"));
+}

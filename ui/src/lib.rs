@@ -1,0 +1,28 @@
+//! ansa-ui: frontends that speak the session protocol (commands in, events out) and nothing
+//! else. They never call providers, tools or the engine; the runtime sits behind a
+//! [`SessionLink`].
+//!
+//! - [`run_jsonl`]: the JSONL driver (ANSA.md §7): commands on input, events on output.
+//! - [`run_lines`]: line mode without a TTY: one task per input line.
+//! - [`run_one_shot`]: `ansa 'TASK'`: one task, only the verified answer on stdout.
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod follow;
+mod jsonl;
+mod line_reader;
+mod lines;
+pub mod link;
+mod oneshot;
+mod outcome;
+mod status;
+
+pub use error::UiError;
+pub use jsonl::run_jsonl;
+pub use lines::run_lines;
+pub use link::{SessionLink, ToRuntime};
+pub use oneshot::run_one_shot;
+pub use outcome::{
+    EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome, TurnOutcome,
+};
