@@ -78,10 +78,14 @@ pub struct GenerationRequest<'a> {
     pub tools: &'a [ProviderTool],
     /// Set when the turn is cancelled; long generations must poll it.
     pub cancel: &'a AtomicBool,
+    /// Tool outputs of the session that compaction removed from `context` (they come
+    /// before every output still in it).
+    pub compacted_outputs: u64,
 }
 
 impl GenerationRequest<'_> {
-    /// Tool outputs of the context in order: the `K` of `{{tool_output:K}}`.
+    /// Tool outputs still in the context, in order (the session's outputs from index
+    /// `compacted_outputs` on).
     pub fn tool_outputs(&self) -> impl Iterator<Item = &str> {
         self.context.iter().filter_map(|item| match item {
             ContextItem::ToolOutput { output, .. } => Some(output.as_str()),

@@ -98,6 +98,7 @@ mod tests {
             context,
             tools: &[],
             cancel: &cancel,
+            compacted_outputs: 0,
         };
         let mut previews = Vec::new();
         let turn =

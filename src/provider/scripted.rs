@@ -6,6 +6,9 @@ use std::time::{Duration, Instant};
 use super::script::{Script, ScriptError, TurnKind};
 use super::{GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall};
 
+/// What `{{tool_output:K}}` shows for an output compaction removed from the context.
+const COMPACTED: &str = "[tool output removed from the context by compaction]";
+
 /// How often a delayed turn checks the cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(10);
 
@@ -74,7 +77,11 @@ impl Provider for ScriptedProvider {
         wait(turn.delay_ms, request.cancel)?;
         match &turn.kind {
             TurnKind::Text(template) => {
-                let outputs: Vec<&str> = request.tool_outputs().collect();
+                // `K` counts the session's outputs; those compaction removed are not shown.
+                let removed = usize::try_from(request.compacted_outputs).unwrap_or(usize::MAX);
+                let outputs: Vec<&str> = std::iter::repeat_n(COMPACTED, removed)
+                    .chain(request.tool_outputs())
+                    .collect();
                 let text = template.render(&outputs).map_err(|missing| {
                     ProviderError::MissingToolOutput {
                         file: file.clone(),

@@ -23,6 +23,7 @@ fn run(
         context,
         tools: &[],
         cancel: &cancel,
+        compacted_outputs: 0,
     };
     let mut previews = Vec::new();
     let turn = provider.generate(&request, &mut |text: &str| previews.push(text.to_owned()));
@@ -148,6 +149,7 @@ fn cancellation_interrupts_a_delay() {
         context: &[],
         tools: &[],
         cancel: &cancel,
+        compacted_outputs: 0,
     };
     assert_eq!(
         p.generate(&request, &mut |_| {}),

@@ -50,6 +50,16 @@ pub struct Replayed {
     pub completed_in_epoch: u64,
     /// Final answers journaled without a `done` (a crash in between): committed on Resume.
     pub answered: BTreeMap<RequestId, String>,
+    /// Tool outputs of the session that compaction removed from `items`.
+    pub compacted_outputs: u64,
+}
+
+/// Tool outputs among `items`.
+pub fn count_outputs(items: &[ContextItem]) -> u64 {
+    items
+        .iter()
+        .filter(|i| matches!(i, ContextItem::ToolOutput { .. }))
+        .count() as u64
 }
 
 /// Encodes a context item for a `provider_item` record.
@@ -125,6 +135,7 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
             Record::ContextEpoch(e) => {
                 r.epoch = e.epoch;
                 if let Some(c) = &e.compaction {
+                    let before = r.compacted_outputs + count_outputs(&r.items);
                     r.items.clear();
                     for (n, item) in c.items.iter().enumerate() {
                         let item: ContextItem =
@@ -137,6 +148,7 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                             })?;
                         r.items.push(item);
                     }
+                    r.compacted_outputs = before - count_outputs(&r.items).min(before);
                     epoch_turns.clear();
                     r.completed_in_epoch = 0;
                 }

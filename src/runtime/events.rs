@@ -111,8 +111,9 @@ mod tests {
     }
 
     fn body(n: u64) -> EventBody {
-        EventBody::ResyncRequired {
-            reason: format!("test {n}"),
+        EventBody::TextDelta {
+            request_id: ansa_sessions::RequestId(1),
+            text: format!("test {n}"),
         }
     }
 

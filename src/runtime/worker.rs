@@ -15,7 +15,7 @@ use ash_engine::cancel::CancelToken;
 use ash_engine::exec::supervisor::Supervision;
 
 use super::Limits;
-use super::context::{PendingCall, Replayed, encode_item, encode_output};
+use super::context::{PendingCall, Replayed, count_outputs, encode_item, encode_output};
 use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::{compaction, crash};
@@ -197,6 +197,7 @@ impl Worker {
             context: &self.context.items,
             tools: &tools,
             cancel: &flag,
+            compacted_outputs: self.context.compacted_outputs,
         };
         let shared = &self.shared;
         let previews = self.previews;
@@ -491,6 +492,8 @@ impl Worker {
         }))
         .map_err(|e| Stop::Paused(format!("compaction could not be saved: {e}")))?;
         drop(core);
+        let before = self.context.compacted_outputs + count_outputs(&self.context.items);
+        self.context.compacted_outputs = before - count_outputs(&items).min(before);
         self.context.items = items;
         self.context.epoch = epoch;
         self.context.completed_in_epoch = 0;

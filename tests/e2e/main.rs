@@ -1,6 +1,7 @@
 //! End-to-end tests of the built `ansa` binary: JSONL sessions, one-shot and line mode, crash
 //! recovery at every durable boundary, config and instruction edge cases.
 
+mod compaction;
 mod crash;
 mod harness;
 mod jsonl;
