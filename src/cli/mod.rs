@@ -14,7 +14,7 @@ pub use exit::{Exit, Failure};
 
 use ansa_sessions::Mode;
 
-use crate::config::Env;
+use crate::config::{Env, ProviderKind};
 use crate::home::AnsaHome;
 
 /// Runs the command line; returns the process exit code.
@@ -47,6 +47,18 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         return Err(Failure::usage(
             "--script replays a scripted model and needs an offline mode: add --offline (or use --offline-jsonl)",
         ));
+    }
+    if !args.wants_offline() {
+        // The live adapters are not part of this build; a config or AI_PROVIDER that selects
+        // `offline` works without the flag.
+        let cwd = start::workspace(args.cwd.as_deref(), None)?;
+        let config = start::load_config(&home, &cwd, &env, args)?;
+        if config.provider.kind() != ProviderKind::Offline {
+            return Err(Failure::config(format!(
+                "the `{}` provider is not available in this build (live providers are not built yet); run with --offline, or set AI_PROVIDER=offline",
+                config.provider.kind().as_str()
+            )));
+        }
     }
     let started = start::start(&home, &env, args)?;
     let session_hint = started.session_hint.clone();

@@ -205,3 +205,30 @@ fn a_symlinked_agents_md_is_not_loaded_and_nested_ones_arrive_once() {
     assert!(!answer.contains("SECRET RULES"));
     s.finish();
 }
+
+#[test]
+fn without_offline_the_live_profile_is_refused_clearly() {
+    let w = World::new();
+    let out = w.command(&["a task"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--offline") && err.contains("responses"), "{err}");
+    assert!(!w.ansa_home().join("sessions").exists(), "no session may be created");
+    let out = w.command(&["a task"]).env("AI_PROVIDER", "offline").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let w = World::new();
+    let out = w.command(&["--script", "x.json", "task"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = w.command(&["--no-such-flag"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = w.command(&["--offline", "--compact-bytes", "100", "t"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("16384"));
+    let out = w.command(&["--offline", "--script", "missing.json", "t"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
+}
