@@ -135,8 +135,14 @@ fn turn(exe: &Path) {
         let lib = std::fs::read_to_string(ws.join("src/lib.rs")).unwrap();
         assert!(lib.contains("42"), "the edit did not apply");
     }
-    report("scripted 20-tool-call offline turn (process start to exit)", times);
-    println!("peak RSS of the largest child (ansa): {:.1} MB", max_rss_children_mb());
+    report(
+        "scripted 20-tool-call offline turn (process start to exit)",
+        times,
+    );
+    println!(
+        "peak RSS of the largest child (ansa): {:.1} MB",
+        max_rss_children_mb()
+    );
     let mut execs = Vec::new();
     for _ in 0..50 {
         let t = Instant::now();

@@ -9,7 +9,9 @@ use crate::harness::World;
 #[test]
 fn older_turns_are_compacted_into_a_new_epoch_that_survives_a_restart() {
     let w = World::new();
-    let big: String = (0..600).map(|n| format!("line {n:04} of the big file\n")).collect();
+    let big: String = (0..600)
+        .map(|n| format!("line {n:04} of the big file\n"))
+        .collect();
     std::fs::write(w.ws().join("big.txt"), &big).unwrap();
     let read = json!({"name": "read", "arguments": {"paths": ["big.txt"], "mode": "lines", "offset": 1, "length": 600}});
     let script = w.script(
@@ -46,16 +48,26 @@ fn older_turns_are_compacted_into_a_new_epoch_that_survives_a_restart() {
     let journal: String = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("journal-"))
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("journal-")
+        })
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect();
-    let epochs: Vec<&str> = journal.lines().filter(|l| l.contains("\"kind\":\"context_epoch\"")).collect();
+    let epochs: Vec<&str> = journal
+        .lines()
+        .filter(|l| l.contains("\"kind\":\"context_epoch\""))
+        .collect();
     assert_eq!(epochs.len(), 1, "{epochs:?}");
     assert!(epochs[0].contains("\"method\":\"offline\"") && epochs[0].contains("\"epoch\":1"));
     // The full history stays in the journal: three reads' outputs are all there.
     let outcomes = journal
         .lines()
-        .filter(|l| l.contains("\"kind\":\"tool_outcome\"") && l.contains("line 0599 of the big file"))
+        .filter(|l| {
+            l.contains("\"kind\":\"tool_outcome\"") && l.contains("line 0599 of the big file")
+        })
         .count();
     assert_eq!(outcomes, 3);
 

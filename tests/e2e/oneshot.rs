@@ -212,10 +212,25 @@ fn without_offline_the_live_profile_is_refused_clearly() {
     let out = w.command(&["a task"]).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--offline") && err.contains("responses"), "{err}");
-    assert!(!w.ansa_home().join("sessions").exists(), "no session may be created");
-    let out = w.command(&["a task"]).env("AI_PROVIDER", "offline").output().unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        err.contains("--offline") && err.contains("responses"),
+        "{err}"
+    );
+    assert!(
+        !w.ansa_home().join("sessions").exists(),
+        "no session may be created"
+    );
+    let out = w
+        .command(&["a task"])
+        .env("AI_PROVIDER", "offline")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -225,10 +240,16 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     let out = w.command(&["--no-such-flag"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
-    let out = w.command(&["--offline", "--compact-bytes", "100", "t"]).output().unwrap();
+    let out = w
+        .command(&["--offline", "--compact-bytes", "100", "t"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("16384"));
-    let out = w.command(&["--offline", "--script", "missing.json", "t"]).output().unwrap();
+    let out = w
+        .command(&["--offline", "--script", "missing.json", "t"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
 }
