@@ -337,16 +337,9 @@ impl Worker {
         let mut rest = calls.iter().zip(admitted);
         while let Some((call, Ok(admitted))) = rest.next() {
             if self.check_cancel().is_err() {
+                // Every call gets an output, so the saved context stays complete.
                 let note = "Not executed: the turn was cancelled before this call started.";
-                self.outcome(
-                    id,
-                    call,
-                    ToolOutcomeStatus::Cancelled,
-                    note.into(),
-                    Vec::new(),
-                    ToolPhase::Failed,
-                )?;
-                for (call, _) in rest.by_ref() {
+                for call in std::iter::once(call).chain(rest.map(|(c, _)| c)) {
                     self.outcome(
                         id,
                         call,

@@ -2,7 +2,7 @@
 //! accepted submits survive, done answers survive, no tool with a recorded outcome runs
 //! again, and an intent without evidence yields `effect_unknown`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
@@ -165,29 +165,7 @@ fn after_done_the_answer_survives_though_it_was_never_published() {
 #[test]
 fn during_exec_the_supervisor_stops_the_command_and_saves_evidence() {
     let w = World::new();
-    let pidfile = w.path("cmd.pid");
-    let script = w.script(
-        "long.json",
-        json!([
-            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
-                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
-            {"text": "after"}
-        ]),
-    );
-    let dir = w.path("session");
-    let mut s = w.jsonl(&[
-        "--session",
-        dir.to_str().unwrap(),
-        "--script",
-        script.to_str().unwrap(),
-    ]);
-    s.submit("long");
-    s.expect_type(
-        "tool_status",
-        &[("tool", json!("exec")), ("status", json!("started"))],
-    );
-    let cmd = read_pid(&pidfile);
+    let (s, dir, script, cmd) = long_exec_running(&w);
     s.kill();
     eventually("the command to be stopped by its supervisor", || {
         !alive(cmd)
@@ -207,31 +185,9 @@ fn during_exec_the_supervisor_stops_the_command_and_saves_evidence() {
 #[test]
 fn a_killed_supervisor_makes_the_effect_unknown() {
     let w = World::new();
-    let pidfile = w.path("cmd.pid");
-    let script = w.script(
-        "long.json",
-        json!([
-            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
-                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
-            {"text": "after"}
-        ]),
-    );
-    let dir = w.path("session");
-    let mut s = w.jsonl(&[
-        "--session",
-        dir.to_str().unwrap(),
-        "--script",
-        script.to_str().unwrap(),
-    ]);
-    s.submit("long");
-    s.expect_type(
-        "tool_status",
-        &[("tool", json!("exec")), ("status", json!("started"))],
-    );
-    let cmd = read_pid(&pidfile);
+    let (s, dir, script, cmd) = long_exec_running(&w);
     let supervisor = parent_of(cmd);
-    unsafe_kill(supervisor);
+    sigkill(supervisor);
     let ansa = s.pid();
     s.kill();
     assert!(!alive(ansa));
@@ -243,7 +199,30 @@ fn a_killed_supervisor_makes_the_effect_unknown() {
     let snap = snapshot(&mut s);
     assert_eq!(snap["resume_available"], false);
     s.finish();
-    unsafe_kill(cmd);
+    sigkill(cmd);
+}
+
+/// Starts a session whose turn runs a long exec; returns once the command is running.
+fn long_exec_running(w: &World) -> (Jsonl, PathBuf, PathBuf, i32) {
+    let pidfile = w.path("cmd.pid");
+    let script = w.script(
+        "long.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
+                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "after"}
+        ]),
+    );
+    let dir = w.path("session");
+    let mut s = restart(w, &dir, &script);
+    s.submit("long");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("exec")), ("status", json!("started"))],
+    );
+    let cmd = read_pid(&pidfile);
+    (s, dir, script, cmd)
 }
 
 fn parent_of(pid: i32) -> i32 {
@@ -252,7 +231,7 @@ fn parent_of(pid: i32) -> i32 {
     after.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-fn unsafe_kill(pid: i32) {
+fn sigkill(pid: i32) {
     let _ = std::process::Command::new("kill")
         .args(["-KILL", &pid.to_string()])
         .status();
