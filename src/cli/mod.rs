@@ -4,6 +4,7 @@
 mod args;
 mod demo;
 mod exit;
+mod interrupt;
 mod self_check;
 mod start;
 
@@ -60,25 +61,27 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             )));
         }
     }
+    if args.offline_jsonl && args.task.is_some() {
+        return Err(Failure::usage(
+            "--offline-jsonl reads commands on stdin; do not pass a TASK as well",
+        ));
+    }
     let started = start::start(&home, &env, args)?;
     let session_hint = started.session_hint.clone();
     let link = started.link;
     let stdout = io::stdout();
     let stderr = io::stderr();
     let exit = if args.offline_jsonl {
-        if args.task.is_some() {
-            return Err(Failure::usage(
-                "--offline-jsonl reads commands on stdin; do not pass a TASK as well",
-            ));
-        }
         let stdin = io::BufReader::new(io::stdin());
         ansa_ui::run_jsonl(link, stdin, stdout.lock(), stderr).map_err(Failure::io)?;
         Exit::Success
     } else if let Some(task) = &args.task {
+        let interrupted = interrupt::watch(link.commands.clone());
         let outcome = ansa_ui::run_one_shot(link, task, Mode::Basic, stdout.lock(), stderr.lock())
             .map_err(Failure::io)?;
-        Exit::from_code(outcome.exit_code())
+        interrupted_or(&interrupted, outcome.exit_code())
     } else {
+        let interrupted = interrupt::watch(link.commands.clone());
         if io::stdin().is_terminal() {
             let _ = writeln!(
                 io::stderr(),
@@ -95,8 +98,17 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             Some(session_hint),
         )
         .map_err(Failure::io)?;
-        Exit::from_code(outcome.exit_code())
+        interrupted_or(&interrupted, outcome.exit_code())
     };
     started.handle.join();
     Ok(exit)
+}
+
+/// 130 when the user interrupted a run that did not succeed, else the frontend's code.
+fn interrupted_or(interrupted: &interrupt::Interrupted, code: u8) -> Exit {
+    if code != 0 && interrupted.happened() {
+        Exit::Interrupted
+    } else {
+        Exit::from_code(code)
+    }
 }

@@ -11,7 +11,9 @@ use ansa_ui::ToRuntime;
 use super::core::{Core, Shared};
 use super::snapshot;
 
-/// Runs until the frontend closes its input.
+/// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
+/// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
+/// ends only when the worker says it stopped (it sends one more `InputClosed`).
 pub fn run(shared: &Shared, commands: Receiver<ToRuntime>) {
     for message in commands.iter() {
         match message {
@@ -23,7 +25,17 @@ pub fn run(shared: &Shared, commands: Receiver<ToRuntime>) {
                     format!("input line {line}: {message}"),
                 );
             }
-            ToRuntime::InputClosed => break,
+            ToRuntime::InputClosed => {
+                let mut core = shared.lock();
+                core.input_closed = true;
+                let stopped = core.stopped;
+                drop(core);
+                shared.notify();
+                if stopped {
+                    return;
+                }
+            }
+            ToRuntime::Interrupt => interrupt(shared),
         }
     }
     shared.lock().input_closed = true;
@@ -46,6 +58,22 @@ fn handle(shared: &Shared, command: Command) {
             core.events.publish(EventBody::Transcript(page));
         }
     }
+    drop(core);
+    shared.notify();
+}
+
+/// Cancels the active turn on behalf of the user, under a generated command ID.
+fn interrupt(shared: &Shared) {
+    let mut core = shared.lock();
+    let Some(target) = core.active.as_ref().map(|a| a.request_id) else {
+        return;
+    };
+    let n = core.events.next_sequence();
+    let id = match CommandId::new(format!("interrupt-{}-{n}", core.incarnation)) {
+        Ok(id) => id,
+        Err(_) => return,
+    };
+    cancel(&mut core, id, target);
     drop(core);
     shared.notify();
 }

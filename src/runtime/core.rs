@@ -61,6 +61,8 @@ pub struct Core {
     pub preview: Option<(RequestId, Preview)>,
     /// This process's incarnation, echoed by every command.
     pub incarnation: Incarnation,
+    /// The worker has stopped (input closed, FIFO empty).
+    pub stopped: bool,
 }
 
 impl Core {
@@ -75,6 +77,7 @@ impl Core {
             input_closed: false,
             preview: None,
             incarnation: Incarnation::generate(),
+            stopped: false,
         }
     }
 
@@ -169,6 +172,7 @@ impl Shared {
             }
             if core.input_closed {
                 core.events.close();
+                core.stopped = true;
                 return None;
             }
             core.events.flush();

@@ -141,6 +141,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         context: replayed,
         evidence_dir,
         supervisor,
+        control: commands_tx.clone(),
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

@@ -5,6 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
+use std::sync::mpsc::Sender;
+
+use ansa_ui::ToRuntime;
 
 use ansa_sessions::protocol::{EventBody, Preview, PreviewState, ToolPhase};
 use ansa_sessions::{
@@ -46,6 +49,8 @@ pub struct Worker {
     pub evidence_dir: PathBuf,
     /// The binary that runs `exec` supervisors (this program), if exec is supervised.
     pub supervisor: Option<PathBuf>,
+    /// Tells the control thread the worker stopped.
+    pub control: Sender<ToRuntime>,
 }
 
 /// How a turn stopped before a final answer.
@@ -96,6 +101,7 @@ impl Worker {
             }
             core.active = None;
         }
+        let _ = self.control.send(ToRuntime::InputClosed);
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {

@@ -253,3 +253,45 @@ fn usage_errors_exit_2() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("missing.json"));
 }
+
+#[test]
+fn ctrl_c_in_one_shot_cancels_the_turn_and_exits_130() {
+    let w = World::new();
+    let pidfile = w.path("cmd.pid");
+    let script = w.script(
+        "long.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
+                "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "never"}
+        ]),
+    );
+    let child = w
+        .command(&[
+            "--offline",
+            "--script",
+            script.to_str().unwrap(),
+            "long task",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let cmd = crate::harness::read_pid(&pidfile);
+    let status = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cancelled"));
+    crate::harness::eventually("the command to be gone", || !crate::harness::alive(cmd));
+}

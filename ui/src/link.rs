@@ -20,6 +20,9 @@ pub enum ToRuntime {
     /// Input ended: the runtime finishes the accepted work (paused turns stay paused), then
     /// closes the event stream.
     InputClosed,
+    /// The user interrupted (Ctrl+C, SIGTERM): cancel the active turn, if any, as a journaled
+    /// cancel command; frontends that know the request ID may send a `cancel` instead.
+    Interrupt,
 }
 
 /// A frontend's end of a session: send commands, receive events in `stream_sequence` order.

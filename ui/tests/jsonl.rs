@@ -30,6 +30,7 @@ fn serve(rt: &mut Runtime) {
                 });
             }
             ToRuntime::InputClosed => break,
+            ToRuntime::Interrupt => {}
         }
     }
 }
