@@ -1,5 +1,6 @@
 //! Model providers behind one trait: a generation turns the saved context into a model turn.
 
+mod native;
 mod offline;
 mod script;
 mod scripted;
@@ -10,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::tools::ProviderTool;
 
+pub use native::NativeItem;
 pub use offline::{OfflineProvider, offline_key};
 pub use script::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
 pub use scripted::ScriptedProvider;
@@ -63,6 +65,9 @@ pub enum ContextItem {
         /// Opaque summary text.
         summary: String,
     },
+    /// A provider-native item resent exactly (journaled verbatim, not tagged).
+    #[serde(skip)]
+    Native(NativeItem),
 }
 
 /// Everything a provider may look at for one generation; nothing else is hidden state.
@@ -150,6 +155,31 @@ pub enum ProviderError {
     NoTask,
 }
 
+/// Token usage of one generation, as the provider reported it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input (prompt) tokens.
+    pub input_tokens: u64,
+    /// Output (completion) tokens.
+    pub output_tokens: u64,
+    /// Input tokens served from the provider's cache, when reported.
+    pub cached_tokens: Option<u64>,
+    /// Reasoning tokens among the output, when reported.
+    pub reasoning_tokens: Option<u64>,
+}
+
+/// A generation's result: the model turn, the provider-native items that carry it (resent
+/// exactly in later requests; empty for offline providers), and usage.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Generated {
+    /// What the model did.
+    pub turn: ModelTurn,
+    /// The provider's own output items, in order.
+    pub native: Vec<NativeItem>,
+    /// Token usage, when reported.
+    pub usage: Option<Usage>,
+}
+
 /// A model behind the agent loop.
 pub trait Provider: Send + Sync {
     /// Short name for logs and the session binding (`offline`, `scripted`, `responses`…).
@@ -161,4 +191,17 @@ pub trait Provider: Send + Sync {
         request: &GenerationRequest<'_>,
         preview: &mut dyn FnMut(&str),
     ) -> Result<ModelTurn, ProviderError>;
+
+    /// [`Provider::generate`] with the native items and usage; live adapters override this.
+    fn generate_full(
+        &self,
+        request: &GenerationRequest<'_>,
+        preview: &mut dyn FnMut(&str),
+    ) -> Result<Generated, ProviderError> {
+        self.generate(request, preview).map(|turn| Generated {
+            turn,
+            native: Vec::new(),
+            usage: None,
+        })
+    }
 }

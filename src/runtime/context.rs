@@ -64,7 +64,7 @@ pub fn count_outputs(items: &[ContextItem]) -> u64 {
 
 /// Encodes a context item for a `provider_item` record.
 pub fn encode_item(item: &ContextItem) -> Result<OpaqueJson, serde_json::Error> {
-    OpaqueJson::from_text(serde_json::to_string(item)?)
+    OpaqueJson::from_text(item.to_json()?)
 }
 
 /// Encodes a tool output (a JSON string) for a `tool_outcome` record.
@@ -79,12 +79,13 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
     for (seq, record) in records {
         match record {
             Record::ProviderItem(p) => {
-                let item: ContextItem =
-                    serde_json::from_str(p.item.get()).map_err(|e| ContextError::Undecodable {
+                let item = ContextItem::from_json(p.item.get()).map_err(|e| {
+                    ContextError::Undecodable {
                         seq: *seq,
                         what: "provider item",
                         reason: e.to_string(),
-                    })?;
+                    }
+                })?;
                 match &item {
                     ContextItem::User { .. } => {
                         r.started.insert(p.request_id);
@@ -170,6 +171,6 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
 pub fn context_bytes(items: &[ContextItem]) -> u64 {
     items
         .iter()
-        .map(|i| serde_json::to_string(i).map_or(0, |s| s.len() as u64 + 1))
+        .map(|i| i.to_json().map_or(0, |s| s.len() as u64 + 1))
         .sum()
 }

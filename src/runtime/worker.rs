@@ -23,7 +23,7 @@ use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::{compaction, crash};
 use crate::provider::{
-    ContextItem, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall,
+    ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall,
 };
 use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -152,7 +152,13 @@ impl Worker {
                 )));
             }
             let generation = self.context.next_generation;
-            match self.generate(id, generation, mode)? {
+            let generated = self.generate(id, generation, mode)?;
+            // The provider's own items go first and exactly as received: later requests resend
+            // them (opaque reasoning survives); the runtime's view of the turn follows.
+            for native in generated.native {
+                self.journal_item(id, generation, ContextItem::Native(native))?;
+            }
+            match generated.turn {
                 ModelTurn::Final { text } => return self.finish(id, generation, text),
                 ModelTurn::ToolCalls(calls) if calls.is_empty() => {
                     self.malformed(
@@ -194,7 +200,7 @@ impl Worker {
         }
     }
 
-    fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<ModelTurn> {
+    fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
         let (flag, _) = self.cancel_handles();
         let tools = self.registry.provider_tools(tool_mode(mode));
         let request = GenerationRequest {
@@ -224,8 +230,8 @@ impl Worker {
             }
             core.preview = Some((id, preview));
         };
-        match self.provider.generate(&request, &mut on_preview) {
-            Ok(turn) => Ok(turn),
+        match self.provider.generate_full(&request, &mut on_preview) {
+            Ok(generated) => Ok(generated),
             Err(ProviderError::Cancelled) => Err(Stop::Cancelled),
             Err(e) => {
                 let mut core = self.shared.lock();
