@@ -23,6 +23,22 @@ pub struct Args {
     #[arg(long)]
     pub offline_jsonl: bool,
 
+    /// JSONL driver on stdin/stdout with the live provider of the config.
+    #[arg(long, conflicts_with_all = ["offline", "offline_jsonl", "script"])]
+    pub live_jsonl: bool,
+
+    /// The model to request (overrides the config and AI_MODEL).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+
+    /// The exact model name the provider must report back (default: the requested model).
+    #[arg(long, value_name = "EXACT")]
+    pub returned_model: Option<String>,
+
+    /// List the provider's model catalog.
+    #[arg(long, conflicts_with_all = ["offline_jsonl", "live_jsonl", "offline_demo", "self_check", "print_config"])]
+    pub models: bool,
+
     /// Reopen a session by ID, or use the session directory DIR (created if missing).
     #[arg(long, value_name = "ID|DIR")]
     pub session: Option<String>,
@@ -53,6 +69,11 @@ pub struct Args {
 }
 
 impl Args {
+    /// Whether a JSONL driver was asked for.
+    pub fn jsonl(&self) -> bool {
+        self.offline_jsonl || self.live_jsonl
+    }
+
     /// Whether the offline profile was asked for on the command line.
     pub fn wants_offline(&self) -> bool {
         self.offline || self.offline_jsonl || self.offline_demo || self.script.is_some()

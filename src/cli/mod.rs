@@ -5,6 +5,7 @@ mod args;
 mod demo;
 mod exit;
 mod interrupt;
+mod models;
 mod self_check;
 mod start;
 
@@ -15,7 +16,7 @@ pub use exit::{Exit, Failure};
 
 use ansa_sessions::Mode;
 
-use crate::config::{Env, ProviderKind};
+use crate::config::Env;
 use crate::home::AnsaHome;
 
 /// Runs the command line; returns the process exit code.
@@ -49,29 +50,20 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             "--script replays a scripted model and needs an offline mode: add --offline (or use --offline-jsonl)",
         ));
     }
-    if !args.wants_offline() {
-        // The live adapters are not part of this build; a config or AI_PROVIDER that selects
-        // `offline` works without the flag.
-        let cwd = start::workspace(args.cwd.as_deref(), None)?;
-        let config = start::load_config(&home, &cwd, &env, args)?;
-        if config.provider.kind() != ProviderKind::Offline {
-            return Err(Failure::config(format!(
-                "the `{}` provider is not available in this build (live providers are not built yet); run with --offline, or set AI_PROVIDER=offline",
-                config.provider.kind().as_str()
-            )));
-        }
-    }
-    if args.offline_jsonl && args.task.is_some() {
+    if args.jsonl() && args.task.is_some() {
         return Err(Failure::usage(
-            "--offline-jsonl reads commands on stdin; do not pass a TASK as well",
+            "the JSONL driver reads commands on stdin; do not pass a TASK as well",
         ));
+    }
+    if args.models {
+        return models::run(&home, &env, args);
     }
     let started = start::start(&home, &env, args)?;
     let session_hint = started.session_hint.clone();
     let link = started.link;
     let stdout = io::stdout();
     let stderr = io::stderr();
-    let exit = if args.offline_jsonl {
+    let exit = if args.jsonl() {
         let stdin = io::BufReader::new(io::stdin());
         ansa_ui::run_jsonl(link, stdin, stdout.lock(), stderr).map_err(Failure::io)?;
         Exit::Success

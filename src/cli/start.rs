@@ -10,9 +10,10 @@ use ansa_ui::SessionLink;
 use ash_engine::compute::ComputePlane;
 
 use super::{Args, Failure};
-use crate::config::{self, Config, Env};
+use crate::config::{self, Config, Env, ProviderKind};
 use crate::home::AnsaHome;
 use crate::instructions::{self, FileExclusion, InstructionSet};
+use crate::provider::live::{LiveProvider, LiveSetupError};
 use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
 use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
 use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
@@ -49,6 +50,19 @@ pub fn workspace(cwd: Option<&Path>, session_cwd: Option<&Path>) -> Result<PathB
 /// The effective config with command-line overrides applied.
 pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Result<Config, Failure> {
     let mut config = config::load(home, cwd, env).map_err(Failure::config)?;
+    if let Some(model) = &args.model {
+        if model.trim().is_empty() {
+            return Err(Failure::usage("--model needs a model name"));
+        }
+        config.model = model.clone();
+        config.returned_model = model.clone();
+    }
+    if let Some(exact) = &args.returned_model {
+        if exact.trim().is_empty() {
+            return Err(Failure::usage("--returned-model needs a model name"));
+        }
+        config.returned_model = exact.clone();
+    }
     if let Some(n) = args.compact_bytes {
         let min = config::bounds::COMPACT_BYTES_MIN;
         if n < min {
@@ -63,7 +77,7 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
 
 /// Opens the session the arguments name (or a new one) and starts the runtime on it.
 pub fn start(home: &AnsaHome, env: &Env, args: &Args) -> Result<Started, Failure> {
-    let profile = Profile::Offline;
+    let profile = profile(args, home, env)?;
     let sessions = home.sessions();
     let options = JournalOptions::default();
     let given_cwd = match &args.cwd {
@@ -111,9 +125,10 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args) -> Result<Started, Failure
     .map_err(session_failure)?;
     if session.meta().profile != profile {
         return Err(Failure::session(format!(
-            "session {} belongs to the {} profile; this run is offline",
+            "session {} belongs to the {} profile; this run is {}",
             session.id(),
-            session.meta().profile.as_str()
+            session.meta().profile.as_str(),
+            profile.as_str()
         )));
     }
     let cwd = workspace(given_cwd.as_deref(), Some(&session.meta().cwd))?;
@@ -138,9 +153,10 @@ pub fn build_setup(
     session: Session,
     args: &Args,
 ) -> Result<RuntimeSetup, Failure> {
-    let provider: Box<dyn Provider> = match &args.script {
-        Some(file) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
-        None => Box::new(OfflineProvider),
+    let provider: Box<dyn Provider> = match (&args.script, offline(args, config)) {
+        (Some(file), _) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
+        (None, true) => Box::new(OfflineProvider),
+        (None, false) => Box::new(LiveProvider::from_config(config).map_err(live_failure)?),
     };
     let binding = Binding {
         account_hash: None,
@@ -195,6 +211,36 @@ pub fn build_setup(
         evidence_dir,
         supervisor: Some(supervisor),
     })
+}
+
+/// Whether this run uses the offline profile: asked for, or the config's provider is offline.
+pub fn offline(args: &Args, config: &Config) -> bool {
+    args.wants_offline() || config.provider.kind() == ProviderKind::Offline
+}
+
+fn profile(args: &Args, home: &AnsaHome, env: &Env) -> Result<Profile, Failure> {
+    if args.wants_offline() {
+        return Ok(Profile::Offline);
+    }
+    let cwd = workspace(args.cwd.as_deref(), None)?;
+    let config = load_config(home, &cwd, env, args)?;
+    if offline(args, &config) {
+        return Ok(Profile::Offline);
+    }
+    // Fail before a session is created when the provider cannot work at all.
+    LiveProvider::check(&config).map_err(live_failure)?;
+    Ok(Profile::Live)
+}
+
+/// Maps a live provider that cannot be built: a missing key is an auth problem (4).
+pub fn live_failure(e: LiveSetupError) -> Failure {
+    match e {
+        LiveSetupError::NoKey => Failure {
+            exit: super::Exit::Auth,
+            message: e.to_string(),
+        },
+        other => Failure::config(other),
+    }
 }
 
 fn looks_like_dir(value: &str) -> bool {

@@ -1,9 +1,14 @@
 //! Model providers behind one trait: a generation turns the saved context into a model turn.
 
+pub mod chat;
+pub mod http;
+pub mod live;
 mod native;
 mod offline;
+pub mod responses;
 mod script;
 mod scripted;
+pub mod sse;
 
 use std::sync::atomic::AtomicBool;
 
@@ -13,6 +18,7 @@ use crate::tools::ProviderTool;
 
 pub use native::NativeItem;
 pub use offline::{OfflineProvider, offline_key};
+pub use responses::Usage;
 pub use script::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
 pub use scripted::ScriptedProvider;
 
@@ -153,20 +159,25 @@ pub enum ProviderError {
     /// The offline provider needs a user task in the context.
     #[error("offline provider: the context has no user task to answer")]
     NoTask,
+    /// The provider refused the credentials (HTTP 401/403): log in again or fix the key.
+    #[error("{0}")]
+    Auth(String),
+    /// The request is longer than the model's context window.
+    #[error("{0}")]
+    ContextLength(String),
+    /// The provider could not be reached or failed, after retries; Resume retries safely.
+    #[error("{0}")]
+    Unavailable(String),
+    /// The response was cut or broke the protocol; nothing from it was admitted.
+    #[error("{0}")]
+    Inadmissible(String),
+    /// The provider rejected the request (a 4xx other than auth and context length).
+    #[error("{0}")]
+    Rejected(String),
 }
 
-/// Token usage of one generation, as the provider reported it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Usage {
-    /// Input (prompt) tokens.
-    pub input_tokens: u64,
-    /// Output (completion) tokens.
-    pub output_tokens: u64,
-    /// Input tokens served from the provider's cache, when reported.
-    pub cached_tokens: Option<u64>,
-    /// Reasoning tokens among the output, when reported.
-    pub reasoning_tokens: Option<u64>,
-}
+/// The instructions of a live compaction request.
+pub const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your own later use: the user's goals, decisions made, files and commands involved, results of tool calls that still matter, and open questions. Be complete but concise; the summary replaces this history.";
 
 /// A generation's result: the model turn, the provider-native items that carry it (resent
 /// exactly in later requests; empty for offline providers), and usage.
@@ -191,6 +202,15 @@ pub trait Provider: Send + Sync {
         request: &GenerationRequest<'_>,
         preview: &mut dyn FnMut(&str),
     ) -> Result<ModelTurn, ProviderError>;
+
+    /// Summarises older history for compaction: `request.context` is the history to
+    /// summarise, no tools are offered. `None` means this provider has no summariser and the
+    /// runtime uses the offline form; live adapters send an ordinary request with
+    /// [`COMPACTION_PROMPT`].
+    fn summarize(&self, request: &GenerationRequest<'_>) -> Option<Result<String, ProviderError>> {
+        let _ = request;
+        None
+    }
 
     /// [`Provider::generate`] with the native items and usage; live adapters override this.
     fn generate_full(

@@ -42,6 +42,11 @@ impl NativeItem {
     pub fn raw(&self) -> &RawValue {
         &self.0
     }
+
+    /// An owned copy of the raw value.
+    pub fn to_raw(&self) -> Box<RawValue> {
+        self.0.clone()
+    }
 }
 
 impl PartialEq for NativeItem {

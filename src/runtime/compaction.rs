@@ -1,5 +1,6 @@
-//! Offline compaction: older history becomes the retained user messages plus one synthetic
-//! summary item; the last two completed turns stay whole.
+//! Compaction: older history becomes the retained user messages plus one summary item (made
+//! by the provider when it can summarise, else the offline synthetic form); the last two
+//! completed turns stay whole.
 
 use crate::provider::ContextItem;
 
@@ -12,14 +13,38 @@ const KEPT_TURNS: usize = 2;
 /// Characters of each older final answer kept in the summary.
 const ANSWER_CHARS: usize = 240;
 
-/// The replacement context when compaction is due, or `None`.
-pub fn offline(
+/// What compaction does to a context: older history (`old`) is summarised, every earlier user
+/// message is kept, and the last two turns stay whole.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Split {
+    /// The history to summarise.
+    pub old: Vec<ContextItem>,
+    /// The last turns, kept whole.
+    pub kept: Vec<ContextItem>,
+}
+
+/// Why compaction cannot run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotDue {
+    /// Under the budget.
+    UnderBudget,
+    /// Fewer than three completed turns in this epoch, or nothing older than the kept turns.
+    TooFewTurns,
+}
+
+/// Splits the context when compaction is due (`force`: the provider said the context is too
+/// long, so the budget does not matter, but the three-turn rule still does).
+pub fn split(
     items: &[ContextItem],
     completed_in_epoch: u64,
     budget: u64,
-) -> Option<Vec<ContextItem>> {
-    if completed_in_epoch < MIN_COMPLETED_TURNS || context_bytes(items) < budget {
-        return None;
+    force: bool,
+) -> Result<Split, NotDue> {
+    if !force && context_bytes(items) < budget {
+        return Err(NotDue::UnderBudget);
+    }
+    if completed_in_epoch < MIN_COMPLETED_TURNS {
+        return Err(NotDue::TooFewTurns);
     }
     let starts: Vec<usize> = items
         .iter()
@@ -28,17 +53,25 @@ pub fn offline(
         .map(|(n, _)| n)
         .collect();
     if starts.len() <= KEPT_TURNS {
-        return None;
+        return Err(NotDue::TooFewTurns);
     }
     let keep_from = starts[starts.len() - KEPT_TURNS];
     let (old, kept) = items.split_at(keep_from);
-    let mut retained = Vec::new();
+    Ok(Split {
+        old: old.to_vec(),
+        kept: kept.to_vec(),
+    })
+}
+
+/// The offline summary: earlier summaries and final answers, and what was removed.
+pub fn offline_summary(old: &[ContextItem]) -> String {
     let mut summary = String::new();
     let mut answers = 0usize;
     let mut dropped = 0usize;
+    let mut users = 0usize;
     for item in old {
         match item {
-            ContextItem::User { .. } => retained.push(item.clone()),
+            ContextItem::User { .. } => users += 1,
             ContextItem::Compaction { summary: earlier } => {
                 summary.push_str(earlier);
                 summary.push('\n');
@@ -50,17 +83,36 @@ pub fn offline(
             _ => dropped += 1,
         }
     }
-    let users = retained.len();
-    let head = format!(
+    format!(
         "[offline compaction: {users} earlier requests are kept as they were; {dropped} tool calls, \
          outputs and notes were removed from the context (they remain in the session journal); \
-         earlier final answers follow]\n"
-    );
-    retained.push(ContextItem::Compaction {
-        summary: format!("{head}{summary}"),
-    });
-    retained.extend_from_slice(kept);
-    Some(retained)
+         earlier final answers follow]\n{summary}"
+    )
+}
+
+/// The new context: earlier user messages, the summary, then the kept turns.
+pub fn assemble(split: &Split, summary: String) -> Vec<ContextItem> {
+    let mut out: Vec<ContextItem> = split
+        .old
+        .iter()
+        .filter(|i| matches!(i, ContextItem::User { .. }))
+        .cloned()
+        .collect();
+    out.push(ContextItem::Compaction { summary });
+    out.extend_from_slice(&split.kept);
+    out
+}
+
+/// The offline form in one step, when due.
+#[cfg(test)]
+pub fn offline(
+    items: &[ContextItem],
+    completed_in_epoch: u64,
+    budget: u64,
+) -> Option<Vec<ContextItem>> {
+    let split = split(items, completed_in_epoch, budget, false).ok()?;
+    let summary = offline_summary(&split.old);
+    Some(assemble(&split, summary))
 }
 
 fn clip(text: &str) -> String {

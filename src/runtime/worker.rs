@@ -9,7 +9,7 @@ use std::sync::mpsc::Sender;
 
 use ansa_ui::ToRuntime;
 
-use ansa_sessions::protocol::{EventBody, Preview, PreviewState, ToolPhase};
+use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
 use ansa_sessions::{
     CallId, Compaction, CompactionMethod, ContextEpoch, Mode, OpaqueJson, ProviderItem, Record,
     RequestId, ToolIntent, ToolOutcome, ToolOutcomeStatus, TurnState,
@@ -23,7 +23,8 @@ use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::{compaction, crash};
 use crate::provider::{
-    ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall,
+    COMPACTION_PROMPT, ContextItem, Generated, GenerationRequest, ModelTurn, Provider,
+    ProviderError, ToolCall,
 };
 use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -61,6 +62,12 @@ enum Stop {
     Cancelled,
     /// The journal cannot be written: dispatch stops, nothing more is recorded.
     Storage(String),
+    /// Failed for good (the context is too long even after compaction).
+    Failed(String),
+    /// The provider refused the credentials: paused until the user fixes them and resumes.
+    Auth(String),
+    /// The provider said the context is too long (compaction runs once, then it fails).
+    ContextTooLong(String),
 }
 
 /// Counters of one Resume segment.
@@ -88,6 +95,17 @@ impl Worker {
                         TurnState::Cancelled,
                         Some("cancelled by the user".into()),
                     )
+                }
+                Err(Stop::Failed(reason)) => {
+                    discard_preview(&mut core, self.previews);
+                    core.set_state(id, TurnState::Failed, Some(reason))
+                }
+                Err(Stop::Auth(reason)) => {
+                    core.error(None, ErrorCode::AuthFailed, reason.clone());
+                    core.set_state(id, TurnState::Paused, Some(format!("auth: {reason}")))
+                }
+                Err(Stop::ContextTooLong(reason)) => {
+                    core.set_state(id, TurnState::Failed, Some(reason))
                 }
                 Err(Stop::Storage(reason)) => {
                     core.events.publish(EventBody::TurnState {
@@ -118,7 +136,7 @@ impl Worker {
             (text, mode)
         };
         if !self.context.started.contains(&id) {
-            self.compact_if_due(id)?;
+            self.compact(id, false)?;
             let generation = self.context.next_generation;
             self.journal_item(id, generation, ContextItem::User { text })?;
             self.context.started.insert(id);
@@ -128,6 +146,7 @@ impl Worker {
             return self.commit(id, self.context.next_generation.saturating_sub(1), text);
         }
         let mut segment = Segment::default();
+        let mut compacted = false;
         if let Some(pending) = self.context.pending.remove(&id) {
             if pending.iter().any(|p| p.intent) {
                 return Err(Stop::Paused(
@@ -152,7 +171,24 @@ impl Worker {
                 )));
             }
             let generation = self.context.next_generation;
-            let generated = self.generate(id, generation, mode)?;
+            let generated = match self.generate(id, generation, mode) {
+                Err(Stop::ContextTooLong(m)) if !compacted => {
+                    compacted = true;
+                    if self.compact(id, true)? {
+                        continue;
+                    }
+                    return Err(Stop::Failed(format!(
+                        "{m}; the context cannot be compacted before {} completed turns, so the task cannot continue in this session",
+                        compaction::MIN_COMPLETED_TURNS
+                    )));
+                }
+                Err(Stop::ContextTooLong(m)) => {
+                    return Err(Stop::Failed(format!(
+                        "{m} (still too long after compaction)"
+                    )));
+                }
+                other => other?,
+            };
             // The provider's own items go first and exactly as received: later requests resend
             // them (opaque reasoning survives); the runtime's view of the turn follows.
             for native in generated.native {
@@ -236,7 +272,11 @@ impl Worker {
             Err(e) => {
                 let mut core = self.shared.lock();
                 discard_preview(&mut core, previews);
-                Err(Stop::Paused(format!("the model failed: {e}")))
+                Err(match e {
+                    ProviderError::Auth(m) => Stop::Auth(m),
+                    ProviderError::ContextLength(m) => Stop::ContextTooLong(m),
+                    other => Stop::Paused(format!("the model failed: {other}")),
+                })
             }
         }
     }
@@ -467,16 +507,43 @@ impl Worker {
         Ok(())
     }
 
-    /// Before a new turn: compacts when the context is over budget (offline form), syncing
-    /// the summary and its provenance before the new epoch is used.
-    fn compact_if_due(&mut self, id: RequestId) -> Step<()> {
-        let Some(items) = compaction::offline(
+    /// Before a new turn (or once after a context-length error, `force`): compacts when due,
+    /// syncing the summary and its provenance before the new epoch is used. Returns whether it
+    /// compacted.
+    fn compact(&mut self, id: RequestId, force: bool) -> Step<bool> {
+        let split = match compaction::split(
             &self.context.items,
             self.context.completed_in_epoch,
             self.limits.compact_bytes,
-        ) else {
-            return Ok(());
+            force,
+        ) {
+            Ok(split) => split,
+            Err(_) => return Ok(false),
         };
+        let (flag, _) = self.cancel_handles();
+        let request = GenerationRequest {
+            generation: self.context.next_generation,
+            instructions: COMPACTION_PROMPT,
+            context: &split.old,
+            tools: &[],
+            cancel: &flag,
+            compacted_outputs: self.context.compacted_outputs,
+        };
+        let (summary, method, model) = match self.provider.summarize(&request) {
+            None => (
+                compaction::offline_summary(&split.old),
+                CompactionMethod::Offline,
+                None,
+            ),
+            Some(Ok(summary)) => (
+                summary,
+                CompactionMethod::Live,
+                Some(self.provider.name().to_owned()),
+            ),
+            Some(Err(ProviderError::Cancelled)) => return Err(Stop::Cancelled),
+            Some(Err(e)) => return Err(Stop::Paused(format!("compaction failed: {e}"))),
+        };
+        let items = compaction::assemble(&split, summary);
         let encoded = items
             .iter()
             .map(encode_item)
@@ -491,8 +558,8 @@ impl Worker {
             compaction: Some(Compaction {
                 items: encoded,
                 covers_through,
-                method: CompactionMethod::Offline,
-                model: None,
+                method,
+                model,
             }),
         }))
         .map_err(|e| Stop::Paused(format!("compaction could not be saved: {e}")))?;
@@ -502,7 +569,7 @@ impl Worker {
         self.context.items = items;
         self.context.epoch = epoch;
         self.context.completed_in_epoch = 0;
-        Ok(())
+        Ok(true)
     }
 }
 

@@ -66,6 +66,10 @@ impl World {
             .env("HOME", self.dir.path().join("home"))
             .env_remove("AI_PROVIDER")
             .env_remove("AI_MODEL")
+            .env_remove("AI_ENDPOINT")
+            .env_remove("AI_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("AI_CA_FILE")
             .env_remove("ANSA_CRASH_AT")
             .env("NO_COLOR", "1");
         c

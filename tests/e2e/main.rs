@@ -5,5 +5,8 @@ mod compaction;
 mod crash;
 mod harness;
 mod jsonl;
+mod live;
 mod malformed;
+#[path = "../support/mock_provider.rs"]
+mod mock_provider;
 mod oneshot;

@@ -207,13 +207,18 @@ fn a_symlinked_agents_md_is_not_loaded_and_nested_ones_arrive_once() {
 }
 
 #[test]
-fn without_offline_the_live_profile_is_refused_clearly() {
+fn the_live_profile_without_a_key_exits_4_before_creating_a_session() {
     let w = World::new();
-    let out = w.command(&["a task"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    let out = w
+        .command(&["a task"])
+        .env_remove("AI_API_KEY")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--offline") && err.contains("responses"),
+        err.contains("AI_API_KEY") && err.contains("--offline"),
         "{err}"
     );
     assert!(

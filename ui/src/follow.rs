@@ -4,7 +4,7 @@
 use std::sync::mpsc::RecvError;
 
 use ansa_sessions::protocol::{
-    Command, CommandBody, Event, EventBody, ProtocolContext, SnapshotEvent, ToolPhase,
+    Command, CommandBody, ErrorCode, Event, EventBody, ProtocolContext, SnapshotEvent, ToolPhase,
 };
 use ansa_sessions::{CommandId, Mode, Profile, RequestId, Role, TranscriptQuery, TurnState};
 
@@ -231,6 +231,7 @@ impl Follower {
         let mut request: Option<RequestId> = None;
         let mut answer: Option<String> = None;
         let mut sync = Sync::Idle;
+        let mut auth: Option<ErrorCode> = None;
         let end = |request: Option<RequestId>, state, reason, answer, durable| TaskEnd {
             outcome: TurnOutcome {
                 state,
@@ -289,8 +290,12 @@ impl Follower {
                 EventBody::Error {
                     command_id,
                     message,
-                    ..
+                    code,
                 } => {
+                    if code == ErrorCode::AuthFailed {
+                        // The turn pauses next; the exit code says it was the credentials.
+                        auth = Some(code);
+                    }
                     if command_id.is_some() && command_id.as_ref() == sync.command() {
                         // The catch-up command failed; keep following the live stream.
                         sync = Sync::Idle;
@@ -319,7 +324,11 @@ impl Follower {
                     request_id,
                     state: state @ (TurnState::Paused | TurnState::Cancelled | TurnState::Failed),
                     reason,
-                } if ours(request_id) => return Ok(end(request, state, reason, None, true)),
+                } if ours(request_id) => {
+                    let mut ended = end(request, state, reason, None, true);
+                    ended.outcome.error = auth.take();
+                    return Ok(ended);
+                }
                 EventBody::ResyncRequired { reason } => {
                     on(Progress::Notice(&format!("events were lost: {reason}")));
                     if sync.is_idle() {

@@ -24,5 +24,6 @@ pub use lines::run_lines;
 pub use link::{SessionLink, ToRuntime};
 pub use oneshot::run_one_shot;
 pub use outcome::{
-    EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome, TurnOutcome,
+    EXIT_AUTH, EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome,
+    TurnOutcome,
 };

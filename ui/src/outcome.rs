@@ -9,6 +9,8 @@ pub const EXIT_OK: u8 = 0;
 pub const EXIT_TASK_FAILED: u8 = 1;
 /// Exit code: the session is busy or unusable (read-only, storage failed).
 pub const EXIT_SESSION_UNUSABLE: u8 = 5;
+/// Exit code when the provider refused the credentials.
+pub const EXIT_AUTH: u8 = 4;
 
 /// The end of one submitted task.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +34,7 @@ impl TurnOutcome {
             (Some(ErrorCode::SessionBusy | ErrorCode::ReadOnly | ErrorCode::StorageFailed), _) => {
                 EXIT_SESSION_UNUSABLE
             }
+            (Some(ErrorCode::AuthFailed), _) => EXIT_AUTH,
             (Some(_), _) => EXIT_TASK_FAILED,
             (None, TurnState::Done) => EXIT_OK,
             (None, _) => EXIT_TASK_FAILED,

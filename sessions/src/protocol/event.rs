@@ -69,6 +69,8 @@ pub enum ErrorCode {
     SessionBusy,
     /// The provider failed.
     ProviderError,
+    /// The provider refused the credentials: log in again or fix the API key, then resume.
+    AuthFailed,
 }
 
 /// The `snapshot` event.

@@ -1,0 +1,140 @@
+//! The request body of one Responses generation.
+
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use crate::provider::ToolCall;
+use crate::tools::ProviderTool;
+
+/// One element of the request's `input`.
+#[derive(Debug, Clone)]
+pub enum ResponsesInput {
+    /// `{"role":"user","content":text}`.
+    User(String),
+    /// `{"role":"assistant","content":text}`: an assistant answer whose output items are not
+    /// kept (prefer [`ResponsesInput::Output`] when they are).
+    Assistant(String),
+    /// `{"role":"developer","content":text}`: a runtime note to the model.
+    Developer(String),
+    /// A prior output item, re-sent byte for byte as `output_item.done` carried it (reasoning
+    /// items keep their `encrypted_content`).
+    Output(Box<RawValue>),
+    /// `{"type":"function_call","call_id","name","arguments"}`: a call whose raw item is not
+    /// kept (prefer [`ResponsesInput::Output`] when it is).
+    FunctionCall(ToolCall),
+    /// `{"type":"function_call_output","call_id","output"}`: a tool's result.
+    FunctionCallOutput {
+        /// The call it answers.
+        call_id: String,
+        /// The result text.
+        output: String,
+    },
+}
+
+#[derive(Serialize)]
+struct Message<'a> {
+    role: &'static str,
+    content: &'a str,
+}
+
+#[derive(Serialize)]
+struct FunctionCall<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    call_id: &'a str,
+    name: &'a str,
+    arguments: &'a str,
+}
+
+#[derive(Serialize)]
+struct FunctionCallOutput<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    call_id: &'a str,
+    output: &'a str,
+}
+
+impl Serialize for ResponsesInput {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let message = |role, content| Message { role, content };
+        match self {
+            Self::User(text) => message("user", text).serialize(serializer),
+            Self::Assistant(text) => message("assistant", text).serialize(serializer),
+            Self::Developer(text) => message("developer", text).serialize(serializer),
+            Self::Output(raw) => raw.serialize(serializer),
+            Self::FunctionCall(call) => FunctionCall {
+                kind: "function_call",
+                call_id: &call.call_id,
+                name: &call.name,
+                arguments: &call.arguments,
+            }
+            .serialize(serializer),
+            Self::FunctionCallOutput { call_id, output } => FunctionCallOutput {
+                kind: "function_call_output",
+                call_id,
+                output,
+            }
+            .serialize(serializer),
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Reasoning {
+    summary: &'static str,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    name: &'a str,
+    description: &'a str,
+    strict: bool,
+    parameters: &'a Value,
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    stream: bool,
+    store: bool,
+    include: [&'static str; 1],
+    reasoning: Reasoning,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    instructions: &'a str,
+    input: &'a [ResponsesInput],
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+}
+
+/// The JSON body of a streaming, stateless (`store:false`) Responses request that asks for
+/// re-sendable reasoning (`include:["reasoning.encrypted_content"]`) and reasoning summaries.
+/// `instructions` is omitted when empty, `tools` when there are none; every tool is strict.
+pub fn request_body(
+    model: &str,
+    instructions: &str,
+    input: &[ResponsesInput],
+    tools: &[ProviderTool],
+) -> Result<Vec<u8>, serde_json::Error> {
+    serde_json::to_vec(&Body {
+        model,
+        stream: true,
+        store: false,
+        include: ["reasoning.encrypted_content"],
+        reasoning: Reasoning { summary: "auto" },
+        instructions,
+        input,
+        tools: tools
+            .iter()
+            .map(|tool| Tool {
+                kind: "function",
+                name: &tool.name,
+                description: &tool.description,
+                strict: true,
+                parameters: &tool.parameters,
+            })
+            .collect(),
+    })
+}

@@ -1,0 +1,302 @@
+//! Live sessions over `--live-jsonl` and one-shot against the mock provider (HTTP and HTTPS
+//! with a test CA): recorded Responses and Chat streams drive real tools; the exact wire shape
+//! of every request is checked; broken streams never run a tool and Resume retries safely.
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+
+use crate::harness::{Jsonl, World};
+use crate::mock_provider::{MockProvider, MockResponse};
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("spec/sse")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// The raw `item` of every `output_item.done` event of a Responses stream, byte for byte.
+fn done_items(stream: &str) -> Vec<String> {
+    #[derive(serde::Deserialize)]
+    struct Done<'a> {
+        #[serde(rename = "type")]
+        kind: &'a str,
+        #[serde(borrow)]
+        item: Option<&'a serde_json::value::RawValue>,
+    }
+    stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str::<Done<'_>>(d).ok())
+        .filter(|d| d.kind == "response.output_item.done")
+        .filter_map(|d| d.item.map(|i| i.get().to_owned()))
+        .collect()
+}
+
+fn live_env<'a>(mock: &'a MockProvider, wire: &'a str, base: &'a str) -> Vec<(&'a str, String)> {
+    let mut env = vec![
+        ("AI_PROVIDER", wire.to_owned()),
+        ("AI_ENDPOINT", base.to_owned()),
+        ("AI_API_KEY", "sk-test-key".to_owned()),
+        ("AI_MODEL", "gpt-5.5".to_owned()),
+    ];
+    if let Some(ca) = mock.ca_file() {
+        env.push(("AI_CA_FILE", ca.display().to_string()));
+    }
+    env
+}
+
+fn live_jsonl(w: &World, env: &[(&str, String)]) -> Jsonl {
+    let mut c = w.command(&[
+        "--live-jsonl",
+        "--session",
+        w.path("session").to_str().unwrap(),
+    ]);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    Jsonl::spawn(c)
+}
+
+fn notes(w: &World) {
+    std::fs::write(w.ws().join("notes.txt"), "the secret number is 42\n").unwrap();
+}
+
+#[test]
+fn responses_session_over_https_resends_output_items_exactly() {
+    let w = World::new();
+    notes(&w);
+    let mock = MockProvider::https();
+    let tool = fixture("responses-tool.sse");
+    mock.push("/v1/responses", MockResponse::sse_text(&tool, 700));
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 333),
+    );
+    let base = mock.base_url();
+    let env = live_env(&mock, "responses", &base);
+    let mut s = live_jsonl(&w, &env);
+    assert_eq!(s.session, "live");
+    let rid = s.submit("what is in notes.txt?");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("read")), ("status", json!("finished"))],
+    );
+    assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
+    s.finish();
+
+    let requests = mock.requests_to("/v1/responses");
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].header("authorization"),
+        Some("Bearer sk-test-key")
+    );
+    let first = requests[0].json();
+    assert_eq!(first["stream"], true);
+    assert_eq!(first["store"], false);
+    assert_eq!(first["model"], "gpt-5.5");
+    assert_eq!(
+        first["input"],
+        json!([{"role": "user", "content": "what is in notes.txt?"}])
+    );
+    let tools: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        tools.contains(&"read") && tools.contains(&"exec"),
+        "{tools:?}"
+    );
+    assert!(
+        first["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["strict"] == true)
+    );
+
+    let second = String::from_utf8(requests[1].body.clone()).unwrap();
+    for item in done_items(&tool) {
+        assert!(
+            second.contains(&item),
+            "output item not re-sent exactly: {item}"
+        );
+    }
+    let body: Value = serde_json::from_str(&second).unwrap();
+    let input = body["input"].as_array().unwrap();
+    let output = input.last().unwrap();
+    assert_eq!(output["type"], "function_call_output");
+    assert_eq!(output["call_id"], "call_waIINYNvDMbZoOlJLl3fZJZ2");
+    assert!(
+        output["output"]
+            .as_str()
+            .unwrap()
+            .contains("the secret number is 42")
+    );
+}
+
+#[test]
+fn chat_session_over_http_assembles_tool_calls_and_answers() {
+    let w = World::new();
+    notes(&w);
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/chat/completions",
+        MockResponse::sse_text(&fixture("chat-tool.sse"), 97),
+    );
+    mock.push(
+        "/v1/chat/completions",
+        MockResponse::sse_text(&fixture("chat-text.sse"), 1),
+    );
+    let base = mock.base_url();
+    let env = live_env(&mock, "chat", &base);
+    let mut s = live_jsonl(&w, &env);
+    let rid = s.submit("what is in notes.txt?");
+    s.expect_type(
+        "tool_status",
+        &[("tool", json!("read")), ("status", json!("finished"))],
+    );
+    let answer = s.answer(rid);
+    assert!(!answer.is_empty());
+    s.finish();
+    let requests = mock.requests_to("/v1/chat/completions");
+    assert_eq!(requests.len(), 2);
+    let first = requests[0].json();
+    assert_eq!(first["stream_options"], json!({"include_usage": true}));
+    let second = requests[1].json();
+    let messages = second["messages"].as_array().unwrap();
+    let assistant = messages.iter().find(|m| m["role"] == "assistant").unwrap();
+    assert_eq!(assistant["tool_calls"][0]["function"]["name"], "read");
+    let tool = messages.last().unwrap();
+    assert_eq!(tool["role"], "tool");
+    assert_eq!(tool["tool_call_id"], assistant["tool_calls"][0]["id"]);
+    assert!(
+        tool["content"]
+            .as_str()
+            .unwrap()
+            .contains("the secret number is 42")
+    );
+}
+
+#[test]
+fn a_cut_stream_runs_nothing_pauses_and_resume_retries_without_rerunning_tools() {
+    let w = World::new();
+    notes(&w);
+    let mock = MockProvider::http();
+    let tool = fixture("responses-tool.sse");
+    // Cut in the middle of the stream: the function call is never admitted.
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&tool, 512).drop_after(tool.len() / 2),
+    );
+    let base = mock.base_url();
+    let env = live_env(&mock, "responses", &base);
+    let mut s = live_jsonl(&w, &env);
+    let rid = s.submit("read it");
+    let paused = s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("paused"))],
+    );
+    assert!(
+        !s.seen.iter().any(|e| e["type"] == "tool_status"),
+        "a tool ran from a cut stream"
+    );
+    assert!(
+        paused["reason"]
+            .as_str()
+            .unwrap()
+            .contains("nothing from it was used"),
+        "{paused}"
+    );
+    mock.push("/v1/responses", MockResponse::sse_text(&tool, 4096));
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 4096),
+    );
+    s.send("resume", json!({"target": rid}));
+    assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
+    let started = s
+        .seen
+        .iter()
+        .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
+        .count();
+    assert_eq!(started, 1);
+    s.finish();
+    assert_eq!(mock.requests_to("/v1/responses").len(), 3);
+}
+
+#[test]
+fn a_wrong_model_is_not_admitted() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-tool.sse"), 4096),
+    );
+    let base = mock.base_url();
+    let mut env = live_env(&mock, "responses", &base);
+    env.retain(|(k, _)| *k != "AI_MODEL");
+    env.push(("AI_MODEL", "gpt-other".to_owned()));
+    let mut s = live_jsonl(&w, &env);
+    let rid = s.submit("read it");
+    let paused = s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("paused"))],
+    );
+    assert!(
+        paused["reason"].as_str().unwrap().contains("gpt-other"),
+        "{paused}"
+    );
+    assert!(!s.seen.iter().any(|e| e["type"] == "tool_status"));
+    s.finish();
+}
+
+#[test]
+fn an_auth_failure_exits_4_in_one_shot() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/responses",
+        MockResponse::openai_error(401, "invalid_api_key", "Incorrect API key provided"),
+    );
+    let base = mock.base_url();
+    let mut c = w.command(&["what?"]);
+    for (k, v) in live_env(&mock, "responses", &base) {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(4),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("sk-test-key"));
+}
+
+#[test]
+fn models_lists_the_catalog() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    mock.push("/v1/models", MockResponse::json(200, r#"{"object":"list","data":[{"id":"gpt-5.5","object":"model"},{"id":"gpt-6.1-sol","object":"model"}]}"#));
+    let base = mock.base_url();
+    let mut c = w.command(&["--models"]);
+    for (k, v) in live_env(&mock, "responses", &base) {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "gpt-5.5\ngpt-6.1-sol\n"
+    );
+}

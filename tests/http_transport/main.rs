@@ -1,0 +1,12 @@
+//! The HTTP transport of the live providers against a real mock server, over plain HTTP and
+//! HTTPS with a test CA: incremental streaming, TLS trust, no redirects, MIME policy, size and
+//! time bounds, typed errors, retries and cancellation.
+
+#[path = "../support/mock_provider.rs"]
+mod mock_provider;
+
+mod common;
+mod errors;
+mod retry;
+mod streaming;
+mod tls;

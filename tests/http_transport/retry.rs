@@ -1,0 +1,177 @@
+//! Retries: 429 waits for `retry-after`, 5xx backs off, nothing is retried once bytes reached
+//! the caller, credentials and rejections never are, and a cancel ends the wait.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use ansa::provider::http::{HttpError, MimePolicy, RetryPolicy, StreamError};
+
+use crate::common::*;
+use crate::mock_provider::{MockProvider, MockResponse, within};
+
+fn quick() -> RetryPolicy {
+    RetryPolicy {
+        max_attempts: 3,
+        base_delay: Duration::from_millis(20),
+        max_delay: Duration::from_millis(50),
+        max_retry_after: Duration::from_secs(5),
+        max_total_wait: Duration::from_secs(8),
+    }
+}
+
+#[test]
+fn rate_limit_waits_retry_after_then_succeeds() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::json(429, r#"{"error":{"message":"slow"}}"#).header("retry-after", "1"),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let start = Instant::now();
+    let out = stream(&retrying(&mock, quick()));
+    let elapsed = start.elapsed();
+    let done = out.result.as_ref().expect("success after the wait");
+    assert_eq!(done.attempts, 2);
+    assert_eq!(out.text(), "data: ok\n\n");
+    assert!(elapsed >= Duration::from_secs(1), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+    let reqs = mock.requests_to(RESPONSES);
+    assert_eq!(reqs.len(), 2);
+    assert!(
+        reqs.iter().all(|r| r.body == BODY),
+        "every attempt sends the same body"
+    );
+}
+
+#[test]
+fn server_errors_back_off_then_succeed() {
+    let mock = MockProvider::https();
+    mock.push(RESPONSES, MockResponse::json(500, r#"{"error":"boom"}"#));
+    mock.push(RESPONSES, MockResponse::new(503));
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let out = stream(&retrying(&mock, quick()));
+    assert_eq!(out.result.as_ref().expect("third time lucky").attempts, 3);
+    assert_eq!(mock.requests_to(RESPONSES).len(), 3);
+}
+
+#[test]
+fn attempts_are_bounded() {
+    let mock = MockProvider::http();
+    for _ in 0..4 {
+        mock.push(RESPONSES, MockResponse::new(500));
+    }
+    let out = stream(&retrying(&mock, quick()));
+    assert!(
+        matches!(
+            out.error(),
+            StreamError::Request(HttpError::Server { status: 500, .. })
+        ),
+        "{:?}",
+        out.result
+    );
+    assert_eq!(mock.requests_to(RESPONSES).len(), 3);
+    assert_eq!(mock.pending(RESPONSES), 1);
+}
+
+#[test]
+fn a_drop_before_the_first_byte_is_retried() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::sse(["data: lost\n\n"]).drop_after(0),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let out = stream(&retrying(&mock, quick()));
+    assert_eq!(out.text(), "data: ok\n\n");
+    assert_eq!(out.result.as_ref().expect("retried").attempts, 2);
+}
+
+#[test]
+fn nothing_is_retried_after_bytes_reached_the_caller() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::sse(["data: 1\n\n", "data: 2\n\n"])
+            .chunk_delay(Duration::from_millis(30))
+            .drop_after(12),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: fresh\n\n"]));
+    let out = stream(&retrying(&mock, quick()));
+    assert!(
+        matches!(out.error(), StreamError::Interrupted { .. }),
+        "{:?}",
+        out.result
+    );
+    assert!(!out.text().contains("fresh"));
+    assert_eq!(mock.requests_to(RESPONSES).len(), 1);
+    assert_eq!(mock.pending(RESPONSES), 1);
+}
+
+#[test]
+fn never_retried() {
+    for first in [
+        MockResponse::openai_error(401, "invalid_api_key", "no"),
+        MockResponse::openai_error(400, "context_length_exceeded", "too long"),
+        MockResponse::openai_error(422, "invalid_value", "no"),
+        MockResponse::openai_error(429, "insufficient_quota", "no"),
+    ] {
+        let mock = MockProvider::http();
+        mock.push(RESPONSES, first);
+        mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+        let out = stream(&retrying(&mock, quick()));
+        assert!(out.result.is_err());
+        assert_eq!(mock.requests_to(RESPONSES).len(), 1, "{:?}", out.result);
+    }
+}
+
+#[test]
+fn a_retry_after_beyond_the_cap_is_not_waited_for() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::new(429).header("retry-after", "3600"),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let start = Instant::now();
+    let out = stream(&retrying(&mock, quick()));
+    assert!(start.elapsed() < Duration::from_secs(1));
+    assert!(
+        matches!(out.error(), StreamError::Request(HttpError::RateLimited { retry_after: Some(d), .. }) if *d == Duration::from_secs(3600)),
+        "{:?}",
+        out.result
+    );
+}
+
+#[test]
+fn cancel_ends_the_wait_between_attempts() {
+    let mock = MockProvider::http();
+    mock.push(RESPONSES, MockResponse::new(429).header("retry-after", "4"));
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let client = retrying(&mock, quick());
+    let cancel = Arc::new(AtomicBool::new(false));
+    let raiser = Arc::clone(&cancel);
+    let (cancelled, elapsed) = within(Duration::from_secs(5), move || {
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(200));
+            raiser.store(true, Ordering::Release);
+        });
+        let start = Instant::now();
+        let out = stream_with(&client, limits(), MimePolicy::EventStream, &cancel);
+        (out.error().is_cancelled(), start.elapsed())
+    });
+    assert!(cancelled);
+    assert!(elapsed < Duration::from_millis(800), "{elapsed:?}");
+    assert_eq!(mock.requests_to(RESPONSES).len(), 1);
+}
+
+#[test]
+fn get_json_is_retried() {
+    let mock = MockProvider::http();
+    mock.push("/v1/models", MockResponse::new(502));
+    mock.push("/v1/models", MockResponse::json(200, "[]"));
+    let body = retrying(&mock, quick())
+        .get_json("/models", &headers(), &limits(), &AtomicBool::new(false))
+        .expect("models");
+    assert_eq!(body, b"[]");
+}
