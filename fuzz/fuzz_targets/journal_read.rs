@@ -119,6 +119,7 @@ fn body_round_trips(record: &Record) {
         Record::ToolOutcome(b) => same_after_round_trip(b),
         Record::TurnState(b) => same_after_round_trip(b),
         Record::Done(b) => same_after_round_trip(b),
+        Record::Usage(b) => same_after_round_trip(b),
     }
 }
 

@@ -23,7 +23,7 @@ pub use journal::{JournalOptions, TornTail};
 pub use meta::SessionMeta;
 pub use record::*;
 pub use session::{Acceptance, RecoveryReport, Session, read_records};
-pub use state::{OpenIntent, SessionState, Turn};
+pub use state::{OpenIntent, SessionState, Turn, UsageTotals};
 pub use transcript::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
 #[cfg(test)]

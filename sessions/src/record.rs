@@ -281,6 +281,24 @@ pub struct Done {
     pub final_text: String,
 }
 
+/// Token usage the provider reported for one generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageRecord {
+    /// Turn it belongs to.
+    pub request_id: RequestId,
+    /// Generation number within the session.
+    pub generation: u64,
+    /// Input (prompt) tokens.
+    pub input_tokens: u64,
+    /// Output tokens (reasoning included).
+    pub output_tokens: u64,
+    /// Input tokens served from the provider's cache, when reported.
+    pub cached_tokens: Option<u64>,
+    /// Output tokens spent on reasoning, when reported.
+    pub reasoning_tokens: Option<u64>,
+}
+
 /// One journal record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Record {
@@ -302,6 +320,8 @@ pub enum Record {
     TurnState(TurnStateChange),
     /// Turn finished.
     Done(Done),
+    /// Token usage of a generation.
+    Usage(UsageRecord),
 }
 
 macro_rules! record_kinds {
@@ -338,4 +358,5 @@ record_kinds! {
     ToolOutcome => "tool_outcome",
     TurnState => "turn_state",
     Done => "done",
+    Usage => "usage",
 }

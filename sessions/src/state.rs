@@ -58,6 +58,20 @@ pub struct SessionState {
     epoch: u64,
     provider_items: u64,
     records: u64,
+    usage: UsageTotals,
+}
+
+/// Token usage summed over the session's generations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UsageTotals {
+    /// Generations that reported usage.
+    pub generations: u64,
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Cached input tokens.
+    pub cached_tokens: u64,
 }
 
 impl SessionState {
@@ -113,6 +127,11 @@ impl SessionState {
     /// Current context epoch.
     pub fn epoch(&self) -> u64 {
         self.epoch
+    }
+
+    /// Token usage summed over every generation that reported it.
+    pub fn usage(&self) -> UsageTotals {
+        self.usage
     }
 
     /// Provider items recorded.
@@ -192,6 +211,12 @@ impl SessionState {
                     t.reason = s.reason.clone();
                     t.last_seq = seq;
                 }
+            }
+            Record::Usage(u) => {
+                self.usage.generations += 1;
+                self.usage.input_tokens += u.input_tokens;
+                self.usage.output_tokens += u.output_tokens;
+                self.usage.cached_tokens += u.cached_tokens.unwrap_or(0);
             }
             Record::Done(d) => {
                 if let Some(t) = self.turns.get_mut(&d.request_id) {

@@ -48,8 +48,6 @@ pub struct Replayed {
     pub delivered: Vec<PathBuf>,
     /// Completed turns in the current epoch (compaction waits for three).
     pub completed_in_epoch: u64,
-    /// Final answers journaled without a `done` (a crash in between): committed on Resume.
-    pub answered: BTreeMap<RequestId, String>,
     /// Tool outputs of the session that compaction removed from `items`.
     pub compacted_outputs: u64,
 }
@@ -98,9 +96,6 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                                 call: call.clone(),
                                 intent: false,
                             });
-                    }
-                    ContextItem::Assistant { text } => {
-                        r.answered.insert(p.request_id, text.clone());
                     }
                     _ => {}
                 }
@@ -155,7 +150,6 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                 }
             }
             Record::Done(d) => {
-                r.answered.remove(&d.request_id);
                 if epoch_turns.insert(d.request_id) {
                     r.completed_in_epoch += 1;
                 }

@@ -12,7 +12,7 @@ use ansa_ui::ToRuntime;
 use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
 use ansa_sessions::{
     CallId, Compaction, CompactionMethod, ContextEpoch, Mode, OpaqueJson, ProviderItem, Record,
-    RequestId, ToolIntent, ToolOutcome, ToolOutcomeStatus, TurnState,
+    RequestId, ToolIntent, ToolOutcome, ToolOutcomeStatus, TurnState, UsageRecord,
 };
 use ash_engine::cancel::CancelToken;
 use ash_engine::exec::supervisor::Supervision;
@@ -141,10 +141,6 @@ impl Worker {
             self.journal_item(id, generation, ContextItem::User { text })?;
             self.context.started.insert(id);
         }
-        if let Some(text) = self.context.answered.remove(&id) {
-            // The answer was admitted and saved before a crash; only `done` is missing.
-            return self.commit(id, self.context.next_generation.saturating_sub(1), text);
-        }
         let mut segment = Segment::default();
         let mut compacted = false;
         if let Some(pending) = self.context.pending.remove(&id) {
@@ -193,6 +189,20 @@ impl Worker {
             // them (opaque reasoning survives); the runtime's view of the turn follows.
             for native in generated.native {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
+            }
+            if let Some(u) = generated.usage {
+                let record = Record::Usage(UsageRecord {
+                    request_id: id,
+                    generation,
+                    input_tokens: u.input_tokens,
+                    output_tokens: u.output_tokens,
+                    cached_tokens: u.cached_tokens,
+                    reasoning_tokens: u.reasoning_tokens,
+                });
+                let mut core = self.shared.lock();
+                core.session
+                    .append(record)
+                    .map_err(|e| Stop::Storage(e.to_string()))?;
             }
             match generated.turn {
                 ModelTurn::Final { text } => return self.finish(id, generation, text),
@@ -288,11 +298,6 @@ impl Worker {
             ContextItem::Assistant { text: text.clone() },
         )?;
         self.context.next_generation = generation + 1;
-        self.commit(id, generation, text)
-    }
-
-    /// Makes a saved final answer durable with `done`, then publishes it.
-    fn commit(&mut self, id: RequestId, generation: u64, text: String) -> Step<()> {
         self.context.completed_in_epoch += 1;
         let mut core = self.shared.lock();
         crash::point("done:before");
@@ -500,7 +505,11 @@ impl Worker {
             epoch: self.context.epoch,
             item: encoded,
         });
-        core.durable(record)
+        // Buffered only: the next durable step (a tool intent, an outcome, `done`, a state
+        // change) syncs it, and nothing acts on an item before that. Lost in a crash, the
+        // generation simply runs again with the same index.
+        core.session
+            .append(record)
             .map_err(|e| Stop::Storage(e.to_string()))?;
         drop(core);
         self.context.items.push(item);

@@ -142,8 +142,8 @@ fn before_done_the_turn_resumes_to_the_same_answer() {
     let w = World::new();
     let (mut s, ..) = crash_at(&w, "done:before");
     s.send("resume", json!({"target": 1}));
-    // The final answer was saved before the crash; Resume commits it without a new
-    // generation (the script has no third turn) and without running any tool again.
+    // The answer and its `done` are synced together, so the crash lost the unsynced answer:
+    // Resume generates it again (same generation index) without running any tool again.
     assert_eq!(s.answer(1), "finished");
     assert_eq!(runs(&w), 1);
     s.finish();
