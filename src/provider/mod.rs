@@ -207,7 +207,10 @@ pub trait Provider: Send + Sync {
     /// summarise, no tools are offered. `None` means this provider has no summariser and the
     /// runtime uses the offline form; live adapters send an ordinary request with
     /// [`COMPACTION_PROMPT`].
-    fn summarize(&self, request: &GenerationRequest<'_>) -> Option<Result<String, ProviderError>> {
+    fn summarize(
+        &self,
+        request: &GenerationRequest<'_>,
+    ) -> Option<Result<(String, Option<Usage>), ProviderError>> {
         let _ = request;
         None
     }

@@ -24,7 +24,7 @@ use super::reconcile::evidence_path;
 use super::{compaction, crash};
 use crate::provider::{
     COMPACTION_PROMPT, ContextItem, Generated, GenerationRequest, ModelTurn, Provider,
-    ProviderError, ToolCall,
+    ProviderError, ToolCall, Usage,
 };
 use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -190,20 +190,7 @@ impl Worker {
             for native in generated.native {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
             }
-            if let Some(u) = generated.usage {
-                let record = Record::Usage(UsageRecord {
-                    request_id: id,
-                    generation,
-                    input_tokens: u.input_tokens,
-                    output_tokens: u.output_tokens,
-                    cached_tokens: u.cached_tokens,
-                    reasoning_tokens: u.reasoning_tokens,
-                });
-                let mut core = self.shared.lock();
-                core.session
-                    .append(record)
-                    .map_err(|e| Stop::Storage(e.to_string()))?;
-            }
+            self.record_usage(id, generation, generated.usage)?;
             match generated.turn {
                 ModelTurn::Final { text } => return self.finish(id, generation, text),
                 ModelTurn::ToolCalls(calls) if calls.is_empty() => {
@@ -496,6 +483,24 @@ impl Worker {
         saved.map_err(|e| Stop::Storage(e.to_string()))
     }
 
+    /// Journals the tokens a generation used (buffered like provider items).
+    fn record_usage(&mut self, id: RequestId, generation: u64, usage: Option<Usage>) -> Step<()> {
+        let Some(u) = usage else { return Ok(()) };
+        let record = Record::Usage(UsageRecord {
+            request_id: id,
+            generation,
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cached_tokens: u.cached_tokens,
+            reasoning_tokens: u.reasoning_tokens,
+        });
+        let mut core = self.shared.lock();
+        core.session
+            .append(record)
+            .map_err(|e| Stop::Storage(e.to_string()))?;
+        Ok(())
+    }
+
     fn journal_item(&mut self, id: RequestId, generation: u64, item: ContextItem) -> Step<()> {
         let encoded = encode_item(&item).map_err(|e| Stop::Storage(e.to_string()))?;
         let mut core = self.shared.lock();
@@ -544,11 +549,14 @@ impl Worker {
                 CompactionMethod::Offline,
                 None,
             ),
-            Some(Ok(summary)) => (
-                summary,
-                CompactionMethod::Live,
-                Some(self.provider.name().to_owned()),
-            ),
+            Some(Ok((summary, usage))) => {
+                self.record_usage(id, self.context.next_generation, usage)?;
+                (
+                    summary,
+                    CompactionMethod::Live,
+                    Some(self.provider.name().to_owned()),
+                )
+            }
             Some(Err(ProviderError::Cancelled)) => return Err(Stop::Cancelled),
             Some(Err(e)) => return Err(Stop::Paused(format!("compaction failed: {e}"))),
         };

@@ -300,3 +300,198 @@ fn models_lists_the_catalog() {
         "gpt-5.5\ngpt-6.1-sol\n"
     );
 }
+
+/// Runs one turn whose first model response is `first`; returns the paused reason.
+fn paused_by(first: MockResponse) -> (String, World, MockProvider) {
+    let w = World::new();
+    notes(&w);
+    let mock = MockProvider::http();
+    mock.push("/v1/responses", first);
+    let base = mock.base_url();
+    let env = live_env(&mock, "responses", &base);
+    let mut s = live_jsonl(&w, &env);
+    let rid = s.submit("read it");
+    let ended = s.expect("the turn to stop", |e| {
+        e["type"] == "turn_state"
+            && e["request_id"] == json!(rid)
+            && (e["state"] == "paused" || e["state"] == "failed")
+    });
+    assert!(
+        !s.seen.iter().any(|e| e["type"] == "tool_status"),
+        "a tool ran from an unadmitted response: {:?}",
+        s.seen
+    );
+    s.finish();
+    let reason = format!(
+        "{} {}",
+        ended["state"],
+        ended["reason"].as_str().unwrap_or("")
+    );
+    (reason, w, mock)
+}
+
+fn without_event(stream: &str, kind: &str) -> String {
+    stream
+        .split("\n\n")
+        .filter(|e| !e.starts_with(&format!("event: {kind}\n")))
+        .collect::<Vec<_>>()
+        .join("\n\n")
+}
+
+#[test]
+fn stream_faults_never_run_a_tool_and_pause_with_the_reason() {
+    let tool = fixture("responses-tool.sse");
+    let cases: Vec<(&str, MockResponse, &str)> = vec![
+        (
+            "missing terminal event",
+            MockResponse::sse_text(&without_event(&tool, "response.completed"), 300),
+            "paused",
+        ),
+        (
+            "sequence gap",
+            MockResponse::sse_text(&without_event(&tool, "response.in_progress"), 300),
+            "sequence",
+        ),
+        (
+            "unknown event type",
+            MockResponse::sse_text(
+                &tool.replace("response.in_progress", "response.surprise"),
+                300,
+            ),
+            "response.surprise",
+        ),
+        (
+            "wrong MIME",
+            MockResponse::sse_text(&tool, 300)
+                .without_header("content-type")
+                .header("content-type", "text/html"),
+            "text/html",
+        ),
+        (
+            "redirect",
+            MockResponse::redirect(302, "http://127.0.0.1:9/elsewhere"),
+            "redirect",
+        ),
+        (
+            "context length",
+            MockResponse::openai_error(
+                400,
+                "context_length_exceeded",
+                "This model's maximum context length is 8192 tokens",
+            ),
+            "failed",
+        ),
+    ];
+    for (name, response, expect) in cases {
+        let (reason, _w, mock) = paused_by(response);
+        assert!(
+            reason.to_lowercase().contains(&expect.to_lowercase()),
+            "{name}: {reason}"
+        );
+        assert!(
+            mock.requests().iter().all(|r| r.path.starts_with("/v1/")),
+            "{name}: a redirect was followed"
+        );
+    }
+}
+
+#[test]
+fn a_429_with_retry_after_and_a_500_are_retried_before_any_byte() {
+    let w = World::new();
+    notes(&w);
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/responses",
+        MockResponse::openai_error(429, "rate_limit_exceeded", "slow down")
+            .header("retry-after", "1"),
+    );
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-tool.sse"), 4096),
+    );
+    mock.push(
+        "/v1/responses",
+        MockResponse::openai_error(500, "server_error", "oops"),
+    );
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 4096),
+    );
+    let base = mock.base_url();
+    let env = live_env(&mock, "responses", &base);
+    let mut s = live_jsonl(&w, &env);
+    let t = std::time::Instant::now();
+    let rid = s.submit("read it");
+    assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
+    assert!(
+        t.elapsed() >= std::time::Duration::from_secs(1),
+        "retry-after was not honoured"
+    );
+    let started = s
+        .seen
+        .iter()
+        .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
+        .count();
+    assert_eq!(started, 1);
+    s.finish();
+    assert_eq!(mock.requests_to("/v1/responses").len(), 4);
+}
+
+#[test]
+fn a_context_length_error_compacts_once_with_a_live_summary_then_retries() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    let text = fixture("responses-text.sse");
+    for _ in 0..3 {
+        mock.push("/v1/responses", MockResponse::sse_text(&text, 4096));
+    }
+    mock.push(
+        "/v1/responses",
+        MockResponse::openai_error(
+            400,
+            "context_length_exceeded",
+            "maximum context length exceeded",
+        ),
+    );
+    mock.push("/v1/responses", MockResponse::sse_text(&text, 4096)); // the summary
+    mock.push("/v1/responses", MockResponse::sse_text(&text, 4096)); // the retried generation
+    let base = mock.base_url();
+    let env = live_env(&mock, "responses", &base);
+    let mut s = live_jsonl(&w, &env);
+    for n in 1..=4 {
+        let rid = s.submit(&format!("task {n}"));
+        assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
+    }
+    s.finish();
+    let requests = mock.requests_to("/v1/responses");
+    assert_eq!(requests.len(), 6);
+    let summary = requests[4].json();
+    assert!(
+        summary.get("tools").is_none(),
+        "the compaction request offers no tools"
+    );
+    assert!(
+        summary["instructions"]
+            .as_str()
+            .unwrap()
+            .starts_with("Summarise the conversation")
+    );
+    let retried = String::from_utf8(requests[5].body.clone()).unwrap();
+    assert!(
+        retried.contains("Summary of the earlier conversation"),
+        "{retried}"
+    );
+    let journal: String = std::fs::read_dir(w.path("session"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("journal-")
+        })
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    assert!(journal.contains("\"method\":\"live\""));
+    assert_eq!(journal.matches("\"kind\":\"usage\"").count(), 5);
+}

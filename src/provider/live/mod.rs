@@ -14,7 +14,7 @@ use super::http::{
 };
 use super::responses::{ResponsesReducer, request_body as responses_body};
 use super::{
-    Generated, GenerationRequest, ModelTurn, NativeItem, Provider, ProviderError, ToolCall,
+    Generated, GenerationRequest, ModelTurn, NativeItem, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::config::{Config, Provider as ProviderConfig, Secret};
 
@@ -231,7 +231,10 @@ impl Provider for LiveProvider {
         }
     }
 
-    fn summarize(&self, request: &GenerationRequest<'_>) -> Option<Result<String, ProviderError>> {
+    fn summarize(
+        &self,
+        request: &GenerationRequest<'_>,
+    ) -> Option<Result<(String, Option<Usage>), ProviderError>> {
         let summary = GenerationRequest {
             tools: &[],
             ..*request
@@ -239,7 +242,7 @@ impl Provider for LiveProvider {
         Some(
             self.generate_full(&summary, &mut |_| {})
                 .and_then(|g| match g.turn {
-                    ModelTurn::Final { text } => Ok(text),
+                    ModelTurn::Final { text } => Ok((text, g.usage)),
                     _ => Err(ProviderError::Inadmissible(
                         "the compaction request did not answer with a summary".into(),
                     )),
