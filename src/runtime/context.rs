@@ -149,11 +149,7 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                     r.completed_in_epoch = 0;
                 }
             }
-            Record::Done(d) => {
-                if epoch_turns.insert(d.request_id) {
-                    r.completed_in_epoch += 1;
-                }
-            }
+            Record::Done(d) if epoch_turns.insert(d.request_id) => r.completed_in_epoch += 1,
             _ => {}
         }
     }
