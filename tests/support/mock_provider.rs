@@ -385,6 +385,8 @@ fn serve(
                 _ = &mut stop => break,
                 accepted = listener.accept() => {
                     let Ok((tcp, _)) = accepted else { continue };
+                    // Like real API servers: no Nagle delay between a response's chunks.
+                    let _ = tcp.set_nodelay(true);
                     let state = Arc::clone(&state);
                     let acceptor = acceptor.clone();
                     tokio::spawn(async move {
