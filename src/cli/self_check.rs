@@ -10,9 +10,10 @@ use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 
 use super::{Args, Exit, Failure, start};
-use crate::config::Env;
+use crate::config::{DEFAULT_RESPONSES_BASE_URL, Env};
 use crate::home::{AnsaHome, ensure_private_dir};
 use crate::instructions::FileExclusion;
+use crate::provider::http::{ClientOptions, HttpClient};
 use crate::tools::{self, ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
 
 /// Runs every check and reports each on stdout.
@@ -45,11 +46,26 @@ pub fn run(home: &AnsaHome, args: &Args, env: &Env) -> Result<Exit, Failure> {
             })
             .map_err(|f| f.message.clone()),
     );
+    if let Ok(c) = &config {
+        report("tls", check_tls(c));
+    }
     let scratch = scratch()?;
     report("journal", check_journal(&scratch.join("session"), &scratch));
     report("engine", check_engine(home, &scratch));
     let _ = std::fs::remove_dir_all(&scratch);
     Ok(if ok { Exit::Success } else { Exit::TaskFailed })
+}
+
+fn check_tls(config: &crate::config::Config) -> Result<String, String> {
+    let options = ClientOptions {
+        ca_file: config.ca_file.clone(),
+        ..ClientOptions::default()
+    };
+    HttpClient::new(DEFAULT_RESPONSES_BASE_URL, &options).map_err(|e| e.to_string())?;
+    Ok(match &config.ca_file {
+        Some(ca) => format!("system roots and {} loaded", ca.display()),
+        None => "system roots loaded".into(),
+    })
 }
 
 fn check_home(home: &AnsaHome) -> Result<String, String> {

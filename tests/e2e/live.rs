@@ -495,3 +495,39 @@ fn a_context_length_error_compacts_once_with_a_live_summary_then_retries() {
     assert!(journal.contains("\"method\":\"live\""));
     assert_eq!(journal.matches("\"kind\":\"usage\"").count(), 5);
 }
+
+#[test]
+fn model_flags_bind_the_requested_and_the_exact_returned_model() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 4096),
+    );
+    let base = mock.base_url();
+    let mut c = w.command(&[
+        "--model",
+        "gpt-alias",
+        "--returned-model",
+        "gpt-5.5",
+        "hello",
+    ]);
+    for (k, v) in live_env(&mock, "responses", &base) {
+        c.env(k, v);
+    }
+    let out = c.output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "Hello from the model. The answer is 42.\n"
+    );
+    assert_eq!(
+        mock.requests_to("/v1/responses")[0].json()["model"],
+        "gpt-alias"
+    );
+}

@@ -111,7 +111,7 @@ fn self_check_passes_on_a_fresh_home() {
     let out = w.command(&["--self-check"]).output().unwrap();
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{stdout}");
-    for check in ["home", "config", "journal", "engine"] {
+    for check in ["home", "config", "tls", "journal", "engine"] {
         assert!(stdout.contains(&format!("ok    {check}")), "{stdout}");
     }
 }
