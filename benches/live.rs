@@ -93,8 +93,8 @@ fn fixture(name: &str) -> String {
 fn split_before_last_event(stream: &str) -> (Vec<u8>, Vec<u8>) {
     let at = stream.trim_end().rfind("\n\nevent: ").unwrap() + 2;
     (
-        stream[..at].as_bytes().to_vec(),
-        stream[at..].as_bytes().to_vec(),
+        stream.as_bytes()[..at].to_vec(),
+        stream.as_bytes()[at..].to_vec(),
     )
 }
 
@@ -102,9 +102,9 @@ fn split_around_first(stream: &str, kind: &str) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
     let start = stream.find(&format!("event: {kind}\n")).unwrap();
     let end = start + stream[start..].find("\n\n").unwrap() + 2;
     (
-        stream[..start].as_bytes().to_vec(),
-        stream[start..end].as_bytes().to_vec(),
-        stream[end..].as_bytes().to_vec(),
+        stream.as_bytes()[..start].to_vec(),
+        stream.as_bytes()[start..end].to_vec(),
+        stream.as_bytes()[end..].to_vec(),
     )
 }
 
