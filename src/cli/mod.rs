@@ -58,7 +58,11 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     if args.models {
         return models::run(&home, &env, args);
     }
-    let started = start::start(&home, &env, args)?;
+    let tui = !args.jsonl()
+        && args.task.is_none()
+        && io::stdin().is_terminal()
+        && io::stdout().is_terminal();
+    let started = start::start(&home, &env, args, tui)?;
     let session_hint = started.session_hint.clone();
     let link = started.link;
     let stdout = io::stdout();
@@ -67,6 +71,20 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         let stdin = io::BufReader::new(io::stdin());
         ansa_ui::run_jsonl(link, stdin, stdout.lock(), stderr).map_err(Failure::io)?;
         Exit::Success
+    } else if tui {
+        let info = ansa_ui::tui::TuiInfo {
+            cwd: started.cwd.display().to_string(),
+            model: started.model.clone(),
+            session_hint,
+            theme: ansa_ui::tui::Theme::detect(),
+        };
+        let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;
+        if exit.code == Exit::Interrupted.code() {
+            // Interrupted: the TUI already asked the runtime to cancel; the journal keeps the
+            // turn consistent, so leave at once rather than wait for the work to wind down.
+            return Ok(Exit::Interrupted);
+        }
+        Exit::from_code(exit.code)
     } else if let Some(task) = &args.task {
         let interrupted = interrupt::watch(link.commands.clone());
         let outcome = ansa_ui::run_one_shot(link, task, Mode::Basic, stdout.lock(), stderr.lock())
@@ -74,12 +92,6 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         interrupted_or(&interrupted, outcome.exit_code())
     } else {
         let interrupted = interrupt::watch(link.commands.clone());
-        if io::stdin().is_terminal() {
-            let _ = writeln!(
-                io::stderr(),
-                "ansa: session {session_hint}; type a task per line, Ctrl+D to finish"
-            );
-        }
         let stdin = io::stdin().lock();
         let outcome = ansa_ui::run_lines(
             link,

@@ -26,6 +26,10 @@ pub struct Started {
     pub handle: RuntimeHandle,
     /// How to reopen this session (`ansa --session <this>`).
     pub session_hint: String,
+    /// The workspace.
+    pub cwd: PathBuf,
+    /// The requested model.
+    pub model: String,
 }
 
 /// The workspace directory: `--cwd`, else the session's own cwd, else the process cwd.
@@ -76,7 +80,8 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
 }
 
 /// Opens the session the arguments name (or a new one) and starts the runtime on it.
-pub fn start(home: &AnsaHome, env: &Env, args: &Args) -> Result<Started, Failure> {
+/// `previews`: publish `text_preview` events (the TUI shows them; JSONL and line mode do not).
+pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<Started, Failure> {
     let profile = profile(args, home, env)?;
     let sessions = home.sessions();
     let options = JournalOptions::default();
@@ -135,12 +140,19 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args) -> Result<Started, Failure
     let config = load_config(home, &cwd, env, args)?;
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
-    let setup = build_setup(home, &cwd, &config, &instructions, session, args)?;
+    let mut setup = build_setup(home, &cwd, &config, &instructions, session, args)?;
+    setup.previews = previews;
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
     Ok(Started {
         link,
         handle,
         session_hint: hint,
+        model: match (&args.script, offline(args, &config)) {
+            (Some(_), _) => "scripted".to_owned(),
+            (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
+            (None, false) => config.model.clone(),
+        },
+        cwd,
     })
 }
 

@@ -10,3 +10,5 @@ mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 mod oneshot;
+mod tmux;
+mod tui;

@@ -5,6 +5,7 @@
 //! - [`run_jsonl`]: the JSONL driver (ANSA.md §7): commands on input, events on output.
 //! - [`run_lines`]: line mode without a TTY: one task per input line.
 //! - [`run_one_shot`]: `ansa 'TASK'`: one task, only the verified answer on stdout.
+//! - [`run_tui`]: the Carbon TUI, an inline chat on a terminal.
 
 #![forbid(unsafe_code)]
 
@@ -17,6 +18,7 @@ pub mod link;
 mod oneshot;
 mod outcome;
 mod status;
+pub mod tui;
 
 pub use error::UiError;
 pub use jsonl::run_jsonl;
@@ -27,3 +29,4 @@ pub use outcome::{
     EXIT_AUTH, EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome,
     TurnOutcome,
 };
+pub use tui::{TuiExit, TuiInfo, run_tui};

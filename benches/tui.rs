@@ -1,0 +1,196 @@
+//! Carbon TUI benchmarks (issue 9 targets), against the release binary in a real pseudo-terminal:
+//! - start to first frame (process spawn until the footer is drawn) — ≤ 30 ms;
+//! - steady memory with 1,000 exchanges in the session's history — ≤ 40 MB.
+//!
+//! The harness answers the terminal's cursor-position queries (`ESC [ 6 n`) like a terminal
+//! would. Run: `cargo bench -p ansa --bench tui`.
+
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::pty::{OpenptyResult, Winsize, openpty};
+
+/// Text of the footer: drawn once the first frame is complete.
+const FOOTER: &str = "Enter send";
+const RUNS: usize = 30;
+
+fn main() {
+    let exe = env!("CARGO_BIN_EXE_ansa");
+    let dir = tempfile::tempdir().unwrap();
+    first_frame(exe, dir.path());
+    memory(exe, dir.path());
+}
+
+struct Pty {
+    master: std::fs::File,
+    child: Child,
+    screen: Vec<u8>,
+}
+
+impl Pty {
+    fn spawn(exe: &str, args: &[&str], home: &Path, cwd: &Path) -> Pty {
+        let size = Winsize {
+            ws_row: 40,
+            ws_col: 120,
+            ws_xpixel: 0,
+            ws_ypixel: 0,
+        };
+        let OpenptyResult { master, slave } = openpty(Some(&size), None).unwrap();
+        let stdio = |fd: &OwnedFd| Stdio::from(fd.try_clone().unwrap());
+        let child = Command::new(exe)
+            .args(args)
+            .current_dir(cwd)
+            .env("ANSA_HOME", home)
+            .env("TERM", "xterm-256color")
+            .env_remove("NO_COLOR")
+            .stdin(stdio(&slave))
+            .stdout(stdio(&slave))
+            .stderr(stdio(&slave))
+            .spawn()
+            .unwrap();
+        drop(slave);
+        let flags = nix::fcntl::fcntl(&master, nix::fcntl::FcntlArg::F_GETFL).unwrap();
+        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+        nix::fcntl::fcntl(&master, nix::fcntl::FcntlArg::F_SETFL(flags)).unwrap();
+        Pty {
+            master: std::fs::File::from(master),
+            child,
+            screen: Vec::new(),
+        }
+    }
+
+    /// Reads until the output contains `marker`, answering cursor-position queries.
+    fn until(&mut self, marker: &str, limit: Duration) -> bool {
+        let deadline = Instant::now() + limit;
+        let mut buf = [0u8; 65536];
+        let mut answered = 0;
+        loop {
+            match self.master.read(&mut buf) {
+                Ok(0) => return false,
+                Ok(n) => self.screen.extend_from_slice(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+                Err(_) => return false,
+            }
+            let queries = self.screen.windows(4).filter(|w| w == b"\x1b[6n").count();
+            while answered < queries {
+                let _ = self.master.write_all(b"\x1b[1;1R");
+                answered += 1;
+            }
+            if String::from_utf8_lossy(&self.screen).contains(marker) {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+        }
+    }
+
+    fn send(&mut self, bytes: &[u8]) {
+        self.master.write_all(bytes).unwrap();
+    }
+
+    fn rss_kb(&self, field: &str) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        status
+            .lines()
+            .find(|l| l.starts_with(field))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0)
+    }
+
+    fn stop(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn first_frame(exe: &str, root: &Path) {
+    let cwd = root.join("ws-frame");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let mut times = Vec::new();
+    for run in 0..RUNS {
+        let home = root.join(format!("home-frame-{run}"));
+        let t = Instant::now();
+        let mut pty = Pty::spawn(exe, &["--offline"], &home, &cwd);
+        assert!(
+            pty.until(FOOTER, Duration::from_secs(10)),
+            "no first frame: {}",
+            String::from_utf8_lossy(&pty.screen)
+        );
+        times.push(t.elapsed());
+        pty.stop();
+    }
+    times.sort();
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!(
+        "start → first frame (pty, 120×40): n={} p50={:.2} ms p95={:.2} ms min={:.2} ms",
+        times.len(),
+        ms(times[times.len() / 2]),
+        ms(times[(times.len() - 1) * 95 / 100]),
+        ms(times[0])
+    );
+}
+
+fn memory(exe: &str, root: &Path) {
+    let cwd = root.join("ws-memory");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let home = root.join("home-memory");
+    let session = root.join("session-1000");
+    // 1,000 exchanges through the real runtime (offline provider), over JSONL.
+    let mut jsonl = Command::new(exe)
+        .args(["--offline-jsonl", "--session"])
+        .arg(&session)
+        .current_dir(&cwd)
+        .env("ANSA_HOME", &home)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = std::io::BufReader::new(jsonl.stdout.take().unwrap());
+    let mut first = String::new();
+    std::io::BufRead::read_line(&mut out, &mut first).unwrap();
+    let snap: serde_json::Value = serde_json::from_str(&first).unwrap();
+    let incarnation = snap["incarnation"].as_str().unwrap().to_owned();
+    let mut stdin = jsonl.stdin.take().unwrap();
+    for n in 0..1000 {
+        let line = serde_json::json!({"schema_version":1,"session":"offline","incarnation":incarnation,
+            "turn":0,"command_id":format!("m-{n}"),"type":"submit",
+            "text":format!("exchange number {n}: please look up the value and explain it in a sentence or two")});
+        writeln!(stdin, "{line}").unwrap();
+    }
+    drop(stdin);
+    let reader = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    assert!(jsonl.wait().unwrap().success());
+    let _ = reader.join();
+    let mut pty = Pty::spawn(
+        exe,
+        &["--offline", "--session", session.to_str().unwrap()],
+        &home,
+        &cwd,
+    );
+    assert!(pty.until(FOOTER, Duration::from_secs(20)), "no first frame");
+    let opened = pty.rss_kb("VmRSS:");
+    // Expand the history and page back through the journal.
+    pty.send(b"\x06");
+    for _ in 0..20 {
+        pty.send(b"\x1b[5~");
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    let _ = pty.until("\u{0}never", Duration::from_millis(300));
+    let paged = pty.rss_kb("VmRSS:");
+    let peak = pty.rss_kb("VmHWM:");
+    println!(
+        "memory with 1,000 exchanges: RSS after first frame {:.1} MB, after expanding + 20 pages {:.1} MB, peak {:.1} MB",
+        opened as f64 / 1024.0,
+        paged as f64 / 1024.0,
+        peak as f64 / 1024.0
+    );
+    pty.stop();
+}

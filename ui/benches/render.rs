@@ -1,0 +1,164 @@
+//! Benchmarks of the Carbon TUI text path: a 10,000-line Markdown answer (paragraphs, lists,
+//! code) rendered at width 100, word wrap alone of 10,000 lines at width 100, and sanitize
+//! throughput on clean and hostile text. Prints the p50 (and min) of several runs.
+//!
+//! Run: `cargo bench -p ansa-ui --bench render`.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use ansa_ui::tui::Theme;
+use ansa_ui::tui::markdown::render_markdown;
+use ansa_ui::tui::sanitize::sanitize;
+use ansa_ui::tui::wrap::wrap_plain;
+use ratatui::style::Style;
+
+const LINES: usize = 10_000;
+const WIDTH: u16 = 100;
+const RUNS: usize = 21;
+
+fn main() {
+    let answer = markdown_answer(LINES);
+    let plain = plain_text(LINES);
+    println!(
+        "input: markdown {} lines / {:.2} MB, plain {} lines / {:.2} MB, width {WIDTH}",
+        answer.lines().count(),
+        mb(answer.len()),
+        plain.lines().count(),
+        mb(plain.len())
+    );
+
+    let mut out_lines = 0;
+    let md = measure(|| {
+        let lines = render_markdown(black_box(&answer), WIDTH, Theme { plain: false });
+        out_lines = lines.len();
+        black_box(lines);
+    });
+    report("render_markdown (10,000 lines)", md, LINES, out_lines);
+
+    let wrap = measure(|| {
+        let lines = wrap_plain(black_box(&plain), Style::default(), WIDTH);
+        out_lines = lines.len();
+        black_box(lines);
+    });
+    report("wrap_plain (10,000 lines)", wrap, LINES, out_lines);
+
+    let clean = measure(|| {
+        black_box(sanitize(black_box(&answer)));
+    });
+    throughput("sanitize clean (borrowed)", clean, answer.len());
+
+    let hostile = hostile_text(answer.len());
+    let dirty = measure(|| {
+        black_box(sanitize(black_box(&hostile)));
+    });
+    throughput("sanitize hostile (rewritten)", dirty, hostile.len());
+}
+
+/// The p50 and min of `RUNS` runs after one warm-up.
+fn measure(mut run: impl FnMut()) -> (Duration, Duration) {
+    run();
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let start = Instant::now();
+            run();
+            start.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[RUNS / 2], times[0])
+}
+
+fn report(name: &str, (p50, min): (Duration, Duration), lines: usize, out: usize) {
+    let per_k = p50.as_secs_f64() * 1e3 / (lines as f64 / 1000.0);
+    println!(
+        "{name:<32} p50 {:>7.3} ms  min {:>7.3} ms  {per_k:.3} ms per 1,000 lines  ({out} lines out)",
+        ms(p50),
+        ms(min)
+    );
+}
+
+fn throughput(name: &str, (p50, min): (Duration, Duration), bytes: usize) {
+    println!(
+        "{name:<32} p50 {:>7.3} ms  min {:>7.3} ms  {:.0} MB/s",
+        ms(p50),
+        ms(min),
+        mb(bytes) / p50.as_secs_f64()
+    );
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn mb(bytes: usize) -> f64 {
+    bytes as f64 / 1e6
+}
+
+/// A model answer of `lines` lines cycling through headings, paragraphs with emphasis, code
+/// and links, lists, nested lists and fenced code.
+fn markdown_answer(lines: usize) -> String {
+    const BLOCK: &[&str] = &[
+        "## Section heading",
+        "",
+        "The function **parses** the input with a *streaming* reader and returns `Result<T, E>` so",
+        "that callers can decide what to do with errors; see [the docs](https://example.com/docs)",
+        "for the details of the format, including edge cases such as empty lines and CRLF endings.",
+        "",
+        "- first item with a short note",
+        "- second item that is long enough to wrap past the right edge of a hundred-column terminal",
+        "  - nested item with `inline code` and ~~an old name~~",
+        "  - another nested item",
+        "1. step one",
+        "2. step two, which explains something at length so that the wrapping has work to do here",
+        "",
+        "```rust",
+        "fn main() {",
+        "    let answer = compute(42).expect(\"the answer\"); // 漢字 and émoji 🦀 in a comment",
+        "    println!(\"{answer}\");",
+        "}",
+        "```",
+        "",
+    ];
+    let mut out = String::new();
+    for i in 0..lines {
+        out.push_str(BLOCK[i % BLOCK.len()]);
+        out.push('\n');
+    }
+    out
+}
+
+/// `lines` lines of prose, some longer than the width.
+fn plain_text(lines: usize) -> String {
+    const LINE: &[&str] = &[
+        "A plain line of prose that fits.",
+        "A longer line of prose that goes on and on, well past the hundred columns of a terminal window, and wraps twice maybe.",
+        "",
+        "Mixed widths: 漢字 and emoji 🦀 and combining e\u{301} marks in one line of text here.",
+    ];
+    let mut out = String::new();
+    for i in 0..lines {
+        out.push_str(LINE[i % LINE.len()]);
+        out.push('\n');
+    }
+    out
+}
+
+/// Text of about `len` bytes with an escape sequence or control every few words.
+fn hostile_text(len: usize) -> String {
+    const PIECES: &[&str] = &[
+        "plain words here ",
+        "\x1b[1;31mred\x1b[0m ",
+        "\x1b]8;;https://x\x07link\x1b]8;;\x07 ",
+        "bidi\u{202e}txet\u{202c} ",
+        "cr\r\n",
+        "\u{9b}2J ",
+    ];
+    let mut out = String::with_capacity(len + 64);
+    let mut i = 0;
+    while out.len() < len {
+        out.push_str(PIECES[i % PIECES.len()]);
+        i += 1;
+    }
+    out
+}

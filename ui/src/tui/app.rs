@@ -1,0 +1,457 @@
+//! The state of the Carbon TUI and what keys do to it.
+//!
+//! Everything here is pure: [`App::on_key`], [`App::on_paste`] and [`App::on_event`] (in
+//! `events.rs`) change the state and return [`Action`]s (commands to send, exit); dialog that
+//! is finished goes into an outbox ([`App::take_commits`]) that the driver prints into the
+//! terminal's scrollback exactly once. Time is the `now` field, set by the driver before each
+//! batch of input, so tests control every duration shown.
+
+use std::time::Instant;
+
+use ansa_sessions::protocol::{Command, CommandBody, ProtocolContext};
+use ansa_sessions::{CommandId, Mode, TranscriptQuery};
+use crossterm::event::{KeyEvent, KeyEventKind};
+
+use super::history::HistoryPane;
+use super::input::Input;
+use super::keys::{self, Intent, SLASH_HELP, Slash};
+pub(crate) use super::model::{
+    Action, Entry, Flags, LivePreview, Notice, Paused, Pending, Purpose, Task, TaskKind, TaskState,
+    Tone, ToolLine,
+};
+use super::theme::Theme;
+use super::view;
+
+/// Exit code after a second Ctrl+C or a termination signal.
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
+
+/// Transcript entries asked for on open: the last three exchanges and an unfinished request.
+pub(crate) const OPEN_PAGE: u32 = 8;
+
+/// The whole TUI state.
+#[derive(Debug)]
+pub(crate) struct App {
+    /// Colours.
+    pub theme: Theme,
+    /// Working directory for the header.
+    pub cwd: String,
+    /// Model for the header.
+    pub model: String,
+    /// The session ID (or empty) for `--session`.
+    pub session_hint: String,
+    /// The current time, set by the driver.
+    pub now: Instant,
+    /// Terminal width.
+    pub width: u16,
+    /// Terminal height.
+    pub height: u16,
+    /// The input line.
+    pub input: Input,
+    /// Mode of the next task.
+    pub mode: Mode,
+    /// Command context from the first snapshot.
+    pub ctx: Option<ProtocolContext>,
+    /// Latest known turn number.
+    pub turn: u64,
+    pub(crate) last_sequence: u64,
+    sent: u64,
+    /// Snapshot flags.
+    pub flags: Flags,
+    /// The task being followed.
+    pub task: Option<Task>,
+    /// A paused turn.
+    pub paused: Option<Paused>,
+    /// Running tool calls of the task.
+    pub tools: Vec<ToolLine>,
+    /// The streaming answer.
+    pub preview: Option<LivePreview>,
+    /// A transient hint in the live region.
+    pub notice: Option<Notice>,
+    /// `/status` is shown.
+    pub status_open: bool,
+    /// The history pane.
+    pub history: HistoryPane,
+    /// A Ctrl+C was the last key: another one exits.
+    pub armed: bool,
+    /// Exit when the task ends (Ctrl+D, `/exit`).
+    pub exit_after_task: bool,
+    /// The live region must be repainted from scratch (Ctrl+L).
+    pub repaint: bool,
+    pub(crate) commits: Vec<Entry>,
+    pub(crate) queries: Vec<Pending>,
+}
+
+impl App {
+    /// A fresh state; the header is the first thing committed.
+    pub fn new(cwd: String, model: String, session_hint: String, theme: Theme) -> Self {
+        App {
+            theme,
+            cwd,
+            model,
+            session_hint,
+            now: Instant::now(),
+            width: 80,
+            height: 24,
+            input: Input::default(),
+            mode: Mode::Basic,
+            ctx: None,
+            turn: 0,
+            last_sequence: 0,
+            sent: 0,
+            flags: Flags::default(),
+            task: None,
+            paused: None,
+            tools: Vec::new(),
+            preview: None,
+            notice: None,
+            status_open: false,
+            history: HistoryPane::default(),
+            armed: false,
+            exit_after_task: false,
+            repaint: false,
+            commits: vec![Entry::Header],
+            queries: Vec::new(),
+        }
+    }
+
+    /// Dialog to print into scrollback, in order; each entry is returned once.
+    pub fn take_commits(&mut self) -> Vec<Entry> {
+        std::mem::take(&mut self.commits)
+    }
+
+    pub(crate) fn commit(&mut self, entry: Entry) {
+        self.commits.push(entry);
+    }
+
+    pub(crate) fn say(&mut self, tone: Tone, text: impl Into<String>) {
+        self.notice = Some(Notice::new(tone, text));
+    }
+
+    /// The terminal was resized.
+    pub fn resize(&mut self, width: u16, height: u16) {
+        self.width = width.max(1);
+        self.height = height.max(1);
+    }
+
+    /// Columns the input text wraps at.
+    pub fn input_columns(&self) -> u16 {
+        view::input_columns(self.width)
+    }
+
+    /// True while a submitted or resumed task has not ended.
+    pub fn busy(&self) -> bool {
+        self.task.is_some()
+    }
+
+    /// A command ID unique across incarnations: `tui-<incarnation>-<n>`.
+    fn next_id(&mut self) -> Option<CommandId> {
+        let ctx = self.ctx.as_ref()?;
+        self.sent += 1;
+        CommandId::new(format!("tui-{}-{}", ctx.incarnation.as_str(), self.sent)).ok()
+    }
+
+    /// A command with a fresh ID, or `None` before the first snapshot.
+    pub(crate) fn command(&mut self, body: CommandBody) -> Option<Command> {
+        let command_id = self.next_id()?;
+        Some(Command {
+            turn: self.turn,
+            command_id,
+            body,
+        })
+    }
+
+    /// Asks for a transcript page for `purpose`.
+    pub(crate) fn ask_transcript(
+        &mut self,
+        query: TranscriptQuery,
+        purpose: Purpose,
+        out: &mut Vec<Action>,
+    ) -> bool {
+        let Some(command) = self.command(CommandBody::Transcript(query)) else {
+            return false;
+        };
+        self.queries.push(Pending {
+            id: command.command_id.clone(),
+            query: Some(query),
+            purpose,
+        });
+        out.push(Action::Send(command));
+        true
+    }
+
+    /// Asks for a snapshot after lost events (once at a time).
+    pub(crate) fn ask_snapshot(&mut self, out: &mut Vec<Action>) {
+        if self.queries.iter().any(|p| p.purpose == Purpose::Snapshot) {
+            return;
+        }
+        let after_sequence = self.last_sequence;
+        if let Some(command) = self.command(CommandBody::Snapshot { after_sequence }) {
+            self.queries.push(Pending {
+                id: command.command_id.clone(),
+                query: None,
+                purpose: Purpose::Snapshot,
+            });
+            out.push(Action::Send(command));
+        }
+    }
+
+    /// Handles a bracketed paste: the text goes into the input as typed text.
+    pub fn on_paste(&mut self, text: &str) {
+        self.armed = false;
+        self.input.insert(text);
+    }
+
+    /// Handles a key press.
+    pub fn on_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        let mut out = Vec::new();
+        if key.kind == KeyEventKind::Release {
+            return out;
+        }
+        let Some(intent) = keys::intent(key) else {
+            return out;
+        };
+        if intent != Intent::Interrupt {
+            self.armed = false;
+            if matches!(
+                self.notice,
+                Some(Notice {
+                    tone: Tone::Info,
+                    ..
+                })
+            ) {
+                self.notice = None;
+            }
+        }
+        let columns = self.input_columns();
+        match intent {
+            Intent::Insert(c) => self.input.insert_char(c),
+            Intent::Newline => self.input.newline(),
+            Intent::Submit => self.submit(&mut out),
+            Intent::Backspace => self.input.backspace(),
+            Intent::Delete => self.input.delete(),
+            Intent::Left => self.input.left(),
+            Intent::Right => self.input.right(),
+            Intent::WordLeft => self.input.word_left(),
+            Intent::WordRight => self.input.word_right(),
+            Intent::Home => self.input.home(),
+            Intent::End => self.input.end(),
+            Intent::Up => self.input.up(columns),
+            Intent::Down => self.input.down(columns),
+            Intent::DeleteWordBack => self.input.delete_word_back(),
+            Intent::KillToStart => self.input.kill_to_start(),
+            Intent::KillToEnd => self.input.kill_to_end(),
+            Intent::ToggleMode => {
+                self.mode = match self.mode {
+                    Mode::Basic => Mode::Plan,
+                    Mode::Plan => Mode::Basic,
+                }
+            }
+            Intent::Interrupt => self.interrupt(&mut out),
+            Intent::FinishThenExit => self.finish_then_exit(&mut out),
+            Intent::ToggleHistory => self.toggle_history(&mut out),
+            Intent::PageUp => self.page_up(&mut out),
+            Intent::PageDown => self.page_down(&mut out),
+            Intent::Dismiss => {
+                self.status_open = false;
+                self.notice = None;
+                self.history.open = false;
+            }
+            Intent::Repaint => self.repaint = true,
+        }
+        out
+    }
+
+    /// A termination signal (SIGTERM, SIGHUP, SIGINT): cancel the running task and leave.
+    pub fn on_signal(&mut self) -> Vec<Action> {
+        let mut out = Vec::new();
+        if self.task.as_ref().is_some_and(|t| !t.cancelling) {
+            self.cancel(&mut out);
+        }
+        out.push(Action::Exit(EXIT_INTERRUPTED));
+        out
+    }
+
+    fn submit(&mut self, out: &mut Vec<Action>) {
+        if let Some(command) = keys::slash(self.input.text()) {
+            if !matches!(command, Slash::Unknown(_)) {
+                self.input.take();
+            }
+            self.slash(command, out);
+            return;
+        }
+        if self.input.is_blank() {
+            return;
+        }
+        if self.ctx.is_none() {
+            self.say(
+                Tone::Warn,
+                "the session is still opening; your text is kept",
+            );
+            return;
+        }
+        if self.task.is_some() {
+            self.say(
+                Tone::Warn,
+                "one task at a time: your text is kept until this one ends (Ctrl+C cancels it)",
+            );
+            return;
+        }
+        let text = self.input.text().to_owned();
+        let body = CommandBody::Submit {
+            text: text.clone(),
+            mode: self.mode,
+        };
+        let submitted_turn = self.turn;
+        let Some(command) = self.command(body) else {
+            return;
+        };
+        self.input.take();
+        self.status_open = false;
+        self.notice = None;
+        self.task = Some(Task {
+            kind: TaskKind::Submit,
+            command_id: Some(command.command_id.clone()),
+            text,
+            mode: self.mode,
+            request: None,
+            accepted: false,
+            state: TaskState::Sending,
+            cancelling: false,
+            cancel_on_accept: false,
+            started: self.now,
+            submitted_turn,
+            answer: None,
+        });
+        out.push(Action::Send(command));
+    }
+
+    fn slash(&mut self, command: Slash, out: &mut Vec<Action>) {
+        self.status_open = false;
+        match command {
+            Slash::Basic => self.mode = Mode::Basic,
+            Slash::Plan => self.mode = Mode::Plan,
+            Slash::Status => self.status_open = true,
+            Slash::Cancel => self.cancel(out),
+            Slash::Resume => self.resume(out),
+            Slash::Exit => self.finish_then_exit(out),
+            Slash::Help => self.say(
+                Tone::Info,
+                format!(
+                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan · Ctrl+C \
+                     cancel · Ctrl+D exit · Ctrl+F history · PgUp/PgDn page"
+                ),
+            ),
+            Slash::Unknown(word) => self.say(
+                Tone::Warn,
+                format!("{word} is not a command ({SLASH_HELP}); your text is kept"),
+            ),
+        }
+    }
+
+    /// Ctrl+C: cancel the task; a second one in a row exits.
+    fn interrupt(&mut self, out: &mut Vec<Action>) {
+        if self.armed {
+            out.push(Action::Exit(EXIT_INTERRUPTED));
+            return;
+        }
+        self.armed = true;
+        if self.task.as_ref().is_some_and(|t| !t.cancelling) {
+            self.cancel(out);
+            self.say(Tone::Info, "cancelling… press Ctrl+C again to exit");
+        } else {
+            self.say(Tone::Info, "press Ctrl+C again to exit");
+        }
+    }
+
+    /// Cancels the task (or the paused turn).
+    pub(crate) fn cancel(&mut self, out: &mut Vec<Action>) {
+        let target = match self.task.as_mut() {
+            Some(task) if task.cancelling => {
+                self.notice = Some(Notice::new(Tone::Info, "already cancelling"));
+                return;
+            }
+            Some(task) => {
+                task.cancelling = true;
+                match task.request.filter(|_| task.accepted) {
+                    Some(request) => request,
+                    None => {
+                        task.cancel_on_accept = true;
+                        return;
+                    }
+                }
+            }
+            None => match &self.paused {
+                Some(paused) => paused.request,
+                None => {
+                    self.say(Tone::Info, "nothing to cancel");
+                    return;
+                }
+            },
+        };
+        if let Some(command) = self.command(CommandBody::Cancel { target }) {
+            out.push(Action::Send(command));
+        }
+    }
+
+    fn resume(&mut self, out: &mut Vec<Action>) {
+        if self.task.is_some() {
+            self.say(
+                Tone::Warn,
+                "a task is running; /resume works when it has ended",
+            );
+            return;
+        }
+        let Some(target) = self.paused.as_ref().map(|p| p.request) else {
+            self.say(Tone::Info, "no paused request to resume");
+            return;
+        };
+        let submitted_turn = self.turn;
+        let Some(command) = self.command(CommandBody::Resume { target }) else {
+            return;
+        };
+        self.task = Some(Task {
+            kind: TaskKind::Resume,
+            command_id: Some(command.command_id.clone()),
+            text: String::new(),
+            mode: self.mode,
+            request: Some(target),
+            accepted: false,
+            state: TaskState::Sending,
+            cancelling: false,
+            cancel_on_accept: false,
+            started: self.now,
+            submitted_turn,
+            answer: None,
+        });
+        out.push(Action::Send(command));
+    }
+
+    /// Ctrl+D and `/exit`: leave now when idle, else when the task ends.
+    fn finish_then_exit(&mut self, out: &mut Vec<Action>) {
+        if self.task.is_some() {
+            self.exit_after_task = true;
+            self.say(
+                Tone::Info,
+                "exiting when this task ends (Ctrl+C cancels it)",
+            );
+        } else {
+            out.push(Action::Exit(0));
+        }
+    }
+
+    /// The task ended: the rest of its live state goes, and a pending exit happens.
+    pub(crate) fn end_task(&mut self, out: &mut Vec<Action>) {
+        for mut tool in std::mem::take(&mut self.tools) {
+            tool.ended = Some(self.now);
+            self.commit(Entry::Tool(tool));
+        }
+        self.preview = None;
+        self.task = None;
+        if self.armed {
+            self.say(Tone::Info, "press Ctrl+C again to exit");
+        }
+        if self.exit_after_task {
+            out.push(Action::Exit(0));
+        }
+    }
+}

@@ -1,0 +1,460 @@
+//! What runtime events do to the TUI state.
+
+use ansa_sessions::protocol::{
+    ErrorCode, Event, EventBody, PreviewState, SnapshotEvent, ToolPhase,
+};
+use ansa_sessions::{
+    CallId, CommandId, RequestId, Role, TranscriptPage, TranscriptQuery, TurnState,
+};
+
+use super::app::{
+    Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, Task, TaskKind, TaskState,
+    Tone, ToolLine,
+};
+use crate::follow::context;
+
+impl App {
+    /// Handles one runtime event.
+    pub fn on_event(&mut self, event: Event) -> Vec<Action> {
+        let mut out = Vec::new();
+        let gap = self.ctx.is_some() && event.stream_sequence != self.last_sequence + 1;
+        self.last_sequence = self.last_sequence.max(event.stream_sequence);
+        match event.body {
+            EventBody::Snapshot(s) => self.on_snapshot(s, &mut out),
+            EventBody::CommandAccepted {
+                command_id,
+                request_id,
+                turn,
+            }
+            | EventBody::CommandReplayed {
+                command_id,
+                request_id,
+                turn,
+            } => self.on_accepted(&command_id, request_id, turn, &mut out),
+            EventBody::TextPreview {
+                request_id,
+                generation,
+                text,
+                state,
+            } if self.ours(request_id) => self.on_preview(generation, text, state),
+            EventBody::TextDelta { request_id, text } if self.ours(request_id) => {
+                if let Some(task) = self.task.as_mut() {
+                    task.answer = Some(text);
+                }
+            }
+            EventBody::ToolStatus {
+                request_id,
+                call_id,
+                tool,
+                status,
+            } if self.ours(request_id) => self.on_tool(call_id, tool, status),
+            EventBody::TurnState {
+                request_id,
+                state,
+                reason,
+            } => self.on_turn_state(request_id, state, reason, &mut out),
+            EventBody::Done {
+                request_id,
+                durable,
+            } if self.ours(request_id) => self.on_done(request_id, durable, &mut out),
+            EventBody::ResyncRequired { .. } => {
+                self.say(Tone::Info, "some events were lost; catching up");
+                self.ask_snapshot(&mut out);
+            }
+            EventBody::Transcript(page) => self.on_page(page, &mut out),
+            EventBody::Error {
+                command_id,
+                code,
+                message,
+            } => self.on_error(command_id, code, message, &mut out),
+            _ => {}
+        }
+        if gap {
+            self.ask_snapshot(&mut out);
+        }
+        out
+    }
+
+    /// True when `request` is the followed task's request.
+    fn ours(&self, request: RequestId) -> bool {
+        self.task
+            .as_ref()
+            .is_some_and(|t| t.accepted && t.request == Some(request))
+    }
+
+    fn on_snapshot(&mut self, s: SnapshotEvent, out: &mut Vec<Action>) {
+        self.turn = self.turn.max(s.turn);
+        self.flags.read_only = s.read_only;
+        self.flags.storage_failed = s.storage_failed;
+        if self.ctx.is_none() {
+            self.ctx = Some(context(&s));
+            self.mode = s.mode;
+            self.adopt(&s);
+            let query = TranscriptQuery {
+                before: 0,
+                limit: OPEN_PAGE,
+                forward: false,
+            };
+            if s.transcript_size > 0 {
+                self.ask_transcript(query, Purpose::Opening, out);
+            }
+            return;
+        }
+        self.queries.retain(|p| p.purpose != Purpose::Snapshot);
+        self.catch_up(&s, out);
+    }
+
+    /// On open: a paused or still running turn of an earlier run.
+    fn adopt(&mut self, s: &SnapshotEvent) {
+        let Some(request) = s.request_id else {
+            return;
+        };
+        match s.state {
+            Some(TurnState::Paused) => {
+                self.paused = Some(Paused {
+                    request,
+                    reason: (!s.resume_available)
+                        .then(|| "resume is blocked (see the error above)".to_owned()),
+                });
+            }
+            Some(state @ (TurnState::Queued | TurnState::Running)) => {
+                self.task = Some(Task {
+                    kind: TaskKind::Submit,
+                    command_id: None,
+                    text: String::new(),
+                    mode: s.mode,
+                    request: Some(request),
+                    accepted: true,
+                    state: if state == TurnState::Queued {
+                        TaskState::Queued
+                    } else {
+                        TaskState::Running
+                    },
+                    cancelling: false,
+                    cancel_on_accept: false,
+                    started: self.now,
+                    submitted_turn: s.turn,
+                    answer: None,
+                });
+                if let Some(p) = &s.preview {
+                    self.on_preview(p.generation, p.text.clone(), p.state);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// After lost events: bring the task up to date with a snapshot.
+    fn catch_up(&mut self, s: &SnapshotEvent, out: &mut Vec<Action>) {
+        if let Some(task) = self.task.as_ref()
+            && !task.accepted
+            && task.kind == TaskKind::Submit
+            && s.turn > task.submitted_turn
+            && let (Some(request), Some(id)) = (s.request_id, task.command_id.clone())
+        {
+            // The acceptance was lost; the only newer turn is ours.
+            self.on_accepted(&id, request, s.turn, out);
+        }
+        let Some(request) = s.request_id.filter(|r| self.ours(*r)) else {
+            if self.task.is_none()
+                && s.state == Some(TurnState::Paused)
+                && let Some(request) = s.request_id
+                && self.paused.is_none()
+            {
+                self.paused = Some(Paused {
+                    request,
+                    reason: None,
+                });
+            }
+            return;
+        };
+        if let Some(p) = &s.preview {
+            self.on_preview(p.generation, p.text.clone(), p.state);
+        }
+        match s.state {
+            Some(TurnState::Done) => self.on_done(request, s.durable, out),
+            Some(state @ (TurnState::Paused | TurnState::Cancelled | TurnState::Failed)) => {
+                self.end_turn(request, state, None, out)
+            }
+            Some(state) => self.on_turn_state(request, state, None, out),
+            None => {}
+        }
+    }
+
+    fn on_accepted(
+        &mut self,
+        command_id: &CommandId,
+        request: RequestId,
+        turn: u64,
+        out: &mut Vec<Action>,
+    ) {
+        self.turn = self.turn.max(turn);
+        let Some(task) = self.task.as_mut() else {
+            return;
+        };
+        if task.accepted || task.command_id.as_ref() != Some(command_id) {
+            return;
+        }
+        task.accepted = true;
+        task.request = Some(request);
+        task.state = TaskState::Queued;
+        let cancel = std::mem::take(&mut task.cancel_on_accept);
+        match task.kind {
+            TaskKind::Submit => {
+                let text = task.text.clone();
+                self.commit(Entry::User(text));
+            }
+            TaskKind::Resume => {
+                self.paused = None;
+                self.commit(Entry::Notice(Notice::new(
+                    Tone::Info,
+                    format!("resuming request {request}"),
+                )));
+            }
+        }
+        if cancel
+            && let Some(command) =
+                self.command(ansa_sessions::protocol::CommandBody::Cancel { target: request })
+        {
+            out.push(Action::Send(command));
+        }
+    }
+
+    fn on_preview(&mut self, generation: u64, text: String, state: PreviewState) {
+        match state {
+            PreviewState::Preview | PreviewState::Committed => {
+                if self
+                    .preview
+                    .as_ref()
+                    .is_none_or(|p| generation >= p.generation)
+                {
+                    self.preview = Some(LivePreview {
+                        generation,
+                        text,
+                        discarded: false,
+                    });
+                }
+            }
+            PreviewState::Discarded => match self.preview.as_mut() {
+                Some(p) if p.generation == generation => p.discarded = true,
+                Some(_) => {}
+                None => {
+                    self.preview = Some(LivePreview {
+                        generation,
+                        text,
+                        discarded: true,
+                    })
+                }
+            },
+        }
+    }
+
+    fn on_tool(&mut self, call_id: CallId, name: String, phase: ToolPhase) {
+        if let Some(task) = self.task.as_mut() {
+            task.state = TaskState::Running;
+        }
+        if phase == ToolPhase::Started {
+            // Text streamed before the tool calls belongs to a finished generation.
+            if self.preview.as_ref().is_some_and(|p| !p.discarded) {
+                self.preview = None;
+            }
+            match self.tools.iter_mut().find(|t| t.call_id == call_id) {
+                Some(line) => line.phase = phase,
+                None => self.tools.push(ToolLine {
+                    call_id,
+                    name,
+                    target: None,
+                    phase,
+                    started: Some(self.now),
+                    ended: None,
+                }),
+            }
+            return;
+        }
+        let line = match self.tools.iter().position(|t| t.call_id == call_id) {
+            Some(i) => {
+                let mut line = self.tools.remove(i);
+                line.phase = phase;
+                line.ended = Some(self.now);
+                line
+            }
+            None => ToolLine {
+                call_id,
+                name,
+                target: None,
+                phase,
+                started: None,
+                ended: Some(self.now),
+            },
+        };
+        self.commit(Entry::Tool(line));
+    }
+
+    fn on_turn_state(
+        &mut self,
+        request: RequestId,
+        state: TurnState,
+        reason: Option<String>,
+        out: &mut Vec<Action>,
+    ) {
+        if !self.ours(request) {
+            if self.paused.as_ref().is_some_and(|p| p.request == request)
+                && matches!(state, TurnState::Cancelled | TurnState::Failed)
+            {
+                self.paused = None;
+                let what = if state == TurnState::Cancelled {
+                    "cancelled"
+                } else {
+                    "failed"
+                };
+                self.commit(Entry::Notice(Notice::new(
+                    Tone::Info,
+                    format!("paused request {request} {what}"),
+                )));
+            }
+            return;
+        }
+        match state {
+            TurnState::Queued => {
+                if let Some(task) = self.task.as_mut() {
+                    task.state = TaskState::Queued;
+                }
+            }
+            TurnState::Running => {
+                if let Some(task) = self.task.as_mut() {
+                    task.state = TaskState::Running;
+                }
+            }
+            TurnState::Done => {}
+            TurnState::Paused | TurnState::Cancelled | TurnState::Failed => {
+                self.end_turn(request, state, reason, out)
+            }
+        }
+    }
+
+    /// The task stopped without a final answer: its fragment stays, marked unfinished.
+    fn end_turn(
+        &mut self,
+        request: RequestId,
+        state: TurnState,
+        reason: Option<String>,
+        out: &mut Vec<Action>,
+    ) {
+        if let Some(p) = self.preview.take()
+            && !p.text.trim().is_empty()
+        {
+            self.commit(Entry::Unfinished(p.text));
+        }
+        let reason = reason.filter(|r| !r.trim().is_empty());
+        match state {
+            TurnState::Paused => {
+                self.paused = Some(Paused { request, reason });
+            }
+            TurnState::Cancelled => {
+                self.commit(Entry::Notice(Notice::new(Tone::Warn, "cancelled")))
+            }
+            _ => {
+                let text = match reason {
+                    Some(r) => format!("failed: {r}"),
+                    None => "failed".to_owned(),
+                };
+                self.commit(Entry::Notice(Notice::new(Tone::Error, text)));
+            }
+        }
+        self.end_task(out);
+    }
+
+    fn on_done(&mut self, request: RequestId, durable: bool, out: &mut Vec<Action>) {
+        match self.task.as_mut().and_then(|t| t.answer.take()) {
+            Some(answer) => self.commit(Entry::Answer(answer)),
+            None => {
+                let query = TranscriptQuery {
+                    before: 0,
+                    limit: 4,
+                    forward: false,
+                };
+                self.ask_transcript(query, Purpose::Recover(request), out);
+            }
+        }
+        if !durable {
+            self.commit(Entry::Notice(Notice::new(
+                Tone::Warn,
+                "the answer was not saved (storage failed); it will be missing when the \
+                 session is reopened",
+            )));
+        }
+        self.end_task(out);
+    }
+
+    fn on_error(
+        &mut self,
+        command_id: Option<CommandId>,
+        code: ErrorCode,
+        message: String,
+        out: &mut Vec<Action>,
+    ) {
+        if let Some(id) = &command_id {
+            self.queries.retain(|p| &p.id != id);
+            let refused = self
+                .task
+                .as_ref()
+                .is_some_and(|t| !t.accepted && t.command_id.as_ref() == Some(id));
+            if refused && let Some(task) = self.task.take() {
+                let what = match task.kind {
+                    TaskKind::Submit => {
+                        self.input.restore(&task.text);
+                        "the task was not accepted"
+                    }
+                    TaskKind::Resume => "the request was not resumed",
+                };
+                self.commit(Entry::Notice(Notice::new(
+                    Tone::Error,
+                    format!("{what}: {message}"),
+                )));
+                self.task = None;
+                self.end_task(out);
+                return;
+            }
+        }
+        if code == ErrorCode::ReadOnly {
+            self.flags.read_only = true;
+        }
+        if code == ErrorCode::StorageFailed {
+            self.flags.storage_failed = true;
+        }
+        self.commit(Entry::Notice(Notice::new(Tone::Error, message)));
+    }
+
+    fn on_page(&mut self, page: TranscriptPage, out: &mut Vec<Action>) {
+        let Some(i) = self
+            .queries
+            .iter()
+            .position(|p| p.query == Some(page.query))
+        else {
+            return;
+        };
+        let purpose = self.queries.remove(i).purpose;
+        match purpose {
+            Purpose::Opening => self.show_opening(page),
+            Purpose::Recover(request) => {
+                let found = page
+                    .entries
+                    .into_iter()
+                    .rev()
+                    .find(|e| e.request_id == request && e.role == Role::Assistant);
+                match found {
+                    Some(entry) => self.commit(Entry::Answer(entry.text)),
+                    None => self.commit(Entry::Notice(Notice::new(
+                        Tone::Warn,
+                        format!(
+                            "request {request} finished but its answer did not reach this \
+                             terminal; it is in the session's journal"
+                        ),
+                    ))),
+                }
+            }
+            Purpose::Pane(older) => self.on_pane_page(page, older, out),
+            Purpose::Snapshot => {}
+        }
+    }
+}

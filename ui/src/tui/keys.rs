@@ -1,0 +1,205 @@
+//! The key map and the slash commands of the Carbon TUI.
+//!
+//! | key | effect |
+//! |---|---|
+//! | Enter | submit (only when no task runs; otherwise the text stays) or run a `/command` |
+//! | Shift+Enter, Alt+Enter, Ctrl+J | new line |
+//! | Tab / Shift+Tab | switch basic / plan for the next task |
+//! | Up / Down | row above/below in the input, else previous/next submitted text |
+//! | Left/Right, Home/End, Ctrl+A/Ctrl+E, Alt+B/Alt+F, Ctrl+Left/Right | move |
+//! | Backspace, Delete, Ctrl+W, Ctrl+U, Ctrl+K | delete |
+//! | Ctrl+C | cancel the running task; a second Ctrl+C in a row exits (code 130) |
+//! | Ctrl+D | let the accepted task finish, then exit |
+//! | Ctrl+F | expand / collapse the history pane |
+//! | PgUp / PgDn | page through the journal's transcript |
+//! | Esc | close the status and history panes, clear the notice |
+//! | Ctrl+L | repaint the live region |
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+/// What a key asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Intent {
+    /// Insert a character.
+    Insert(char),
+    /// Insert a line break.
+    Newline,
+    /// Submit the input or run a slash command.
+    Submit,
+    /// Delete before the cursor.
+    Backspace,
+    /// Delete under the cursor.
+    Delete,
+    /// Cursor left.
+    Left,
+    /// Cursor right.
+    Right,
+    /// Previous word.
+    WordLeft,
+    /// Next word.
+    WordRight,
+    /// Start of line.
+    Home,
+    /// End of line.
+    End,
+    /// Row up or history back.
+    Up,
+    /// Row down or history forward.
+    Down,
+    /// Delete the previous word.
+    DeleteWordBack,
+    /// Delete to the start of the line.
+    KillToStart,
+    /// Delete to the end of the line.
+    KillToEnd,
+    /// Switch basic / plan.
+    ToggleMode,
+    /// Ctrl+C.
+    Interrupt,
+    /// Ctrl+D.
+    FinishThenExit,
+    /// Ctrl+F.
+    ToggleHistory,
+    /// PgUp.
+    PageUp,
+    /// PgDn.
+    PageDown,
+    /// Esc.
+    Dismiss,
+    /// Ctrl+L.
+    Repaint,
+}
+
+/// Maps a key press to an intent; `None` for keys without a meaning.
+pub(crate) fn intent(key: KeyEvent) -> Option<Intent> {
+    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+    let alt = key.modifiers.contains(KeyModifiers::ALT);
+    let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+    Some(match key.code {
+        KeyCode::Enter if shift || alt || ctrl => Intent::Newline,
+        KeyCode::Enter => Intent::Submit,
+        KeyCode::Char('j' | 'J') if ctrl => Intent::Newline,
+        KeyCode::Char('c' | 'C') if ctrl => Intent::Interrupt,
+        KeyCode::Char('d' | 'D') if ctrl => Intent::FinishThenExit,
+        KeyCode::Char('f' | 'F') if ctrl => Intent::ToggleHistory,
+        KeyCode::Char('l' | 'L') if ctrl => Intent::Repaint,
+        KeyCode::Char('a' | 'A') if ctrl => Intent::Home,
+        KeyCode::Char('e' | 'E') if ctrl => Intent::End,
+        KeyCode::Char('b' | 'B') if ctrl => Intent::Left,
+        KeyCode::Char('w' | 'W') if ctrl => Intent::DeleteWordBack,
+        KeyCode::Char('u' | 'U') if ctrl => Intent::KillToStart,
+        KeyCode::Char('k' | 'K') if ctrl => Intent::KillToEnd,
+        KeyCode::Char('h' | 'H') if ctrl => Intent::Backspace,
+        KeyCode::Char('p' | 'P') if ctrl => Intent::Up,
+        KeyCode::Char('n' | 'N') if ctrl => Intent::Down,
+        KeyCode::Char('b' | 'B') if alt => Intent::WordLeft,
+        KeyCode::Char('f' | 'F') if alt => Intent::WordRight,
+        KeyCode::Backspace if alt || ctrl => Intent::DeleteWordBack,
+        KeyCode::Char(_) if ctrl || alt => return None,
+        KeyCode::Char(c) => Intent::Insert(c),
+        KeyCode::Tab | KeyCode::BackTab => Intent::ToggleMode,
+        KeyCode::Backspace => Intent::Backspace,
+        KeyCode::Delete => Intent::Delete,
+        KeyCode::Left if ctrl || alt => Intent::WordLeft,
+        KeyCode::Right if ctrl || alt => Intent::WordRight,
+        KeyCode::Left => Intent::Left,
+        KeyCode::Right => Intent::Right,
+        KeyCode::Home => Intent::Home,
+        KeyCode::End => Intent::End,
+        KeyCode::Up => Intent::Up,
+        KeyCode::Down => Intent::Down,
+        KeyCode::PageUp => Intent::PageUp,
+        KeyCode::PageDown => Intent::PageDown,
+        KeyCode::Esc => Intent::Dismiss,
+        _ => return None,
+    })
+}
+
+/// A slash command typed into the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Slash {
+    /// `/basic`.
+    Basic,
+    /// `/plan`.
+    Plan,
+    /// `/status`.
+    Status,
+    /// `/cancel`.
+    Cancel,
+    /// `/resume`.
+    Resume,
+    /// `/exit` (also `/quit`).
+    Exit,
+    /// `/help`.
+    Help,
+    /// A `/word` that is not a command.
+    Unknown(String),
+}
+
+/// The commands, for help texts.
+pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /exit";
+
+/// Parses the input as a slash command: one line that is `/` and ASCII letters, optionally
+/// followed by spaces. Anything else (`/usr/bin/env is missing`) is a task text.
+pub(crate) fn slash(text: &str) -> Option<Slash> {
+    let word = text.trim();
+    let name = word.strip_prefix('/')?;
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    Some(match name.to_ascii_lowercase().as_str() {
+        "basic" => Slash::Basic,
+        "plan" => Slash::Plan,
+        "status" => Slash::Status,
+        "cancel" => Slash::Cancel,
+        "resume" => Slash::Resume,
+        "exit" | "quit" => Slash::Exit,
+        "help" => Slash::Help,
+        _ => Slash::Unknown(word.to_owned()),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(code: KeyCode, modifiers: KeyModifiers) -> KeyEvent {
+        KeyEvent::new(code, modifiers)
+    }
+
+    #[test]
+    fn newline_keys_and_submit() {
+        assert_eq!(
+            intent(key(KeyCode::Enter, KeyModifiers::NONE)),
+            Some(Intent::Submit)
+        );
+        for k in [
+            key(KeyCode::Enter, KeyModifiers::SHIFT),
+            key(KeyCode::Enter, KeyModifiers::ALT),
+            key(KeyCode::Char('j'), KeyModifiers::CONTROL),
+        ] {
+            assert_eq!(intent(k), Some(Intent::Newline), "{k:?}");
+        }
+        assert_eq!(
+            intent(key(KeyCode::BackTab, KeyModifiers::SHIFT)),
+            Some(Intent::ToggleMode)
+        );
+        assert_eq!(intent(key(KeyCode::Char('x'), KeyModifiers::CONTROL)), None);
+        assert_eq!(
+            intent(key(KeyCode::Char('É'), KeyModifiers::SHIFT)),
+            Some(Intent::Insert('É'))
+        );
+    }
+
+    #[test]
+    fn slash_commands_are_single_words() {
+        assert_eq!(slash("/plan"), Some(Slash::Plan));
+        assert_eq!(slash("  /STATUS  "), Some(Slash::Status));
+        assert_eq!(slash("/quit"), Some(Slash::Exit));
+        assert_eq!(slash("/nope"), Some(Slash::Unknown("/nope".into())));
+        assert_eq!(slash("/usr/bin/env is missing"), None);
+        assert_eq!(slash("/plan this"), None);
+        assert_eq!(slash("plan"), None);
+        assert_eq!(slash("/"), None);
+    }
+}

@@ -1,0 +1,82 @@
+//! The Carbon TUI: an inline chat in the main terminal buffer (never the alternate screen)
+//! that speaks only the session protocol.
+//!
+//! [`run_tui`] draws a live region (streaming preview, tool lines, input, footer) at the
+//! bottom of the terminal's output and prints finished dialog above it, once, into the
+//! terminal's own scrollback, so copying and scrolling work as in any command. It never
+//! calls providers, tools or the engine: it sends [`ToRuntime`](crate::ToRuntime) commands
+//! over the [`SessionLink`] and follows the events.
+//!
+//! Keys: Enter sends (one task at a time; typed text is kept while a task runs),
+//! Shift+Enter / Alt+Enter / Ctrl+J insert a line break, Up/Down move between rows and
+//! through earlier inputs, Tab / Shift+Tab switch basic/plan, Ctrl+C cancels the task and a
+//! second Ctrl+C exits (code 130), Ctrl+D lets the task finish and exits, Ctrl+F expands or
+//! collapses the history, PgUp/PgDn page through the journal, Esc closes panes, Ctrl+L
+//! repaints. Commands: `/basic`, `/plan`, `/status`, `/cancel`, `/resume`, `/exit`, `/help`.
+
+mod app;
+mod events;
+mod history;
+mod input;
+mod keys;
+pub mod markdown;
+mod model;
+mod run;
+pub mod sanitize;
+mod terminal;
+pub mod theme;
+mod view;
+pub mod wrap;
+
+#[cfg(test)]
+mod tests;
+
+pub use theme::Theme;
+
+use crate::error::UiError;
+use crate::link::SessionLink;
+
+/// What the TUI shows in its header and how it tells the user to come back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TuiInfo {
+    /// The working directory, as shown in the header.
+    pub cwd: String,
+    /// The model, as shown in the header.
+    pub model: String,
+    /// The session ID for `ansa --session <hint>` on exit (empty: `ansa --continue`).
+    pub session_hint: String,
+    /// Colours (see [`Theme::detect`]).
+    pub theme: Theme,
+}
+
+/// How the TUI ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TuiExit {
+    /// Process exit code: 0 after `/exit` or Ctrl+D, 130 after a second Ctrl+C or a
+    /// termination signal (SIGTERM, SIGHUP, SIGINT).
+    pub code: u8,
+}
+
+/// Runs the interactive chat on the process's terminal (stdin and stdout must be a TTY)
+/// until the user leaves.
+///
+/// The first frame is drawn before any event arrives (no network I/O happens here). After
+/// the runtime's first snapshot it asks for the last transcript entries and prints the last
+/// three exchanges plus an unfinished request. On the way out — `/exit`, Ctrl+D, a second
+/// Ctrl+C, SIGTERM/SIGHUP/SIGINT (which also cancel a running task), a panic — the live
+/// region is erased and the terminal restored (raw mode off, cursor shown, bracketed paste
+/// and keyboard flags popped); then [`ToRuntime::InputClosed`](crate::ToRuntime) is sent and
+/// `ansa: continue with: ansa --session <hint>` is printed to stderr. It does not wait for
+/// the runtime to stop: after a second Ctrl+C the caller should exit at once.
+///
+/// While it runs, SIGTERM, SIGHUP and SIGINT are caught (the caller must not install its
+/// own interrupt handling for the TUI); afterwards they take their default action again.
+///
+/// # Errors
+///
+/// [`UiError::RuntimeStopped`] when the event stream ends while the TUI is open, and
+/// [`UiError::Io`] when the terminal cannot be read or written. The terminal is restored
+/// in every case.
+pub fn run_tui(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> {
+    run::run(link, info)
+}

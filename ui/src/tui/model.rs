@@ -1,0 +1,181 @@
+//! The data the TUI state is made of: dialog entries, the followed task, tool lines,
+//! previews, notices and what the state asks the driver to do.
+
+use std::time::Instant;
+
+use ansa_sessions::protocol::{Command, ToolPhase};
+use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptQuery};
+
+/// What the driver must do after a state change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Action {
+    /// Send a command to the runtime.
+    Send(Command),
+    /// Close the input and leave with this exit code.
+    Exit(u8),
+}
+
+/// How a notice looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tone {
+    /// Information.
+    Info,
+    /// Something to pay attention to.
+    Warn,
+    /// A failure.
+    Error,
+}
+
+/// A one-paragraph message from the TUI or the runtime.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Notice {
+    /// How it looks.
+    pub tone: Tone,
+    /// The text (sanitized when shown).
+    pub text: String,
+}
+
+impl Notice {
+    pub fn new(tone: Tone, text: impl Into<String>) -> Self {
+        Notice {
+            tone,
+            text: text.into(),
+        }
+    }
+}
+
+/// One tool call of the current turn.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ToolLine {
+    /// Provider call ID.
+    pub call_id: CallId,
+    /// Tool name.
+    pub name: String,
+    /// What it works on, when the runtime says (not in the protocol yet).
+    pub target: Option<String>,
+    /// Latest phase.
+    pub phase: ToolPhase,
+    /// When it started (unknown if its start event was lost).
+    pub started: Option<Instant>,
+    /// When it ended.
+    pub ended: Option<Instant>,
+}
+
+/// Dialog that goes into the terminal's scrollback, once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The header: cwd and model.
+    Header,
+    /// What the user submitted (shown literally).
+    User(String),
+    /// A final answer (safe Markdown).
+    Answer(String),
+    /// A fragment of an answer that did not finish.
+    Unfinished(String),
+    /// A finished tool call.
+    Tool(ToolLine),
+    /// A message.
+    Notice(Notice),
+}
+
+/// What the task is doing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskState {
+    /// Sent, not accepted yet.
+    Sending,
+    /// In the runtime's FIFO.
+    Queued,
+    /// Generating or running tools.
+    Running,
+}
+
+/// Whether the task is a new submit or the resume of a paused turn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TaskKind {
+    /// A submitted text.
+    Submit,
+    /// A resumed turn.
+    Resume,
+}
+
+/// The one task the TUI follows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Task {
+    /// Submit or resume.
+    pub kind: TaskKind,
+    /// The command that started it (none when adopted from a snapshot).
+    pub command_id: Option<CommandId>,
+    /// The submitted text.
+    pub text: String,
+    /// Its mode.
+    pub mode: Mode,
+    /// Its request, once known.
+    pub request: Option<RequestId>,
+    /// Accepted by the runtime.
+    pub accepted: bool,
+    /// Its state.
+    pub state: TaskState,
+    /// A cancel was asked for.
+    pub cancelling: bool,
+    /// Send a cancel as soon as the request ID is known.
+    pub cancel_on_accept: bool,
+    /// When it was sent.
+    pub started: Instant,
+    /// The runtime's turn number when it was sent.
+    pub submitted_turn: u64,
+    /// The confirmed final answer (`text_delta`), until `done`.
+    pub answer: Option<String>,
+}
+
+/// A paused turn waiting for `/resume`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Paused {
+    /// Its request.
+    pub request: RequestId,
+    /// Why it paused, when known.
+    pub reason: Option<String>,
+}
+
+/// The streaming answer of the current generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LivePreview {
+    /// Generation that produced it.
+    pub generation: u64,
+    /// Text so far.
+    pub text: String,
+    /// The runtime dropped it (error, cancel): shown as unfinished.
+    pub discarded: bool,
+}
+
+/// What a pending transcript or snapshot command is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Purpose {
+    /// The last exchanges on open.
+    Opening,
+    /// A final answer whose `text_delta` was lost.
+    Recover(RequestId),
+    /// A history pane page; `true` for older entries.
+    Pane(bool),
+    /// Catching up after lost events.
+    Snapshot,
+}
+
+/// Flags from the latest snapshot.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct Flags {
+    /// The journal is damaged; nothing can be submitted.
+    pub read_only: bool,
+    /// A write failed.
+    pub storage_failed: bool,
+}
+
+/// A transcript or snapshot command waiting for its answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Pending {
+    /// The command.
+    pub id: CommandId,
+    /// The transcript query (answers echo it), `None` for a snapshot.
+    pub query: Option<TranscriptQuery>,
+    /// What the answer is for.
+    pub purpose: Purpose,
+}

@@ -1,0 +1,260 @@
+//! The TUI's event loop: terminal input, runtime events and signals arrive on one channel
+//! from their own threads, so neither ever blocks rendering; every batch is applied to the
+//! [`App`] and followed by at most one frame.
+
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use ansa_sessions::protocol::Event;
+use crossterm::event::{self as term_event, Event as TermEvent};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
+use signal_hook::flag;
+
+use super::app::{Action, App};
+use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
+use super::view;
+use super::{TuiExit, TuiInfo};
+use crate::error::UiError;
+use crate::link::{SessionLink, ToRuntime};
+
+/// Shortest time between two frames.
+const FRAME: Duration = Duration::from_millis(16);
+/// Redraw interval while a task runs (durations tick).
+const TICK: Duration = Duration::from_millis(100);
+/// How often the input thread looks at its stop and signal flags.
+const POLL: Duration = Duration::from_millis(50);
+
+/// Something for the loop.
+enum Input {
+    Term(TermEvent),
+    TermFailed(io::Error),
+    Runtime(Event),
+    RuntimeClosed,
+    Signal,
+}
+
+fn spawn_runtime(events: Receiver<Event>, tx: Sender<Input>) -> io::Result<()> {
+    thread::Builder::new()
+        .name("ansa-tui-events".into())
+        .spawn(move || {
+            for event in events.iter() {
+                if tx.send(Input::Runtime(event)).is_err() {
+                    return;
+                }
+            }
+            let _ = tx.send(Input::RuntimeClosed);
+        })
+        .map(drop)
+}
+
+fn spawn_input(
+    tx: Sender<Input>,
+    stop: Arc<AtomicBool>,
+    signal: Arc<AtomicBool>,
+) -> io::Result<JoinHandle<()>> {
+    thread::Builder::new()
+        .name("ansa-tui-input".into())
+        .spawn(move || {
+            while !stop.load(Ordering::SeqCst) {
+                if signal.swap(false, Ordering::SeqCst) && tx.send(Input::Signal).is_err() {
+                    return;
+                }
+                let ready = match term_event::poll(POLL) {
+                    Ok(ready) => ready,
+                    Err(e) => {
+                        let _ = tx.send(Input::TermFailed(e));
+                        return;
+                    }
+                };
+                if !ready {
+                    continue;
+                }
+                let input = match term_event::read() {
+                    Ok(event) => Input::Term(event),
+                    Err(e) => Input::TermFailed(e),
+                };
+                let failed = matches!(input, Input::TermFailed(_));
+                if tx.send(input).is_err() || failed {
+                    return;
+                }
+            }
+        })
+}
+
+/// SIGTERM, SIGHUP and SIGINT set `caught` while the TUI runs; once `after` is set (when the
+/// TUI has ended) they take their default action again.
+fn watch_signals(caught: &Arc<AtomicBool>, after: &Arc<AtomicBool>) {
+    for signal in [SIGTERM, SIGHUP, SIGINT] {
+        let _ = flag::register_conditional_default(signal, Arc::clone(after));
+        let _ = flag::register(signal, Arc::clone(caught));
+    }
+}
+
+/// How the loop ended.
+enum End {
+    Exit(u8),
+    RuntimeStopped,
+    Failed(UiError),
+}
+
+struct Loop {
+    app: App,
+    term: InlineTerminal<Frames>,
+    commands: Sender<ToRuntime>,
+    rx: Receiver<Input>,
+    resize: Option<(u16, u16)>,
+}
+
+impl Loop {
+    fn apply(&mut self, input: Input) -> Option<End> {
+        let actions = match input {
+            Input::Term(TermEvent::Key(key)) => self.app.on_key(key),
+            Input::Term(TermEvent::Paste(text)) => {
+                self.app.on_paste(&text);
+                Vec::new()
+            }
+            Input::Term(TermEvent::Resize(w, h)) => {
+                self.resize = Some((w, h));
+                Vec::new()
+            }
+            Input::Term(_) => Vec::new(),
+            Input::TermFailed(e) => {
+                return Some(End::Failed(UiError::io("reading the terminal")(e)));
+            }
+            Input::Runtime(event) => self.app.on_event(event),
+            Input::RuntimeClosed => return Some(End::RuntimeStopped),
+            Input::Signal => self.app.on_signal(),
+        };
+        let mut end = None;
+        for action in actions {
+            match action {
+                Action::Send(command) => {
+                    if self.commands.send(ToRuntime::Command(command)).is_err() {
+                        return Some(End::RuntimeStopped);
+                    }
+                }
+                Action::Exit(code) => end = end.or(Some(End::Exit(code))),
+            }
+        }
+        end
+    }
+
+    fn frame(&mut self, guard: &TerminalGuard) -> io::Result<()> {
+        if let Some(size) = self.resize.take() {
+            // The cursor sits at the input, a known offset into the region.
+            let cursor = crossterm::cursor::position().ok();
+            self.term.resize(size, cursor);
+            self.app.resize(size.0, size.1);
+        }
+        self.app.now = Instant::now();
+        render(&mut self.term, &mut self.app)?;
+        guard.set_live_top(self.term.top());
+        Ok(())
+    }
+
+    fn run(&mut self, guard: &TerminalGuard) -> End {
+        let mut last_frame = Instant::now();
+        loop {
+            let wait = if self.app.busy() {
+                TICK
+            } else {
+                Duration::from_secs(3600)
+            };
+            let first = match self.rx.recv_timeout(wait) {
+                Ok(input) => Some(input),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => return End::RuntimeStopped,
+            };
+            self.app.now = Instant::now();
+            if let Some(input) = first
+                && let Some(end) = self.apply(input)
+            {
+                return end;
+            }
+            // Coalesce what arrives within one frame time.
+            let deadline = last_frame + FRAME;
+            loop {
+                let now = Instant::now();
+                let next = if now < deadline {
+                    self.rx.recv_timeout(deadline - now).ok()
+                } else {
+                    self.rx.try_recv().ok()
+                };
+                let Some(input) = next else { break };
+                self.app.now = Instant::now();
+                if let Some(end) = self.apply(input) {
+                    return end;
+                }
+            }
+            if let Err(e) = self.frame(guard) {
+                return End::Failed(UiError::io("drawing the terminal")(e));
+            }
+            last_frame = Instant::now();
+        }
+    }
+}
+
+/// Runs the Carbon TUI on the process's terminal until the user leaves (see the module docs
+/// of [`super`]).
+pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> {
+    let SessionLink { commands, events } = link;
+    let (tx, rx) = mpsc::channel();
+    spawn_runtime(events, tx.clone()).map_err(UiError::io("starting the event thread"))?;
+    let caught = Arc::new(AtomicBool::new(false));
+    let after = Arc::new(AtomicBool::new(false));
+    watch_signals(&caught, &after);
+    let guard = TerminalGuard::enter().map_err(UiError::io("entering raw mode"))?;
+    let size = crossterm::terminal::size().unwrap_or((80, 24));
+    let cursor = crossterm::cursor::position().ok();
+    let stop = Arc::new(AtomicBool::new(false));
+    let (input, started) = match spawn_input(tx, Arc::clone(&stop), Arc::clone(&caught)) {
+        Ok(handle) => (Some(handle), Ok(())),
+        Err(e) => (None, Err(UiError::io("starting the input thread")(e))),
+    };
+    let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
+    app.resize(size.0, size.1);
+    let mut main = Loop {
+        app,
+        term: InlineTerminal::new(Frames::default(), size, cursor),
+        commands,
+        rx,
+        resize: None,
+    };
+    let end = match started {
+        Ok(()) => match main.frame(&guard) {
+            Ok(()) => main.run(&guard),
+            Err(e) => End::Failed(UiError::io("drawing the terminal")(e)),
+        },
+        Err(e) => End::Failed(e),
+    };
+    // Dialog committed on the way out (a last notice) still goes into scrollback.
+    let width = main.term.width();
+    let commits = main.app.take_commits();
+    let lines: Vec<_> = commits
+        .iter()
+        .flat_map(|entry| view::entry_lines(&main.app, entry, width))
+        .collect();
+    let _ = main.term.insert(&lines);
+    let _ = main.term.clear();
+    guard.set_live_top(main.term.top());
+    let _ = main.commands.send(ToRuntime::InputClosed);
+    stop.store(true, Ordering::SeqCst);
+    if let Some(handle) = input {
+        let _ = handle.join();
+    }
+    drop(guard);
+    after.store(true, Ordering::SeqCst);
+    eprintln!("{}", view::continue_line(&main.app));
+    match end {
+        End::Exit(code) => Ok(TuiExit { code }),
+        End::RuntimeStopped if main.app.ctx.is_none() => {
+            Err(UiError::stopped("before sending its first snapshot"))
+        }
+        End::RuntimeStopped => Err(UiError::stopped("while the TUI was open")),
+        End::Failed(e) => Err(e),
+    }
+}

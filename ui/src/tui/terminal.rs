@@ -1,0 +1,404 @@
+//! The inline viewport: a live region at the bottom of the output in the main screen buffer
+//! (never the alternate screen), with finished dialog printed above it into the terminal's
+//! own scrollback exactly once.
+//!
+//! ratatui 0.30's `Terminal` fixes an inline viewport's height when it is created (changing it
+//! means a new `Terminal`, which asks the terminal for the cursor position again and leaves
+//! the rows of a shrunk region behind), and without the `scrolling-regions` feature its
+//! `insert_before` clears the viewport in a separate flush. So this module keeps the region
+//! itself, on ratatui's [`Buffer`] and [`CrosstermBackend::draw`]:
+//!
+//! - The region starts at the row the cursor was on (the next row if it was not at column 0)
+//!   and its height follows the content. Growing past the bottom scrolls the screen up with
+//!   line feeds on the last row, so only rows above the region go into scrollback; shrinking
+//!   erases the rows below it.
+//! - Committing lines writes them over the region's top rows and moves the region down;
+//!   once the screen is full each further line scrolls the screen by one first. Everything
+//!   that ever reaches scrollback is therefore committed dialog, in order, once — never a
+//!   stale copy of the region. The region is then repainted below the new lines.
+//! - Drawing compares each row with the previous frame and rewrites only changed rows:
+//!   "erase line", then the row's cells up to its last visible one (no trailing blanks, and
+//!   no remembered longer line, so terminals that reflow on resize have nothing extra to
+//!   rewrap).
+//! - Each frame (commits plus redraw) is one write wrapped in synchronized-update marks
+//!   (`CSI ? 2026 h/l`, ignored where unsupported) with the cursor hidden until it is placed
+//!   at the input, so nothing flickers.
+//! - On resize the region's top is recomputed from the cursor (which sits at the input, a
+//!   known offset into the region), then it is wiped and repainted at the new width.
+//!
+//! [`TerminalGuard`] puts the terminal into raw mode with bracketed paste and keyboard
+//! disambiguation (Shift+Enter), and restores it on drop and from a panic hook (before the
+//! panic message is printed), erasing the live region so the shell continues below the dialog.
+
+use std::io::{self, Write};
+use std::panic::PanicHookInfo;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use crossterm::cursor::{Hide, MoveTo, Show};
+use crossterm::event::{
+    DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
+    PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
+};
+use crossterm::style::{Attribute, SetAttribute};
+use crossterm::terminal::{
+    BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, disable_raw_mode,
+    enable_raw_mode,
+};
+use crossterm::{execute, queue};
+use ratatui::backend::{Backend, CrosstermBackend};
+use ratatui::buffer::{Buffer, Cell, CellDiffOption};
+use ratatui::style::{Color, Modifier};
+use ratatui::text::Line;
+use unicode_width::UnicodeWidthStr;
+
+use super::app::App;
+use super::view;
+
+/// The live region at the bottom of the output.
+#[derive(Debug)]
+pub(crate) struct InlineTerminal<W: Write> {
+    out: W,
+    width: u16,
+    height: u16,
+    top: u16,
+    prev: Option<Buffer>,
+    cursor: Option<(u16, u16)>,
+    clear_below: bool,
+    wipe: bool,
+    in_frame: bool,
+}
+
+/// True when a cell shows something (a space with a background or underline does).
+fn visible(cell: &Cell) -> bool {
+    cell.symbol() != " "
+        || cell.bg != Color::Reset
+        || cell
+            .modifier
+            .intersects(Modifier::REVERSED | Modifier::UNDERLINED | Modifier::CROSSED_OUT)
+}
+
+impl<W: Write> InlineTerminal<W> {
+    /// A region for a terminal of `size` (columns, rows) whose cursor is at `cursor`
+    /// (column, row); an unknown cursor counts as below the last row, so the first frame
+    /// scrolls the screen up instead of drawing over anything.
+    pub fn new(out: W, size: (u16, u16), cursor: Option<(u16, u16)>) -> Self {
+        let (width, height) = (size.0.max(1), size.1.max(1));
+        let top = match cursor {
+            Some((0, y)) => y,
+            Some((_, y)) => y.saturating_add(1),
+            None => height,
+        };
+        InlineTerminal {
+            out,
+            width,
+            height,
+            top: top.min(height),
+            prev: None,
+            cursor: None,
+            clear_below: false,
+            wipe: false,
+            in_frame: false,
+        }
+    }
+
+    /// Terminal width.
+    pub fn width(&self) -> u16 {
+        self.width
+    }
+
+    /// Screen row of the region's first line.
+    pub fn top(&self) -> u16 {
+        self.top
+    }
+
+    /// The writer (tests read what was written).
+    #[cfg(test)]
+    pub fn writer_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
+    fn begin(&mut self) -> io::Result<()> {
+        if !self.in_frame {
+            queue!(self.out, BeginSynchronizedUpdate, Hide)?;
+            self.in_frame = true;
+        }
+        Ok(())
+    }
+
+    /// Scrolls the whole screen up `n` rows (the top rows go into scrollback).
+    fn scroll_up(&mut self, n: u16) -> io::Result<()> {
+        if n > 0 {
+            queue!(self.out, MoveTo(0, self.height - 1))?;
+            for _ in 0..n {
+                self.out.write_all(b"\n")?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes row `y` of `buf` on screen row `row`: the whole line is erased first (so
+    /// terminals that reflow on resize, like tmux, do not remember a longer line that was
+    /// there before), then its cells up to the last visible one (no trailing blanks).
+    fn write_row(&mut self, buf: &Buffer, y: u16, row: u16) -> io::Result<()> {
+        queue!(self.out, MoveTo(0, row), Clear(ClearType::CurrentLine))?;
+        let width = usize::from(buf.area.width);
+        let start = usize::from(y) * width;
+        let cells = &buf.content[start..start + width];
+        let Some(last) = cells.iter().rposition(visible) else {
+            return Ok(());
+        };
+        let mut skip = 0usize;
+        let mut updates = Vec::with_capacity(last + 1);
+        for (x, cell) in cells[..=last].iter().enumerate() {
+            if skip > 0 {
+                skip -= 1;
+                continue;
+            }
+            skip = cell.symbol().width().saturating_sub(1);
+            if cell.diff_option != CellDiffOption::Skip {
+                updates.push((u16::try_from(x).unwrap_or(u16::MAX), row, cell));
+            }
+        }
+        CrosstermBackend::new(&mut self.out).draw(updates.into_iter())
+    }
+
+    /// Prints `lines` above the live region, into the dialog and eventually the terminal's
+    /// scrollback; each call prints its lines exactly once. Lines wider than the terminal
+    /// are cut (callers wrap first). Nothing is flushed until the next [`Self::draw`].
+    pub fn insert(&mut self, lines: &[Line<'_>]) -> io::Result<()> {
+        if lines.is_empty() {
+            return Ok(());
+        }
+        self.begin()?;
+        let buf = view::to_buffer(lines, self.width);
+        let mut row = self.top;
+        for y in 0..buf.area.height {
+            if row >= self.height {
+                self.scroll_up(1)?;
+                row = self.height - 1;
+            }
+            self.write_row(&buf, y, row)?;
+            row += 1;
+        }
+        self.top = row;
+        self.prev = None;
+        self.clear_below = true;
+        Ok(())
+    }
+
+    /// Draws the live region from `buf` (as wide as the terminal, at most as high) and puts
+    /// the cursor at `cursor` within it (hidden when `None`), then flushes the frame.
+    pub fn draw(&mut self, buf: &Buffer, cursor: Option<(u16, u16)>) -> io::Result<()> {
+        self.begin()?;
+        let height = buf.area.height.min(self.height);
+        if self
+            .prev
+            .as_ref()
+            .is_some_and(|p| p.area.width != buf.area.width)
+        {
+            self.prev = None;
+        }
+        if self.top.saturating_add(height) > self.height {
+            let over = self.top + height - self.height;
+            self.scroll_up(over)?;
+            self.top -= over;
+        }
+        if std::mem::take(&mut self.wipe) {
+            queue!(
+                self.out,
+                MoveTo(0, self.top),
+                Clear(ClearType::FromCursorDown)
+            )?;
+        }
+        let width = usize::from(buf.area.width);
+        let prev_height = self.prev.as_ref().map_or(0, |p| p.area.height);
+        for y in 0..height {
+            let range = usize::from(y) * width..usize::from(y + 1) * width;
+            let same = self.prev.as_ref().is_some_and(|p| {
+                y < p.area.height && p.content[range.clone()] == buf.content[range.clone()]
+            });
+            if !same {
+                self.write_row(buf, y, self.top + y)?;
+            }
+        }
+        if (self.clear_below || height < prev_height) && self.top + height < self.height {
+            queue!(
+                self.out,
+                MoveTo(0, self.top + height),
+                Clear(ClearType::FromCursorDown)
+            )?;
+        }
+        self.clear_below = false;
+        let cursor = cursor.filter(|&(_, y)| y < height);
+        if let Some((x, y)) = cursor {
+            queue!(self.out, MoveTo(x.min(self.width - 1), self.top + y), Show)?;
+        }
+        queue!(self.out, EndSynchronizedUpdate)?;
+        self.in_frame = false;
+        self.out.flush()?;
+        let mut prev = buf.clone();
+        prev.resize(ratatui::layout::Rect::new(0, 0, buf.area.width, height));
+        self.prev = Some(prev);
+        self.cursor = cursor;
+        Ok(())
+    }
+
+    /// The terminal now has `size`; `cursor` is where it reports the cursor (if it could).
+    /// The next draw wipes the region and repaints it.
+    pub fn resize(&mut self, size: (u16, u16), cursor: Option<(u16, u16)>) {
+        self.width = size.0.max(1);
+        self.height = size.1.max(1);
+        self.top = match (cursor, self.cursor) {
+            (Some((_, row)), Some((_, offset))) => row.saturating_sub(offset),
+            (Some((_, row)), None) => row,
+            (None, _) => self.top,
+        }
+        .min(self.height - 1);
+        self.invalidate();
+    }
+
+    /// Forgets what is on screen: the next draw wipes the region and repaints it.
+    pub fn invalidate(&mut self) {
+        self.prev = None;
+        self.wipe = true;
+    }
+
+    /// Erases the live region and leaves the cursor, visible, where it started, right below
+    /// the committed dialog.
+    pub fn clear(&mut self) -> io::Result<()> {
+        self.begin()?;
+        queue!(
+            self.out,
+            MoveTo(0, self.top),
+            Clear(ClearType::FromCursorDown),
+            Show,
+            EndSynchronizedUpdate
+        )?;
+        self.in_frame = false;
+        self.prev = None;
+        self.out.flush()
+    }
+}
+
+/// Prints the app's new dialog into scrollback and redraws its live region.
+pub(crate) fn render<W: Write>(term: &mut InlineTerminal<W>, app: &mut App) -> io::Result<()> {
+    let width = term.width();
+    let commits = app.take_commits();
+    if !commits.is_empty() {
+        let lines: Vec<Line<'static>> = commits
+            .iter()
+            .flat_map(|entry| view::entry_lines(app, entry, width))
+            .collect();
+        term.insert(&lines)?;
+    }
+    if std::mem::take(&mut app.repaint) {
+        term.invalidate();
+    }
+    let live = view::live(app);
+    term.draw(&view::to_buffer(&live.lines, width), live.cursor)
+}
+
+/// Frames for the real terminal: bytes are collected and written to stdout in one go on
+/// flush; nothing is written on drop (a frame cut short by a panic is dropped).
+#[derive(Debug, Default)]
+pub(crate) struct Frames {
+    buf: Vec<u8>,
+}
+
+impl Write for Frames {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut out = io::stdout().lock();
+        out.write_all(&self.buf)?;
+        self.buf.clear();
+        out.flush()
+    }
+}
+
+type Hook = Box<dyn Fn(&PanicHookInfo<'_>) + Send + Sync + 'static>;
+
+/// Raw mode and friends for the TUI's lifetime; restores the terminal on drop and on panic.
+pub(crate) struct TerminalGuard {
+    live_top: Arc<AtomicU32>,
+    restored: Arc<AtomicBool>,
+    previous_hook: Arc<Hook>,
+}
+
+/// Undoes [`TerminalGuard::enter`] once: erases the live region (when its row is known),
+/// shows the cursor, resets attributes, pops the keyboard flags, ends bracketed paste and
+/// leaves raw mode. Errors are ignored: this runs when things already went wrong.
+fn restore(live_top: &AtomicU32, restored: &AtomicBool) {
+    if restored.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let mut out = io::stdout();
+    if let Ok(top) = u16::try_from(live_top.load(Ordering::SeqCst)) {
+        let _ = queue!(out, MoveTo(0, top), Clear(ClearType::FromCursorDown));
+    }
+    let _ = queue!(
+        out,
+        EndSynchronizedUpdate,
+        SetAttribute(Attribute::Reset),
+        PopKeyboardEnhancementFlags,
+        DisableBracketedPaste,
+        Show
+    );
+    let _ = out.flush();
+    let _ = disable_raw_mode();
+}
+
+impl TerminalGuard {
+    /// Enters raw mode, turns on bracketed paste and keyboard disambiguation (so
+    /// Shift+Enter is told apart from Enter where the terminal supports it), and installs a
+    /// panic hook that restores the terminal before the panic message is printed.
+    pub fn enter() -> io::Result<Self> {
+        enable_raw_mode()?;
+        let _ = execute!(
+            io::stdout(),
+            EnableBracketedPaste,
+            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+        );
+        let live_top = Arc::new(AtomicU32::new(u32::MAX));
+        let restored = Arc::new(AtomicBool::new(false));
+        let previous_hook: Arc<Hook> = Arc::new(std::panic::take_hook());
+        let (top, done, previous) = (
+            Arc::clone(&live_top),
+            Arc::clone(&restored),
+            Arc::clone(&previous_hook),
+        );
+        std::panic::set_hook(Box::new(move |info| {
+            restore(&top, &done);
+            previous(info);
+        }));
+        Ok(TerminalGuard {
+            live_top,
+            restored,
+            previous_hook,
+        })
+    }
+
+    /// Remembers where the live region starts, for erasing it on a panic.
+    pub fn set_live_top(&self, top: u16) {
+        self.live_top.store(u32::from(top), Ordering::SeqCst);
+    }
+
+    /// Restores the terminal now.
+    pub fn restore(&self) {
+        restore(&self.live_top, &self.restored);
+    }
+}
+
+impl Drop for TerminalGuard {
+    fn drop(&mut self) {
+        self.restore();
+        if !std::thread::panicking() {
+            let previous = Arc::clone(&self.previous_hook);
+            std::panic::set_hook(Box::new(move |info| previous(info)));
+        }
+    }
+}

@@ -1,0 +1,439 @@
+//! App-state tests: keys, slash commands and runtime events, without a terminal.
+
+use ansa_sessions::protocol::{CommandBody, ErrorCode, EventBody, PreviewState, ToolPhase};
+use ansa_sessions::{Mode, RequestId, Role, TranscriptPage, TranscriptQuery, TurnState};
+use crossterm::event::{KeyCode, KeyModifiers};
+
+use super::super::app::{EXIT_INTERRUPTED, Entry, TaskState};
+use super::super::history::PAGE_ENTRIES;
+use super::{Harness, entry, exchanges};
+
+#[test]
+fn nothing_is_sent_before_the_first_snapshot_and_the_text_is_kept() {
+    let mut h = Harness::new(60, 20, true);
+    h.type_text("early task");
+    h.press(KeyCode::Enter);
+    assert!(h.sent.is_empty());
+    assert_eq!(h.app.input.text(), "early task");
+    h.event(EventBody::Snapshot(super::snapshot_body(0)));
+    assert!(h.sent.is_empty(), "an empty transcript needs no page");
+    h.press(KeyCode::Enter);
+    let CommandBody::Submit { text, mode } = &h.last().body else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!((text.as_str(), *mode), ("early task", Mode::Basic));
+    assert_eq!(h.last().command_id.as_str(), "tui-inc7-1");
+}
+
+#[test]
+fn opening_asks_for_the_transcript_and_shows_the_last_three_exchanges() {
+    let h = Harness::opened(60, 20, true, exchanges(5));
+    let CommandBody::Transcript(query) = &h.sent[0].body else {
+        panic!("{:?}", h.sent);
+    };
+    assert_eq!((query.before, query.forward), (0, false));
+    let text = h.scrollback_text().join("\n");
+    assert!(!text.contains("question 2"), "{text}");
+    for i in 3..=5 {
+        assert!(text.contains(&format!("› question {i}")), "{text}");
+        assert!(text.contains(&format!("answer {i}")), "{text}");
+    }
+}
+
+#[test]
+fn an_unfinished_request_is_shown_on_open_with_the_last_three_exchanges() {
+    let mut h = Harness::new(60, 20, true);
+    let mut s = super::snapshot_body(7);
+    s.request_id = Some(RequestId(4));
+    s.state = Some(TurnState::Paused);
+    s.resume_available = true;
+    s.turn = 4;
+    h.event(EventBody::Snapshot(s));
+    let mut entries = exchanges(3);
+    entries.push(entry(7, Role::User, "question 4"));
+    let query = TranscriptQuery {
+        before: 0,
+        limit: super::OPEN_PAGE,
+        forward: false,
+    };
+    h.event(EventBody::Transcript(TranscriptPage {
+        begin: 1,
+        end: 8,
+        total: 7,
+        entries,
+        query,
+    }));
+    let text = h.scrollback_text().join("\n");
+    for i in 1..=4 {
+        assert!(text.contains(&format!("question {i}")), "{text}");
+    }
+    assert_eq!(h.app.paused.as_ref().map(|p| p.request), Some(RequestId(4)));
+    h.type_text("/resume");
+    h.press(KeyCode::Enter);
+    assert_eq!(
+        h.last().body,
+        CommandBody::Resume {
+            target: RequestId(4)
+        }
+    );
+}
+
+#[test]
+fn tab_and_shift_tab_toggle_the_mode_and_slash_commands_set_it() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    assert_eq!(h.app.mode, Mode::Basic);
+    h.press(KeyCode::Tab);
+    assert_eq!(h.app.mode, Mode::Plan);
+    h.key(KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(h.app.mode, Mode::Basic);
+    h.type_text("/plan");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.app.mode, Mode::Plan);
+    assert_eq!(h.app.input.text(), "");
+    h.submit_accepted("look around", 1);
+    let CommandBody::Submit { mode, .. } = &h.sent[0].body else {
+        panic!();
+    };
+    assert_eq!(*mode, Mode::Plan);
+    h.type_text("/basic");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.app.mode, Mode::Basic);
+}
+
+#[test]
+fn enter_submits_only_when_idle_and_keeps_the_typed_text_while_running() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("first", 1);
+    assert_eq!(h.sent.len(), 1);
+    h.type_text("second");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.sent.len(), 1, "one task at a time");
+    assert_eq!(h.app.input.text(), "second");
+    // Events while running do not touch the input.
+    h.preview(request, "partial", PreviewState::Preview);
+    h.tool(request, "c1", "exec", ToolPhase::Started);
+    h.answer(request, "done");
+    assert_eq!(h.app.input.text(), "second");
+    assert!(h.app.task.is_none());
+    h.press(KeyCode::Enter);
+    assert_eq!(h.sent.len(), 2);
+    assert_eq!(h.app.input.text(), "");
+}
+
+#[test]
+fn shift_enter_and_ctrl_j_insert_newlines() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.type_text("a");
+    h.key(KeyCode::Enter, KeyModifiers::SHIFT);
+    h.type_text("b");
+    h.ctrl('j');
+    h.type_text("c");
+    assert_eq!(h.app.input.text(), "a\nb\nc");
+    assert!(h.sent.is_empty());
+}
+
+#[test]
+fn up_and_down_recall_history() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    for (i, text) in ["one", "two"].into_iter().enumerate() {
+        let request = h.submit_accepted(text, i as u64 + 1);
+        h.answer(request, "ok");
+    }
+    h.type_text("draft");
+    h.press(KeyCode::Up);
+    assert_eq!(h.app.input.text(), "two");
+    h.press(KeyCode::Up);
+    assert_eq!(h.app.input.text(), "one");
+    h.press(KeyCode::Down);
+    h.press(KeyCode::Down);
+    assert_eq!(h.app.input.text(), "draft");
+}
+
+#[test]
+fn ctrl_c_cancels_then_a_second_one_exits() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("long task", 3);
+    h.ctrl('c');
+    assert_eq!(h.last().body, CommandBody::Cancel { target: request });
+    assert!(h.exits.is_empty());
+    h.ctrl('c');
+    assert_eq!(h.exits, [EXIT_INTERRUPTED]);
+}
+
+#[test]
+fn ctrl_c_when_idle_arms_and_another_key_disarms() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.type_text("kept");
+    h.ctrl('c');
+    assert!(h.exits.is_empty() && h.sent.is_empty());
+    h.press(KeyCode::Left);
+    h.ctrl('c');
+    assert!(h.exits.is_empty(), "disarmed by another key");
+    h.ctrl('c');
+    assert_eq!(h.exits, [EXIT_INTERRUPTED]);
+    assert_eq!(h.app.input.text(), "kept");
+}
+
+#[test]
+fn ctrl_c_before_acceptance_cancels_once_the_request_is_known() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.type_text("task");
+    h.press(KeyCode::Enter);
+    h.ctrl('c');
+    assert_eq!(h.sent.len(), 1, "no request ID yet");
+    let id = h.sent[0].command_id.clone();
+    h.event(EventBody::CommandAccepted {
+        command_id: id,
+        request_id: RequestId(9),
+        turn: 9,
+    });
+    assert_eq!(
+        h.last().body,
+        CommandBody::Cancel {
+            target: RequestId(9)
+        }
+    );
+}
+
+#[test]
+fn ctrl_d_lets_the_task_finish_then_exits() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    h.ctrl('d');
+    assert!(h.exits.is_empty());
+    assert!(h.app.exit_after_task);
+    h.answer(request, "the answer");
+    assert_eq!(h.exits, [0]);
+    assert!(h.scrollback_text().iter().any(|l| l == "the answer"));
+    // Idle: at once.
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.ctrl('d');
+    assert_eq!(h.exits, [0]);
+}
+
+#[test]
+fn slash_exit_cancel_resume_status_and_unknown() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.type_text("/cancel");
+    h.press(KeyCode::Enter);
+    assert!(h.sent.is_empty());
+    h.type_text("/status");
+    h.press(KeyCode::Enter);
+    assert!(h.app.status_open);
+    h.press(KeyCode::Esc);
+    assert!(!h.app.status_open);
+    h.type_text("/frobnicate");
+    h.press(KeyCode::Enter);
+    assert_eq!(
+        h.app.input.text(),
+        "/frobnicate",
+        "unknown commands are kept"
+    );
+    assert!(h.sent.is_empty());
+    h.ctrl('u');
+    let request = h.submit_accepted("task", 2);
+    h.turn_state(request, TurnState::Paused, Some("tool call limit reached"));
+    assert!(h.app.task.is_none());
+    h.type_text("/resume");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.last().body, CommandBody::Resume { target: request });
+    let id = h.last().command_id.clone();
+    h.event(EventBody::CommandAccepted {
+        command_id: id,
+        request_id: request,
+        turn: 3,
+    });
+    assert!(h.app.paused.is_none());
+    assert_eq!(
+        h.app.task.as_ref().map(|t| t.state),
+        Some(TaskState::Queued)
+    );
+    h.type_text("/cancel");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.last().body, CommandBody::Cancel { target: request });
+    h.turn_state(request, TurnState::Cancelled, None);
+    h.type_text("/exit");
+    h.press(KeyCode::Enter);
+    assert_eq!(h.exits, [0]);
+}
+
+#[test]
+fn a_refused_submit_gives_the_text_back() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.type_text("task");
+    h.press(KeyCode::Enter);
+    let id = h.last().command_id.clone();
+    h.event(EventBody::Error {
+        command_id: Some(id),
+        code: ErrorCode::ReadOnly,
+        message: "the journal is damaged".into(),
+    });
+    assert!(h.app.task.is_none());
+    assert_eq!(h.app.input.text(), "task");
+    assert!(
+        h.scrollback_text()
+            .iter()
+            .any(|l| l.contains("not accepted: the journal is damaged"))
+    );
+}
+
+#[test]
+fn cancel_keeps_the_fragment_marked_unfinished() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    h.preview(request, "half an answ", PreviewState::Preview);
+    h.ctrl('c');
+    h.preview(request, "half an answ", PreviewState::Discarded);
+    h.turn_state(request, TurnState::Cancelled, Some("cancelled by the user"));
+    let text = h.scrollback_text();
+    let at = text
+        .iter()
+        .position(|l| l == "half an answ")
+        .expect("fragment");
+    assert_eq!(text[at + 1], "(unfinished)");
+    assert!(text[at + 2].contains("cancelled"));
+}
+
+#[test]
+fn tool_lines_are_committed_once_when_they_finish() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    h.at(1.0);
+    h.tool(request, "c1", "read", ToolPhase::Started);
+    assert_eq!(h.app.tools.len(), 1);
+    h.at(1.4);
+    h.tool(request, "c1", "read", ToolPhase::Finished);
+    assert!(h.app.tools.is_empty());
+    h.tool(request, "c2", "exec", ToolPhase::Failed);
+    let tools: Vec<_> = h
+        .scrollback_text()
+        .into_iter()
+        .filter(|l| l.starts_with("  ✓") || l.starts_with("  ✗"))
+        .collect();
+    assert_eq!(tools, ["  ✓ read  0.4s", "  ✗ exec  failed"]);
+}
+
+#[test]
+fn lost_events_ask_for_a_snapshot_and_a_lost_answer_is_recovered() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    h.seq += 5; // a gap
+    h.event(EventBody::ResyncRequired {
+        reason: "queue full".into(),
+    });
+    let snapshots = h
+        .sent
+        .iter()
+        .filter(|c| matches!(c.body, CommandBody::Snapshot { .. }))
+        .count();
+    assert_eq!(snapshots, 1, "one snapshot at a time");
+    let mut s = super::snapshot_body(2);
+    s.request_id = Some(request);
+    s.state = Some(TurnState::Done);
+    s.turn = 1;
+    h.event(EventBody::Snapshot(s));
+    let CommandBody::Transcript(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    h.event(EventBody::Transcript(TranscriptPage {
+        begin: 1,
+        end: 3,
+        total: 2,
+        entries: vec![
+            entry(1, Role::User, "task"),
+            entry(2, Role::Assistant, "recovered answer"),
+        ],
+        query,
+    }));
+    assert!(h.scrollback_text().iter().any(|l| l == "recovered answer"));
+    assert!(h.app.task.is_none());
+}
+
+#[test]
+fn ctrl_f_and_page_keys_issue_transcript_commands() {
+    let mut h = Harness::opened(60, 20, true, exchanges(10));
+    assert_eq!(h.app.history.anchor, Some(15));
+    h.ctrl('f');
+    assert!(h.app.history.open);
+    let CommandBody::Transcript(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(
+        query,
+        TranscriptQuery {
+            before: 15,
+            limit: PAGE_ENTRIES,
+            forward: false
+        }
+    );
+    let all = exchanges(10);
+    h.event(EventBody::Transcript(TranscriptPage {
+        begin: 7,
+        end: 15,
+        total: 20,
+        entries: all[6..14].to_vec(),
+        query,
+    }));
+    assert_eq!(h.app.history.begin(), Some(7));
+    // PgUp scrolls within the loaded page first, then loads the older one.
+    let sent = h.sent.len();
+    for _ in 0..10 {
+        h.press(KeyCode::PageUp);
+    }
+    assert_eq!(h.sent.len(), sent + 1, "one older page requested");
+    let CommandBody::Transcript(older) = h.last().body.clone() else {
+        panic!();
+    };
+    assert_eq!((older.before, older.forward), (7, false));
+    h.event(EventBody::Transcript(TranscriptPage {
+        begin: 1,
+        end: 7,
+        total: 20,
+        entries: all[0..6].to_vec(),
+        query: older,
+    }));
+    assert_eq!(h.app.history.begin(), Some(1));
+    for _ in 0..40 {
+        h.press(KeyCode::PageDown);
+    }
+    let CommandBody::Transcript(newer) = h.last().body.clone() else {
+        panic!();
+    };
+    assert_eq!((newer.before, newer.forward), (15, true));
+    h.ctrl('f');
+    assert!(!h.app.history.open);
+    h.press(KeyCode::PageUp);
+    assert!(h.app.history.open, "PgUp opens the pane again");
+}
+
+#[test]
+fn text_delta_and_done_commit_the_answer_once() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    h.preview(request, "The **answer**", PreviewState::Preview);
+    assert!(h.app.preview.is_some());
+    h.preview(request, "The **answer**", PreviewState::Committed);
+    h.answer(request, "The **answer**");
+    assert!(h.app.preview.is_none());
+    let commits: Vec<_> = h
+        .scrollback_text()
+        .into_iter()
+        .filter(|l| l.contains("answer"))
+        .collect();
+    assert_eq!(commits, ["The answer"]);
+    // Events of other requests are ignored.
+    h.answer(RequestId(77), "not ours");
+    assert!(!h.scrollback_text().iter().any(|l| l.contains("not ours")));
+    assert!(matches!(h.app.take_commits().as_slice(), []));
+    let _ = Entry::Header;
+}
+
+#[test]
+fn a_termination_signal_cancels_and_exits() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("task", 1);
+    let actions = h.app.on_signal();
+    assert!(matches!(actions.last(), Some(super::Action::Exit(130))));
+    assert!(actions.iter().any(|a| matches!(a,
+        super::Action::Send(c) if c.body == CommandBody::Cancel { target: request })));
+}

@@ -1,0 +1,251 @@
+//! Rendering tests: every view state as an insta snapshot of a ratatui `TestBackend` (the
+//! live region) together with the scrollback the state has committed so far.
+
+use ansa_sessions::protocol::{PreviewState, ToolPhase};
+use ansa_sessions::{Role, TurnState};
+use crossterm::event::KeyCode;
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::Widget;
+
+use super::super::theme::MINT;
+use super::super::view;
+use super::{Harness, entry, exchanges, line_text};
+
+/// The live region drawn into a `TestBackend` of its exact size.
+fn live_backend(h: &Harness) -> (Terminal<TestBackend>, Option<(u16, u16)>) {
+    let live = view::live(&h.app);
+    let height = u16::try_from(live.lines.len()).unwrap_or(u16::MAX);
+    let backend = TestBackend::new(h.app.width, height);
+    let mut terminal = Terminal::new(backend).unwrap();
+    terminal
+        .draw(|frame| {
+            for (y, line) in (0..height).zip(&live.lines) {
+                frame.render_widget(line.clone(), Rect::new(0, y, h.app.width, 1));
+            }
+        })
+        .unwrap();
+    (terminal, live.cursor)
+}
+
+/// Scrollback text, then the live region as the `TestBackend` shows it, then the cursor.
+fn screen(h: &Harness) -> String {
+    let (terminal, cursor) = live_backend(h);
+    let scrollback = h.scrollback_text().join("\n");
+    format!(
+        "── scrollback ──\n{scrollback}\n── live region ──\n{}\ncursor: {cursor:?}",
+        terminal.backend()
+    )
+}
+
+#[test]
+fn idle_empty() {
+    let h = Harness::opened(60, 20, false, vec![]);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn opening_before_the_first_snapshot() {
+    let h = Harness::new(60, 20, false);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn idle_with_history() {
+    let mut entries = exchanges(4);
+    entries.push(entry(
+        9,
+        Role::User,
+        "explain the build, with a line that is long enough to wrap at sixty columns",
+    ));
+    entries.push(entry(
+        10,
+        Role::Assistant,
+        "# Build\n\nRun `cargo build`, then:\n\n- **test** with `cargo test`\n- lint with clippy",
+    ));
+    let h = Harness::opened(60, 20, false, entries);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn typing_multi_line_input() {
+    let mut h = Harness::opened(40, 20, false, vec![]);
+    h.type_text("first line\nsecond line is long enough to wrap at forty columns, twice over");
+    h.press(KeyCode::Left);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn running_with_tool_lines_and_preview() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let request = h.submit_accepted("fix the failing test", 1);
+    h.at(0.5);
+    h.tool(request, "c1", "search", ToolPhase::Started);
+    h.at(0.7);
+    h.tool(request, "c1", "search", ToolPhase::Finished);
+    h.tool(request, "c2", "exec", ToolPhase::Started);
+    h.at(3.2);
+    h.tool(request, "c3", "edit", ToolPhase::Started);
+    h.preview(
+        request,
+        "The test fails because **`parse`** drops the last line:\n\n1. read the input\n2. split",
+        PreviewState::Preview,
+    );
+    h.at(4.0);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn paused_with_reason() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let request = h.submit_accepted("refactor the parser", 2);
+    h.turn_state(
+        request,
+        TurnState::Paused,
+        Some("the model failed: connection reset; nothing from it was used"),
+    );
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn cancelled_with_unfinished_fragment() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let request = h.submit_accepted("write a poem", 1);
+    h.preview(
+        request,
+        "Roses are red,\nviolets are",
+        PreviewState::Preview,
+    );
+    h.ctrl('c');
+    h.preview(
+        request,
+        "Roses are red,\nviolets are",
+        PreviewState::Discarded,
+    );
+    h.turn_state(request, TurnState::Cancelled, Some("cancelled by the user"));
+    h.type_text("typed input survives");
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn plan_mode() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    h.press(KeyCode::Tab);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn status_panel() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let _ = h.submit_accepted("task", 4);
+    h.type_text("/status");
+    h.press(KeyCode::Enter);
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn history_pane() {
+    let mut h = Harness::opened(60, 16, false, exchanges(6));
+    h.ctrl('f');
+    let query = match h.last().body.clone() {
+        ansa_sessions::protocol::CommandBody::Transcript(q) => q,
+        other => panic!("{other:?}"),
+    };
+    let all = exchanges(6);
+    h.event(ansa_sessions::protocol::EventBody::Transcript(
+        ansa_sessions::TranscriptPage {
+            begin: 1,
+            end: 7,
+            total: 12,
+            entries: all[0..6].to_vec(),
+            query,
+        },
+    ));
+    insta::assert_snapshot!(screen(&h));
+}
+
+#[test]
+fn model_escape_sequences_never_reach_the_screen() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    h.app.on_paste("say \x1b]52;c;AAAA\x07hi");
+    let request = h.submit_accepted("", 1);
+    h.tool(request, "c1", "ex\x1b[1Aec", ToolPhase::Started);
+    h.preview(
+        request,
+        "red \x1b[31mtext\x1b[0m\x1b[2J",
+        PreviewState::Preview,
+    );
+    let (terminal, _) = live_backend(&h);
+    let mut all = h.scrollback_text().join("\n");
+    all.push_str(&format!("{}", terminal.backend()));
+    assert!(!all.contains('\x1b'), "{all:?}");
+    assert!(all.contains("red text"), "{all}");
+    assert!(all.contains("› say hi"), "{all}");
+}
+
+fn styles(buffer: &Buffer) -> impl Iterator<Item = Style> + '_ {
+    buffer.content.iter().map(|c| c.style())
+}
+
+fn scrollback_buffer(h: &Harness) -> Buffer {
+    let mut buffer = Buffer::empty(Rect::new(0, 0, h.app.width, h.scrollback.len() as u16));
+    for (y, line) in h.scrollback.iter().enumerate() {
+        line.clone()
+            .render(Rect::new(0, y as u16, h.app.width, 1), &mut buffer);
+    }
+    buffer
+}
+
+fn busy(plain: bool) -> Harness {
+    let mut h = Harness::opened(60, 20, plain, exchanges(1));
+    let request = h.submit_accepted("run **it**", 2);
+    h.tool(request, "c1", "read", ToolPhase::Finished);
+    h.tool(request, "c2", "exec", ToolPhase::Started);
+    h.preview(
+        request,
+        "# Heading\n\n`code` and *em*",
+        PreviewState::Preview,
+    );
+    h.press(KeyCode::Tab);
+    h
+}
+
+#[test]
+fn no_color_is_plain_text() {
+    let h = busy(true);
+    let (terminal, _) = live_backend(&h);
+    for style in styles(terminal.backend().buffer()).chain(styles(&scrollback_buffer(&h))) {
+        assert_eq!(style.fg, Some(Color::Reset), "{style:?}");
+        assert_eq!(style.bg, Some(Color::Reset), "{style:?}");
+        assert_eq!(style.add_modifier, Modifier::empty(), "{style:?}");
+    }
+    insta::assert_snapshot!(screen(&h));
+    // The same state in colour has the mint accent and the same text.
+    let coloured = busy(false);
+    let (terminal, _) = live_backend(&coloured);
+    assert!(styles(terminal.backend().buffer()).any(|s| s.fg == Some(MINT)));
+    assert_eq!(screen(&coloured), screen(&h));
+    assert!(
+        coloured
+            .scrollback
+            .iter()
+            .map(line_text)
+            .eq(h.scrollback.iter().map(line_text))
+    );
+}
+
+#[test]
+fn the_live_region_fits_the_terminal_and_keeps_the_preview_tail() {
+    let mut h = Harness::opened(30, 8, false, vec![]);
+    let request = h.submit_accepted("long", 1);
+    let text: Vec<String> = (1..=40).map(|i| format!("line {i}")).collect();
+    h.preview(request, &text.join("\n\n"), PreviewState::Preview);
+    let live = view::live(&h.app);
+    assert_eq!(live.lines.len(), 8);
+    let shown: Vec<String> = live.lines.iter().map(line_text).collect();
+    assert!(shown.iter().any(|l| l == "line 40"), "{shown:?}");
+    assert_eq!(live.cursor, Some((2, 5)));
+}

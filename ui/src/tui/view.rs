@@ -1,0 +1,474 @@
+//! What the TUI shows: the lines of committed dialog (printed into scrollback once) and the
+//! live region (history pane, pending request, running tools, streaming preview, paused
+//! turn, status, notice, input, footer), all as styled lines of at most the terminal width.
+//!
+//! Model answers go through [`render_markdown`]; user text, tool names and targets, reasons
+//! and runtime messages through [`sanitize`] and the word wrapper, so nothing from the
+//! model, a tool or the user can reach the terminal as a control sequence.
+
+use std::time::{Duration, Instant};
+
+use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::{Mode, Profile, Role, TranscriptEntry};
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::Widget;
+use unicode_width::UnicodeWidthChar;
+
+use super::app::{App, Entry, Notice, TaskKind, TaskState, Tone, ToolLine};
+use super::markdown::render_markdown;
+use super::sanitize::sanitize;
+use super::theme::Theme;
+use super::wrap::{display_width, wrap_prefixed, wrap_spans};
+use crate::status::reopen_command;
+
+/// The prompt before the first input row.
+const PROMPT: &str = "› ";
+/// Indent of the other input rows and of wrapped user text.
+const INDENT: &str = "  ";
+
+/// Columns the input text wraps at: the prompt and one spare column for the cursor are off.
+pub(crate) fn input_columns(width: u16) -> u16 {
+    width.saturating_sub(3).max(1)
+}
+
+/// Rows of the history pane's text at a terminal height.
+pub(crate) fn pane_rows(height: u16) -> usize {
+    (usize::from(height) / 2).max(3)
+}
+
+/// The live region: its lines and where the cursor goes (column, row).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Live {
+    /// The lines, top to bottom.
+    pub lines: Vec<Line<'static>>,
+    /// Cursor position within them.
+    pub cursor: Option<(u16, u16)>,
+}
+
+/// Renders lines into a buffer as wide as the terminal.
+pub(crate) fn to_buffer(lines: &[Line<'_>], width: u16) -> Buffer {
+    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
+    let mut buffer = Buffer::empty(Rect::new(0, 0, width.max(1), height));
+    for (y, line) in (0..height).zip(lines) {
+        line.clone()
+            .render(Rect::new(0, y, width.max(1), 1), &mut buffer);
+    }
+    buffer
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 10.0 {
+        format!("{secs:.1}s")
+    } else if secs < 60.0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
+    }
+}
+
+/// `s` cut to `max` display columns, with `…` when cut.
+fn truncate(s: &str, max: usize) -> String {
+    if display_width(s) <= max {
+        return s.to_owned();
+    }
+    let mut out = String::new();
+    let mut width = 0;
+    for c in s.chars() {
+        let w = c.width().unwrap_or(0);
+        if width + w + 1 > max {
+            break;
+        }
+        width += w;
+        out.push(c);
+    }
+    if max > 0 {
+        out.push('…');
+    }
+    out
+}
+
+fn one_line(s: &str) -> String {
+    sanitize(s).replace(['\n', '\t'], " ")
+}
+
+/// One tool call as one line: state, name, target, duration.
+pub(crate) fn tool_line(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'static> {
+    let (symbol, style, state) = match tool.phase {
+        ToolPhase::Started if tool.ended.is_some() => ("·", theme.dim(), Some("stopped")),
+        ToolPhase::Started => ("•", theme.accent(), None),
+        ToolPhase::Finished => ("✓", theme.accent(), None),
+        ToolPhase::Failed => ("✗", theme.error(), Some("failed")),
+        ToolPhase::EffectUnknown => ("?", theme.error(), Some("effect unknown")),
+    };
+    let name = truncate(&one_line(&tool.name), 24);
+    let duration = tool
+        .started
+        .map(|s| fmt_duration(tool.ended.unwrap_or(now).saturating_duration_since(s)));
+    let mut spans = vec![
+        Span::raw(INDENT),
+        Span::styled(symbol, style),
+        Span::raw(" "),
+        Span::styled(name.clone(), theme.bold()),
+    ];
+    let tail: String = [state.map(str::to_owned), duration]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join("  ");
+    let used = INDENT.len() + 2 + display_width(&name) + 2 + display_width(&tail);
+    if let Some(target) = &tool.target {
+        let room = usize::from(width).saturating_sub(used + 1);
+        if room > 3 {
+            spans.push(Span::raw(" "));
+            spans.push(Span::styled(truncate(&one_line(target), room), theme.dim()));
+        }
+    }
+    if !tail.is_empty() {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(tail, theme.dim()));
+    }
+    Line::from(spans)
+}
+
+fn notice_lines(notice: &Notice, width: u16, theme: Theme) -> Vec<Line<'static>> {
+    let (mark, style) = match notice.tone {
+        Tone::Info => ("· ", theme.dim()),
+        Tone::Warn => ("! ", theme.accent()),
+        Tone::Error => ("✗ ", theme.error()),
+    };
+    let text = sanitize(&notice.text);
+    wrap_prefixed(
+        &[Span::styled(text.as_ref(), style)],
+        width,
+        &[Span::raw(INDENT), Span::styled(mark, style)],
+        &[Span::raw("    ")],
+    )
+}
+
+fn user_lines(text: &str, width: u16, style: Style, theme: Theme) -> Vec<Line<'static>> {
+    let text = sanitize(text);
+    wrap_prefixed(
+        &[Span::styled(text.as_ref(), style)],
+        width,
+        &[Span::styled(PROMPT, theme.accent())],
+        &[Span::raw(INDENT)],
+    )
+}
+
+/// The lines an entry adds to scrollback.
+pub(crate) fn entry_lines(app: &App, entry: &Entry, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let mut lines = Vec::new();
+    match entry {
+        Entry::Header => {
+            let cwd = one_line(&app.cwd);
+            let model = one_line(&app.model);
+            lines.extend(wrap_spans(
+                &[
+                    Span::styled("ansa", theme.accent().patch(theme.bold())),
+                    Span::styled(format!("  {cwd}"), theme.dim()),
+                    Span::styled(format!(" · {model}"), theme.dim()),
+                ],
+                width,
+            ));
+        }
+        Entry::User(text) => {
+            lines.push(Line::default());
+            lines.extend(user_lines(text, width, theme.user(), theme));
+        }
+        Entry::Answer(text) => {
+            lines.push(Line::default());
+            lines.extend(render_markdown(text, width, theme));
+        }
+        Entry::Unfinished(text) => {
+            lines.push(Line::default());
+            lines.extend(render_markdown(text, width, theme));
+            lines.push(Line::styled("(unfinished)", theme.dim()));
+        }
+        Entry::Tool(tool) => lines.push(tool_line(tool, app.now, width, theme)),
+        Entry::Notice(notice) => lines.extend(notice_lines(notice, width, theme)),
+    }
+    lines
+}
+
+/// The history pane's text for `entries` (a blank line before each entry).
+pub(crate) fn history_lines(
+    entries: &[TranscriptEntry],
+    width: u16,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = Vec::new();
+    for entry in entries {
+        lines.push(Line::default());
+        match entry.role {
+            Role::User => lines.extend(user_lines(&entry.text, width, theme.user(), theme)),
+            Role::Assistant => lines.extend(render_markdown(&entry.text, width, theme)),
+        }
+    }
+    lines
+}
+
+fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let h = &app.history;
+    let title = match (h.begin(), h.end()) {
+        (Some(b), Some(e)) => format!("history {b}–{} of {}", e - 1, h.total),
+        _ if h.loading => "history: loading…".to_owned(),
+        _ => "history: nothing earlier".to_owned(),
+    };
+    let title = format!("── {title} · PgUp/PgDn page · Ctrl+F closes ");
+    let mut lines = vec![Line::styled(
+        truncate(&title, usize::from(width)),
+        theme.accent(),
+    )];
+    let text = history_lines(&h.entries, width, theme);
+    let rows = pane_rows(app.height);
+    lines.extend(text.into_iter().skip(h.top).take(rows));
+    lines
+}
+
+fn state_text(app: &App) -> (String, Style) {
+    let theme = app.theme;
+    if app.ctx.is_none() {
+        return ("opening…".to_owned(), theme.dim());
+    }
+    if let Some(task) = &app.task {
+        let elapsed = fmt_duration(app.now.saturating_duration_since(task.started));
+        let text = match (task.cancelling, task.state) {
+            (true, _) => "cancelling…".to_owned(),
+            (false, TaskState::Sending) => "sending…".to_owned(),
+            (false, TaskState::Queued) => format!("queued {elapsed}"),
+            (false, TaskState::Running) => format!("running {elapsed}"),
+        };
+        return (text, theme.accent());
+    }
+    if app.flags.read_only {
+        return ("read-only".to_owned(), theme.error());
+    }
+    if app.paused.is_some() {
+        return ("paused".to_owned(), theme.accent());
+    }
+    ("idle".to_owned(), theme.dim())
+}
+
+fn footer(app: &App, width: u16) -> Line<'static> {
+    let theme = app.theme;
+    let mode = match app.mode {
+        Mode::Basic => Span::styled("basic", theme.dim()),
+        Mode::Plan => Span::styled("plan", theme.accent().patch(theme.bold())),
+    };
+    let (state, style) = state_text(app);
+    let hints: &[&str] = if app.task.is_some() {
+        if app.exit_after_task {
+            &["exits when done", "Ctrl+C cancel"]
+        } else {
+            &["Ctrl+C cancel", "Ctrl+D exit when done", "Tab mode"]
+        }
+    } else if app.paused.is_some() {
+        &[
+            "/resume continue",
+            "/cancel drop",
+            "Enter send",
+            "Ctrl+D exit",
+        ]
+    } else {
+        &[
+            "Enter send",
+            "Shift+Enter newline",
+            "Tab mode",
+            "Ctrl+F history",
+            "Ctrl+D exit",
+        ]
+    };
+    let mut spans = vec![
+        mode,
+        Span::styled(" · ", theme.dim()),
+        Span::styled(state, style),
+    ];
+    if app.flags.storage_failed {
+        spans.push(Span::styled(" · storage failed", theme.error()));
+    }
+    let mut used: usize = spans.iter().map(|s| display_width(&s.content)).sum();
+    for hint in hints {
+        let piece = format!(" · {hint}");
+        let w = display_width(&piece);
+        if used + w > usize::from(width) {
+            break;
+        }
+        used += w;
+        spans.push(Span::styled(piece, theme.dim()));
+    }
+    Line::from(spans)
+}
+
+fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let profile = app.ctx.as_ref().map(|c| c.session);
+    let hint = (!app.session_hint.is_empty()).then_some(app.session_hint.as_str());
+    let session = match profile {
+        Some(p) => format!("{} · continue with {}", p.as_str(), reopen_command(p, hint)),
+        None => "opening…".to_owned(),
+    };
+    let mode = match app.mode {
+        Mode::Basic => "basic",
+        Mode::Plan => "plan",
+    };
+    let request = app
+        .task
+        .as_ref()
+        .and_then(|t| t.request)
+        .or(app.paused.as_ref().map(|p| p.request))
+        .map_or("none".to_owned(), |r| r.to_string());
+    let mut journal = vec!["durable"];
+    if app.flags.storage_failed {
+        journal = vec!["storage failed"];
+    }
+    if app.flags.read_only {
+        journal.push("read-only");
+    }
+    let rows = [
+        ("session", session),
+        ("mode", mode.to_owned()),
+        ("state", state_text(app).0),
+        ("request", request),
+        ("turn", app.turn.to_string()),
+        ("journal", journal.join(", ")),
+    ];
+    let mut lines = vec![Line::styled("  /status", theme.accent())];
+    for (key, value) in rows {
+        lines.extend(wrap_prefixed(
+            &[Span::raw(one_line(&value))],
+            width,
+            &[Span::styled(format!("    {key:<9}"), theme.dim())],
+            &[Span::raw(" ".repeat(13))],
+        ));
+    }
+    lines.push(Line::styled("  (Esc closes)", theme.dim()));
+    lines
+}
+
+/// The part above the input: pane, pending text, tools, preview, paused turn, status, notice.
+fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let mut lines = Vec::new();
+    if app.history.open {
+        lines.extend(pane(app, width));
+    }
+    if let Some(task) = &app.task
+        && !task.accepted
+        && task.kind == TaskKind::Submit
+    {
+        lines.push(Line::default());
+        lines.extend(user_lines(&task.text, width, theme.dim(), theme));
+    }
+    for tool in &app.tools {
+        lines.push(tool_line(tool, app.now, width, theme));
+    }
+    if let Some(preview) = &app.preview
+        && !preview.text.trim().is_empty()
+    {
+        lines.push(Line::default());
+        lines.extend(render_markdown(&preview.text, width, theme));
+        if preview.discarded {
+            lines.push(Line::styled("(unfinished)", theme.dim()));
+        }
+    }
+    if let Some(paused) = &app.paused
+        && app.task.is_none()
+    {
+        let text = match &paused.reason {
+            Some(reason) => format!(
+                "request {} is paused: {reason} — /resume continues it, /cancel drops it",
+                paused.request
+            ),
+            None => format!(
+                "request {} is paused — /resume continues it, /cancel drops it",
+                paused.request
+            ),
+        };
+        lines.push(Line::default());
+        lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
+    }
+    if app.status_open {
+        lines.push(Line::default());
+        lines.extend(status_lines(app, width));
+    }
+    if let Some(notice) = &app.notice {
+        lines.extend(notice_lines(notice, width, theme));
+    }
+    lines
+}
+
+/// The live region for the app's terminal size: the upper part (trimmed from the top so the
+/// whole region fits the screen, keeping a long preview's tail), a blank line, the input (at
+/// most half the screen, scrolled to the cursor), a rule and the footer.
+pub(crate) fn live(app: &App) -> Live {
+    let width = app.width.max(1);
+    let height = usize::from(app.height.max(1));
+    let theme = app.theme;
+    let blank = height >= 4;
+    let rule = height >= 3;
+    let footer_row = height >= 2;
+    let chrome = usize::from(blank) + usize::from(rule) + usize::from(footer_row);
+    let layout = app.input.layout(input_columns(width));
+    let max_input = (height / 2).min(height - chrome).max(1);
+    let first = usize::from(layout.row).saturating_sub(max_input - 1);
+    let mut bottom: Vec<Line<'static>> = Vec::new();
+    if blank {
+        bottom.push(Line::default());
+    }
+    let input_top = bottom.len();
+    for (i, range) in layout.rows.iter().enumerate().skip(first).take(max_input) {
+        let prefix = if i == 0 {
+            Span::styled(PROMPT, theme.accent())
+        } else {
+            Span::raw(INDENT)
+        };
+        let text = &app.input.text()[range.clone()];
+        bottom.push(Line::from(vec![prefix, Span::raw(text.to_owned())]));
+    }
+    if app.input.text().is_empty()
+        && let Some(line) = bottom.get_mut(input_top)
+    {
+        let hint = if app.task.is_some() {
+            "type ahead · Enter works when this task ends"
+        } else {
+            "type a task · /help"
+        };
+        line.spans.push(Span::styled(hint, theme.dim()));
+    }
+    // The rule goes below the input: when idle nothing of the region above the cursor is
+    // wider than a blank line, so a terminal that reflows on resize has nothing to rewrap.
+    if rule {
+        bottom.push(Line::styled("─".repeat(usize::from(width)), theme.dim()));
+    }
+    if footer_row {
+        bottom.push(footer(app, width));
+    }
+    let mut lines = upper(app, width);
+    let room = height.saturating_sub(bottom.len());
+    if lines.len() > room {
+        lines.drain(..lines.len() - room);
+    }
+    let row = lines.len() + input_top + usize::from(layout.row) - first;
+    let col = 2 + usize::from(layout.col);
+    lines.extend(bottom);
+    let cursor = (row < lines.len()).then(|| {
+        (
+            u16::try_from(col).unwrap_or(u16::MAX).min(width - 1),
+            u16::try_from(row).unwrap_or(u16::MAX),
+        )
+    });
+    Live { lines, cursor }
+}
+
+/// How to continue this session after the TUI has ended.
+pub(crate) fn continue_line(app: &App) -> String {
+    let profile = app.ctx.as_ref().map_or(Profile::Live, |c| c.session);
+    let hint = (!app.session_hint.is_empty()).then_some(app.session_hint.as_str());
+    format!("ansa: continue with: {}", reopen_command(profile, hint))
+}
