@@ -75,6 +75,27 @@ impl Tmux {
             == "1"
     }
 
+    /// The pid of the `ansa` process in the pane (the child of the pane's shell).
+    pub fn ansa_pid(&self) -> i32 {
+        let shell: i32 = self
+            .tmux(&["display-message", "-p", "-t", "t", "#{pane_pid}"])
+            .trim()
+            .parse()
+            .expect("pane pid");
+        let children = std::fs::read_to_string(format!("/proc/{shell}/task/{shell}/children"))
+            .unwrap_or_default();
+        children
+            .split_whitespace()
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("ansa runs in the pane")
+    }
+
+    /// Closes the terminal: the tmux server goes away and the pane's processes get SIGHUP.
+    pub fn hang_up(&self) {
+        self.tmux(&["kill-server"]);
+    }
+
     /// Resizes the window.
     pub fn resize(&self, width: u16, height: u16) {
         self.tmux(&[

@@ -75,7 +75,7 @@ fn ctrl_c_cancels_the_running_task_and_a_second_exits_130() {
         screen.contains("typed while running"),
         "typed input survives: {screen}"
     );
-    t.keys(&["C-c"]);
+    // The cancel armed the exit: one more Ctrl+C leaves (a third would reach the shell).
     t.keys(&["C-c"]);
     t.wait_text("[ansa exited 130]");
 }
@@ -145,4 +145,17 @@ fn resize_reflows_the_live_region() {
         "The test value for {}",
         ansa::provider::offline_key("after resize")
     ));
+}
+
+#[test]
+fn a_hung_up_terminal_ends_the_tui() {
+    let w = World::new();
+    let t = Tmux::start(&w, &["--offline"], 100, 30);
+    t.wait_text("basic · idle");
+    let pid = t.ansa_pid();
+    assert!(crate::harness::alive(pid));
+    t.hang_up();
+    crate::harness::eventually("ansa to exit after the hangup", || {
+        !crate::harness::alive(pid)
+    });
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use ansa_ui::tui::Theme;
 use ansa_ui::tui::markdown::render_markdown;
 use ansa_ui::tui::sanitize::sanitize;
+use ansa_ui::tui::tail::render_preview;
 use ansa_ui::tui::wrap::wrap_plain;
 use ratatui::style::Style;
 
@@ -18,6 +19,7 @@ const WIDTH: u16 = 100;
 const RUNS: usize = 21;
 
 fn main() {
+    streamed_frames();
     let answer = markdown_answer(LINES);
     let plain = plain_text(LINES);
     println!(
@@ -161,4 +163,35 @@ fn hostile_text(len: usize) -> String {
         i += 1;
     }
     out
+}
+
+/// A 10,000-line answer streamed 10 lines at a time: each frame renders the preview as the
+/// live region does (the tail, at most 256 rows). Reports per-frame times over all frames.
+fn streamed_frames() {
+    let answer = markdown_answer(LINES);
+    let cuts: Vec<usize> = answer
+        .match_indices('\n')
+        .map(|(i, _)| i + 1)
+        .step_by(10)
+        .collect();
+    let mut frames = Vec::with_capacity(cuts.len());
+    for cut in cuts {
+        let t = Instant::now();
+        black_box(render_preview(
+            black_box(&answer[..cut]),
+            WIDTH,
+            Theme { plain: false },
+            256,
+        ));
+        frames.push(t.elapsed());
+    }
+    frames.sort();
+    let at = |q: f64| frames[((frames.len() - 1) as f64 * q) as usize].as_secs_f64() * 1e3;
+    println!(
+        "streamed 10,000-line answer, one frame per 10 lines ({} frames): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        frames.len(),
+        at(0.5),
+        at(0.99),
+        at(1.0)
+    );
 }

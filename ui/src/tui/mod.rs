@@ -23,6 +23,7 @@ pub mod markdown;
 mod model;
 mod run;
 pub mod sanitize;
+pub mod tail;
 mod terminal;
 pub mod theme;
 mod view;

@@ -13,6 +13,7 @@ use ansa_sessions::protocol::Event;
 use crossterm::event::{self as term_event, Event as TermEvent};
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 use signal_hook::flag;
+use signal_hook::iterator::Signals;
 
 use super::app::{Action, App};
 use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
@@ -25,7 +26,7 @@ use crate::link::{SessionLink, ToRuntime};
 const FRAME: Duration = Duration::from_millis(16);
 /// Redraw interval while a task runs (durations tick).
 const TICK: Duration = Duration::from_millis(100);
-/// How often the input thread looks at its stop and signal flags.
+/// How often the input thread looks at its stop flag.
 const POLL: Duration = Duration::from_millis(50);
 
 /// Something for the loop.
@@ -51,18 +52,11 @@ fn spawn_runtime(events: Receiver<Event>, tx: Sender<Input>) -> io::Result<()> {
         .map(drop)
 }
 
-fn spawn_input(
-    tx: Sender<Input>,
-    stop: Arc<AtomicBool>,
-    signal: Arc<AtomicBool>,
-) -> io::Result<JoinHandle<()>> {
+fn spawn_input(tx: Sender<Input>, stop: Arc<AtomicBool>) -> io::Result<JoinHandle<()>> {
     thread::Builder::new()
         .name("ansa-tui-input".into())
         .spawn(move || {
             while !stop.load(Ordering::SeqCst) {
-                if signal.swap(false, Ordering::SeqCst) && tx.send(Input::Signal).is_err() {
-                    return;
-                }
                 let ready = match term_event::poll(POLL) {
                     Ok(ready) => ready,
                     Err(e) => {
@@ -85,13 +79,25 @@ fn spawn_input(
         })
 }
 
-/// SIGTERM, SIGHUP and SIGINT set `caught` while the TUI runs; once `after` is set (when the
-/// TUI has ended) they take their default action again.
-fn watch_signals(caught: &Arc<AtomicBool>, after: &Arc<AtomicBool>) {
+/// SIGTERM, SIGHUP and SIGINT reach the loop as [`Input::Signal`] while the TUI runs (a
+/// hung-up terminal sends SIGHUP: the loop must hear it even while the input thread is stuck
+/// reading a dead terminal); once `after` is set (the TUI has ended) they take their default
+/// action again.
+fn watch_signals(tx: Sender<Input>, after: &Arc<AtomicBool>) -> io::Result<()> {
     for signal in [SIGTERM, SIGHUP, SIGINT] {
-        let _ = flag::register_conditional_default(signal, Arc::clone(after));
-        let _ = flag::register(signal, Arc::clone(caught));
+        flag::register_conditional_default(signal, Arc::clone(after))?;
     }
+    let mut signals = Signals::new([SIGTERM, SIGHUP, SIGINT])?;
+    thread::Builder::new()
+        .name("ansa-tui-signals".into())
+        .spawn(move || {
+            for _ in signals.forever() {
+                if tx.send(Input::Signal).is_err() {
+                    return;
+                }
+            }
+        })
+        .map(drop)
 }
 
 /// How the loop ended.
@@ -204,14 +210,13 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     let SessionLink { commands, events } = link;
     let (tx, rx) = mpsc::channel();
     spawn_runtime(events, tx.clone()).map_err(UiError::io("starting the event thread"))?;
-    let caught = Arc::new(AtomicBool::new(false));
     let after = Arc::new(AtomicBool::new(false));
-    watch_signals(&caught, &after);
+    watch_signals(tx.clone(), &after).map_err(UiError::io("watching signals"))?;
     let guard = TerminalGuard::enter().map_err(UiError::io("entering raw mode"))?;
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let cursor = crossterm::cursor::position().ok();
     let stop = Arc::new(AtomicBool::new(false));
-    let (input, started) = match spawn_input(tx, Arc::clone(&stop), Arc::clone(&caught)) {
+    let (input, started) = match spawn_input(tx, Arc::clone(&stop)) {
         Ok(handle) => (Some(handle), Ok(())),
         Err(e) => (None, Err(UiError::io("starting the input thread")(e))),
     };
@@ -242,10 +247,10 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     let _ = main.term.clear();
     guard.set_live_top(main.term.top());
     let _ = main.commands.send(ToRuntime::InputClosed);
+    // The input thread stops at its next poll; it is not joined, because after a hangup
+    // it can be stuck inside a read of the dead terminal, and the process ends soon anyway.
     stop.store(true, Ordering::SeqCst);
-    if let Some(handle) = input {
-        let _ = handle.join();
-    }
+    drop(input);
     drop(guard);
     after.store(true, Ordering::SeqCst);
     eprintln!("{}", view::continue_line(&main.app));

@@ -19,6 +19,10 @@ use unicode_width::UnicodeWidthChar;
 
 use super::app::{App, Entry, Notice, TaskKind, TaskState, Tone, ToolLine};
 use super::markdown::render_markdown;
+use super::tail::render_preview;
+
+/// Most preview rows kept for the live region (more than any terminal is tall).
+const PREVIEW_ROWS: usize = 256;
 use super::sanitize::sanitize;
 use super::theme::Theme;
 use super::wrap::{display_width, wrap_prefixed, wrap_spans};
@@ -372,7 +376,8 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         && !preview.text.trim().is_empty()
     {
         lines.push(Line::default());
-        lines.extend(render_markdown(&preview.text, width, theme));
+        // Only the tail can be on screen: the region is at most the terminal's height.
+        lines.extend(render_preview(&preview.text, width, theme, PREVIEW_ROWS));
         if preview.discarded {
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }
