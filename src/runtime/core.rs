@@ -110,12 +110,14 @@ impl Core {
         request_id: RequestId,
         call_id: &CallId,
         tool: &str,
+        target: Option<String>,
         status: ToolPhase,
     ) {
         self.events.publish(EventBody::ToolStatus {
             request_id,
             call_id: call_id.clone(),
             tool: tool.to_owned(),
+            target,
             status,
         });
     }
@@ -203,7 +205,7 @@ impl Shared {
             });
         }
         for r in reconciled {
-            core.tool_status(r.request_id, &r.call_id, &r.tool, r.phase);
+            core.tool_status(r.request_id, &r.call_id, &r.tool, None, r.phase);
         }
     }
 }

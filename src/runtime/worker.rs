@@ -417,7 +417,8 @@ impl Worker {
             }))
             .map_err(|e| Stop::Storage(e.to_string()))?;
             crash::point("intent:after");
-            core.tool_status(id, &call_id, admitted.name, ToolPhase::Started);
+            let target = Some(admitted.args.target());
+            core.tool_status(id, &call_id, admitted.name, target, ToolPhase::Started);
         }
         let (_, engine) = self.cancel_handles();
         let supervision = self.supervisor.clone().map(|program| Supervision {
@@ -474,7 +475,7 @@ impl Worker {
             instructions,
         }));
         crash::point("outcome:after");
-        core.tool_status(id, &call_id, &call.name, phase);
+        core.tool_status(id, &call_id, &call.name, None, phase);
         drop(core);
         self.context.items.push(ContextItem::ToolOutput {
             call_id: call.call_id.clone(),

@@ -245,3 +245,43 @@ pub enum ToolArgs {
     /// `get_test_value`.
     GetTestValue(GetTestValueArgs),
 }
+
+/// Longest target shown on a status line.
+const TARGET_CHARS: usize = 120;
+
+impl ToolArgs {
+    /// What the call works on, in one short line for status displays: the paths, the query,
+    /// the command line, the retained reference or the key.
+    pub fn target(&self) -> String {
+        let joined = |paths: &[String]| paths.join(" ");
+        let text = match self {
+            ToolArgs::Read(a) => joined(&a.paths),
+            ToolArgs::List(a) => joined(&a.paths),
+            ToolArgs::Search(a) => format!("{:?} in {}", a.query, joined(&a.paths)),
+            ToolArgs::Snapshot(a) => joined(&a.paths),
+            ToolArgs::Evidence(a) => a.reference.clone(),
+            ToolArgs::Exec(a) => std::iter::once(a.program.as_str())
+                .chain(a.args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            ToolArgs::Edit(a) => a.path.clone(),
+            ToolArgs::Files(a) => a
+                .actions
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+            ToolArgs::GetTestValue(a) => a.key.clone(),
+        };
+        let one_line: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        if one_line.chars().count() > TARGET_CHARS {
+            let cut: String = one_line.chars().take(TARGET_CHARS - 1).collect();
+            format!("{cut}…")
+        } else {
+            one_line
+        }
+    }
+}

@@ -130,6 +130,14 @@ fn a_limit_pauses_and_resume_continues() {
     );
     let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
     let rid = s.submit("read twice");
+    s.expect_type(
+        "tool_status",
+        &[
+            ("tool", json!("read")),
+            ("status", json!("started")),
+            ("target", json!("a.txt")),
+        ],
+    );
     let paused = s.expect_type(
         "turn_state",
         &[("request_id", json!(rid)), ("state", json!("paused"))],

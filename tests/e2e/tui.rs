@@ -67,7 +67,7 @@ fn ctrl_c_cancels_the_running_task_and_a_second_exits_130() {
     t.wait_text("basic · idle");
     t.type_text("run the long thing");
     t.keys(&["Enter"]);
-    t.wait_text("exec");
+    t.wait_text("exec sleep 300");
     t.type_text("typed while running");
     t.keys(&["C-c"]);
     let screen = t.wait_text("cancelled");

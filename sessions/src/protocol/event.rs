@@ -155,6 +155,9 @@ pub enum EventBody {
         call_id: CallId,
         /// Tool name.
         tool: String,
+        /// What it works on (a path, a query, a command line), for one status line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        target: Option<String>,
         /// Its phase.
         status: ToolPhase,
     },

@@ -46,8 +46,9 @@ impl App {
                 request_id,
                 call_id,
                 tool,
+                target,
                 status,
-            } if self.ours(request_id) => self.on_tool(call_id, tool, status),
+            } if self.ours(request_id) => self.on_tool(call_id, tool, target, status),
             EventBody::TurnState {
                 request_id,
                 state,
@@ -249,7 +250,7 @@ impl App {
         }
     }
 
-    fn on_tool(&mut self, call_id: CallId, name: String, phase: ToolPhase) {
+    fn on_tool(&mut self, call_id: CallId, name: String, target: Option<String>, phase: ToolPhase) {
         if let Some(task) = self.task.as_mut() {
             task.state = TaskState::Running;
         }
@@ -263,7 +264,7 @@ impl App {
                 None => self.tools.push(ToolLine {
                     call_id,
                     name,
-                    target: None,
+                    target,
                     phase,
                     started: Some(self.now),
                     ended: None,

@@ -142,6 +142,7 @@ impl Runtime {
             request_id: RequestId(request),
             call_id: CallId(format!("call-{request}")),
             tool: tool.into(),
+            target: None,
             status,
         });
     }

@@ -235,6 +235,7 @@ impl Harness {
             request_id: request,
             call_id: CallId(call.to_owned()),
             tool: tool.to_owned(),
+            target: None,
             status: phase,
         });
     }
