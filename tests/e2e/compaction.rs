@@ -45,17 +45,7 @@ fn older_turns_are_compacted_into_a_new_epoch_that_survives_a_restart() {
     assert!(b.contains("line 0599 of the big file"), "{b}");
     s.finish();
 
-    let journal: String = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("journal-")
-        })
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
+    let journal = crate::harness::journal_text(&dir);
     let epochs: Vec<&str> = journal
         .lines()
         .filter(|l| l.contains("\"kind\":\"context_epoch\""))

@@ -275,6 +275,14 @@ impl Jsonl {
         (status.code().unwrap_or(-1), self.seen)
     }
 
+    /// How many tool calls were reported started so far.
+    pub fn tools_started(&self) -> usize {
+        self.seen
+            .iter()
+            .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
+            .count()
+    }
+
     pub fn pid(&self) -> i32 {
         self.child.id() as i32
     }
@@ -348,4 +356,23 @@ pub fn only_session_dir(world: &World) -> PathBuf {
         .collect();
     assert_eq!(dirs.len(), 1, "sessions: {dirs:?}");
     dirs[0].clone()
+}
+
+/// Every journal part of the session in `dir`, concatenated.
+pub fn journal_text(dir: &Path) -> String {
+    let mut parts: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.file_name()
+                .unwrap()
+                .to_string_lossy()
+                .starts_with("journal-")
+        })
+        .collect();
+    parts.sort();
+    parts
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
 }

@@ -265,20 +265,9 @@ fn a_sequence_gap_is_repaired_by_a_snapshot() {
     // Do not read until all six turns are durable in the journal.
     let dir = crate::harness::only_session_dir(&w);
     eventually("six done records", || {
-        let mut n = 0;
-        for e in std::fs::read_dir(&dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("journal-")
-            {
-                n += std::fs::read_to_string(&p)
-                    .unwrap()
-                    .matches("\"kind\":\"done\"")
-                    .count();
-            }
-        }
+        let n = crate::harness::journal_text(&dir)
+            .matches("\"kind\":\"done\"")
+            .count();
         n == 6
     });
     reading.send(()).unwrap();

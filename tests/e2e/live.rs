@@ -218,12 +218,7 @@ fn a_cut_stream_runs_nothing_pauses_and_resume_retries_without_rerunning_tools()
     );
     s.send("resume", json!({"target": rid}));
     assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
-    let started = s
-        .seen
-        .iter()
-        .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
-        .count();
-    assert_eq!(started, 1);
+    assert_eq!(s.tools_started(), 1);
     s.finish();
     assert_eq!(mock.requests_to("/v1/responses").len(), 3);
 }
@@ -427,12 +422,7 @@ fn a_429_with_retry_after_and_a_500_are_retried_before_any_byte() {
         t.elapsed() >= std::time::Duration::from_secs(1),
         "retry-after was not honoured"
     );
-    let started = s
-        .seen
-        .iter()
-        .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
-        .count();
-    assert_eq!(started, 1);
+    assert_eq!(s.tools_started(), 1);
     s.finish();
     assert_eq!(mock.requests_to("/v1/responses").len(), 4);
 }
@@ -481,17 +471,7 @@ fn a_context_length_error_compacts_once_with_a_live_summary_then_retries() {
         retried.contains("Summary of the earlier conversation"),
         "{retried}"
     );
-    let journal: String = std::fs::read_dir(w.path("session"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.file_name()
-                .unwrap()
-                .to_string_lossy()
-                .starts_with("journal-")
-        })
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect();
+    let journal = crate::harness::journal_text(&w.path("session"));
     assert!(journal.contains("\"method\":\"live\""));
     assert_eq!(journal.matches("\"kind\":\"usage\"").count(), 5);
 }
