@@ -8,7 +8,7 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "ansa", version, about, disable_help_subcommand = true)]
 pub struct Args {
-    /// Run one task, print the verified final answer, exit. Without it: line mode.
+    /// Run one task, print the verified final answer, exit. Without it: the TUI on a terminal, else line mode.
     pub task: Option<String>,
 
     /// Use the deterministic offline provider (no network).
@@ -55,7 +55,7 @@ pub struct Args {
     #[arg(long, conflicts_with_all = ["offline_jsonl", "self_check", "print_config"])]
     pub offline_demo: bool,
 
-    /// Verify home dir modes, config, journal and engine; exit 0 or 1.
+    /// Verify home dir modes, config, TLS roots, journal and engine; exit 0 or 1.
     #[arg(long, conflicts_with_all = ["offline_jsonl", "print_config"])]
     pub self_check: bool,
 
