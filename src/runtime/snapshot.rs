@@ -1,6 +1,6 @@
 //! The `snapshot` event: the current turn state, from memory, without touching the disk.
 
-use ansa_sessions::protocol::{EventBody, SnapshotEvent};
+use ansa_sessions::protocol::{EventBody, SessionUsage, SnapshotEvent};
 use ansa_sessions::{Mode, TurnState};
 
 use super::core::Core;
@@ -44,6 +44,17 @@ pub fn build(core: &Core) -> EventBody {
         storage_failed: core.session.storage_failure().is_some(),
         read_only: core.session.read_only().is_some(),
         preview,
+        usage: usage(core),
         through_sequence: core.events.next_sequence(),
+    })
+}
+
+/// The session's usage totals, once any generation reported usage.
+pub fn usage(core: &Core) -> Option<SessionUsage> {
+    let u = core.session.state().usage();
+    (u.generations > 0).then_some(SessionUsage {
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cached_tokens: u.cached_tokens,
     })
 }

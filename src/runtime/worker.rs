@@ -499,6 +499,12 @@ impl Worker {
         core.session
             .append(record)
             .map_err(|e| Stop::Storage(e.to_string()))?;
+        if let Some(usage) = super::snapshot::usage(&core) {
+            core.events.publish(EventBody::Usage {
+                request_id: id,
+                usage,
+            });
+        }
         Ok(())
     }
 

@@ -16,6 +16,17 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(path).unwrap()
 }
 
+/// `usage.input_tokens` of a stream's `response.completed` event.
+fn input_tokens(stream: &str) -> u64 {
+    let data = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .find(|d| d.contains("\"type\":\"response.completed\""))
+        .unwrap();
+    let v: Value = serde_json::from_str(data).unwrap();
+    v["response"]["usage"]["input_tokens"].as_u64().unwrap()
+}
+
 /// The raw `item` of every `output_item.done` event of a Responses stream, byte for byte.
 fn done_items(stream: &str) -> Vec<String> {
     #[derive(serde::Deserialize)]
@@ -84,6 +95,13 @@ fn responses_session_over_https_resends_output_items_exactly() {
         &[("tool", json!("read")), ("status", json!("finished"))],
     );
     assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
+    // Usage is summed over both generations and reported in events and the snapshot.
+    let expected = input_tokens(&tool) + input_tokens(&fixture("responses-text.sse"));
+    s.send("snapshot", json!({"after_sequence": 0}));
+    let snap = s.expect_type("snapshot", &[]);
+    assert_eq!(snap["usage"]["input_tokens"], json!(expected), "{snap}");
+    let usage_events = s.seen.iter().filter(|e| e["type"] == "usage").count();
+    assert_eq!(usage_events, 2);
     s.finish();
 
     let requests = mock.requests_to("/v1/responses");

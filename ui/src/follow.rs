@@ -52,6 +52,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ResyncRequired { .. } => "resync_required",
         EventBody::Transcript(_) => "transcript",
         EventBody::Error { .. } => "error",
+        EventBody::Usage { .. } => "usage",
     }
 }
 

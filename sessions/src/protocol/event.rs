@@ -73,6 +73,18 @@ pub enum ErrorCode {
     AuthFailed,
 }
 
+/// Token usage summed over a session's generations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SessionUsage {
+    /// Input tokens.
+    pub input_tokens: u64,
+    /// Output tokens.
+    pub output_tokens: u64,
+    /// Input tokens served from the provider's cache.
+    pub cached_tokens: u64,
+}
+
 /// The `snapshot` event.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -101,6 +113,9 @@ pub struct SnapshotEvent {
     pub read_only: bool,
     /// The live preview, if any.
     pub preview: Option<Preview>,
+    /// Tokens the session's generations used so far (absent before the first report).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<SessionUsage>,
     /// Cursor: continue after this `stream_sequence`.
     pub through_sequence: u64,
 }
@@ -176,6 +191,13 @@ pub enum EventBody {
         request_id: RequestId,
         /// The final answer is on stable storage.
         durable: bool,
+    },
+    /// A generation reported token usage; the totals of the session so far.
+    Usage {
+        /// The turn of the generation.
+        request_id: RequestId,
+        /// Session totals.
+        usage: SessionUsage,
     },
     /// Events were dropped; ask for a snapshot.
     ResyncRequired {

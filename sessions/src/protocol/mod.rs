@@ -6,7 +6,8 @@ mod strict;
 
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
-    ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SnapshotEvent, ToolPhase,
+    ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage, SnapshotEvent,
+    ToolPhase,
 };
 
 use crate::ids::{Incarnation, Profile};

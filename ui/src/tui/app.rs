@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use ansa_sessions::protocol::{Command, CommandBody, ProtocolContext};
+use ansa_sessions::protocol::{Command, CommandBody, ProtocolContext, SessionUsage};
 use ansa_sessions::{CommandId, Mode, TranscriptQuery};
 use crossterm::event::{KeyEvent, KeyEventKind};
 
@@ -57,6 +57,8 @@ pub(crate) struct App {
     sent: u64,
     /// Snapshot flags.
     pub flags: Flags,
+    /// Tokens the session used so far (live providers report them).
+    pub usage: Option<SessionUsage>,
     /// The task being followed.
     pub task: Option<Task>,
     /// A paused turn.
@@ -99,6 +101,7 @@ impl App {
             last_sequence: 0,
             sent: 0,
             flags: Flags::default(),
+            usage: None,
             task: None,
             paused: None,
             tools: Vec::new(),

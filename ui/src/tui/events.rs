@@ -63,6 +63,7 @@ impl App {
                 self.ask_snapshot(&mut out);
             }
             EventBody::Transcript(page) => self.on_page(page, &mut out),
+            EventBody::Usage { usage, .. } => self.usage = Some(usage),
             EventBody::Error {
                 command_id,
                 code,
@@ -87,6 +88,7 @@ impl App {
         self.turn = self.turn.max(s.turn);
         self.flags.read_only = s.read_only;
         self.flags.storage_failed = s.storage_failed;
+        self.usage = s.usage.or(self.usage);
         if self.ctx.is_none() {
             self.ctx = Some(context(&s));
             self.mode = s.mode;

@@ -259,6 +259,15 @@ fn state_text(app: &App) -> (String, Style) {
     ("idle".to_owned(), theme.dim())
 }
 
+/// A token count in a few characters: `950`, `12.3k`, `4.1M`.
+fn tokens(n: u64) -> String {
+    match n {
+        0..=999 => n.to_string(),
+        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
+        _ => format!("{:.1}M", n as f64 / 1e6),
+    }
+}
+
 fn footer(app: &App, width: u16) -> Line<'static> {
     let theme = app.theme;
     let mode = match app.mode {
@@ -295,6 +304,12 @@ fn footer(app: &App, width: u16) -> Line<'static> {
     ];
     if app.flags.storage_failed {
         spans.push(Span::styled(" · storage failed", theme.error()));
+    }
+    if let Some(u) = app.usage {
+        spans.push(Span::styled(
+            format!(" · {} tok", tokens(u.input_tokens + u.output_tokens)),
+            theme.dim(),
+        ));
     }
     let mut used: usize = spans.iter().map(|s| display_width(&s.content)).sum();
     for hint in hints {

@@ -65,6 +65,7 @@ pub fn snapshot_body(turn: u64) -> EventBody {
         storage_failed: false,
         read_only: false,
         preview: None,
+        usage: None,
         through_sequence: 1,
     })
 }

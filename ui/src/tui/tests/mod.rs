@@ -48,6 +48,7 @@ pub(super) fn snapshot_body(transcript_size: u64) -> SnapshotEvent {
         storage_failed: false,
         read_only: false,
         preview: None,
+        usage: None,
         through_sequence: 1,
     }
 }

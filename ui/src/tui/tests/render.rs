@@ -249,3 +249,19 @@ fn the_live_region_fits_the_terminal_and_keeps_the_preview_tail() {
     assert!(shown.iter().any(|l| l == "line 40"), "{shown:?}");
     assert_eq!(live.cursor, Some((2, 5)));
 }
+
+#[test]
+fn usage_reports_show_in_the_footer() {
+    let mut h = Harness::opened(100, 20, false, vec![]);
+    h.event(ansa_sessions::protocol::EventBody::Usage {
+        request_id: ansa_sessions::RequestId(1),
+        usage: ansa_sessions::protocol::SessionUsage {
+            input_tokens: 12_000,
+            output_tokens: 345,
+            cached_tokens: 0,
+        },
+    });
+    let live = view::live(&h.app);
+    let footer = line_text(live.lines.last().unwrap());
+    assert!(footer.contains("basic · idle · 12.3k tok"), "{footer}");
+}
