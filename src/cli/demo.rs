@@ -2,7 +2,7 @@
 //! tools, in a throwaway home and workspace, so it works on a fresh machine with no key.
 
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ansa_sessions::{JournalOptions, Mode, Profile, Session};
 
@@ -17,7 +17,7 @@ pub const DEMO_TASK: &str = "Fetch the test value for this demo and report it.";
 
 /// Runs the demo; the temporary directory is removed afterwards, whatever happened.
 pub fn run(args: &Args, env: &Env) -> Result<Exit, Failure> {
-    let root = scratch_dir()?;
+    let root = start::scratch_dir("demo")?;
     let result = run_in(&root, args, env);
     let _ = std::fs::remove_dir_all(&root);
     result
@@ -61,14 +61,4 @@ fn run_in(root: &Path, args: &Args, env: &Env) -> Result<Exit, Failure> {
         }
     );
     Ok(Exit::from_code(code))
-}
-
-fn scratch_dir() -> Result<PathBuf, Failure> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!("ansa-demo-{}-{nanos}", std::process::id()));
-    ensure_private_dir(&dir)
-        .map_err(|e| Failure::config(format!("cannot create a scratch directory: {e}")))?;
-    Ok(dir)
 }

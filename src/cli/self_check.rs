@@ -2,7 +2,7 @@
 //! the engine with real tools, printing one line per check; exit 0 when all pass.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use ansa_sessions::{AcceptedAction, CommandId, JournalOptions, Mode, Profile, Session};
@@ -49,7 +49,7 @@ pub fn run(home: &AnsaHome, args: &Args, env: &Env) -> Result<Exit, Failure> {
     if let Ok(c) = &config {
         report("tls", check_tls(c));
     }
-    let scratch = scratch()?;
+    let scratch = start::scratch_dir("self-check")?;
     report("journal", check_journal(&scratch.join("session"), &scratch));
     report("engine", check_engine(home, &scratch));
     let _ = std::fs::remove_dir_all(&scratch);
@@ -132,14 +132,4 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
         return Err(format!("read returned an unexpected answer: {}", out.text));
     }
     Ok("read through the in-process ASH/1 engine".into())
-}
-
-fn scratch() -> Result<PathBuf, Failure> {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    let dir = std::env::temp_dir().join(format!("ansa-self-check-{}-{nanos}", std::process::id()));
-    ensure_private_dir(&dir)
-        .map_err(|e| Failure::config(format!("cannot create a scratch directory: {e}")))?;
-    Ok(dir)
 }

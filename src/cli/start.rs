@@ -225,6 +225,22 @@ pub fn build_setup(
     })
 }
 
+/// A new private directory under the system temp dir for `purpose` (the demo, the
+/// self-check); the caller removes it.
+pub fn scratch_dir(purpose: &str) -> Result<PathBuf, Failure> {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let name = format!("ansa-{purpose}-{}-{nanos}", std::process::id());
+    let dir = std::env::temp_dir().join(name);
+    crate::home::ensure_private_dir(&dir).map_err(|e| {
+        Failure::config(format!(
+            "cannot create a scratch directory for the {purpose}: {e}; point TMPDIR at a writable directory"
+        ))
+    })?;
+    Ok(dir)
+}
+
 /// Whether this run uses the offline profile: asked for, or the config's provider is offline.
 pub fn offline(args: &Args, config: &Config) -> bool {
     args.wants_offline() || config.provider.kind() == ProviderKind::Offline

@@ -385,3 +385,48 @@ impl SseFramer {
         result
     }
 }
+
+/// An SSE framer feeding one protocol's state machine: the shared half of the Responses and
+/// Chat reducers. After any error it accepts nothing more and answers `poisoned`.
+#[derive(Debug)]
+pub(crate) struct Feed<S> {
+    framer: SseFramer,
+    state: S,
+    failed: bool,
+}
+
+impl<S> Feed<S> {
+    /// A feed into `state` with `limits`.
+    pub(crate) fn new(limits: SseLimits, state: S) -> Self {
+        Feed {
+            framer: SseFramer::new(limits),
+            state,
+            failed: false,
+        }
+    }
+
+    /// Frames `chunk` and hands each completed event to `event` with the state.
+    pub(crate) fn push<E: From<SseError>>(
+        &mut self,
+        chunk: &[u8],
+        poisoned: E,
+        mut event: impl FnMut(&mut S, SseEvent<'_>) -> Result<(), E>,
+    ) -> Result<(), E> {
+        if self.failed {
+            return Err(poisoned);
+        }
+        let state = &mut self.state;
+        let result = self.framer.push(chunk, &mut |ev| event(state, ev));
+        self.failed = result.is_err();
+        result
+    }
+
+    /// Ends the stream: the state, if the stream ended cleanly and nothing failed before.
+    pub(crate) fn finish<E: From<SseError>>(mut self, poisoned: E) -> Result<S, E> {
+        if self.failed {
+            return Err(poisoned);
+        }
+        self.framer.finish()?;
+        Ok(self.state)
+    }
+}

@@ -122,7 +122,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         supervisor,
     } = setup;
     binding::check_or_record(&mut session, &binding)?;
-    let reconciled = reconcile::open_intents(&mut session, &evidence_dir)?;
+    let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir)?;
     let replayed = context::replay(&session.read_records()?)?;
     tools.restore_delivered(replayed.delivered.iter().cloned());
     let (sink, events) = events::EventSink::new(EVENT_QUEUE);

@@ -12,21 +12,12 @@ use ansa_sessions::{
 use ash_engine::exec::supervisor::{Evidence, Termination, read_evidence};
 
 use super::context::encode_output;
+use crate::tools::ToolRegistry;
 
 /// How long a missing evidence file is waited for: a supervisor whose runtime was killed
 /// kills the command tree and writes its evidence within milliseconds, possibly just after
 /// the new process opened the session.
 const EVIDENCE_WAIT: Duration = Duration::from_millis(500);
-
-/// Tools that change nothing: a lost result can simply be asked for again.
-const READ_ONLY_TOOLS: &[&str] = &[
-    "read",
-    "list",
-    "search",
-    "snapshot",
-    "evidence",
-    "get_test_value",
-];
 
 /// What reconciliation decided for one intent (published after the first snapshot).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,8 +39,11 @@ pub fn evidence_path(dir: &Path, request_id: RequestId, call_id: &CallId) -> Pat
 }
 
 /// Records an outcome for every open intent of the journal.
+/// A tool the registry marks `read_only` changes nothing, so a lost result can simply be
+/// asked for again.
 pub fn open_intents(
     session: &mut Session,
+    registry: &ToolRegistry,
     evidence_dir: &Path,
 ) -> Result<Vec<Reconciled>, SessionError> {
     if session.read_only().is_some() {
@@ -58,7 +52,8 @@ pub fn open_intents(
     let open: Vec<OpenIntent> = session.recovery().open_intents.clone();
     let mut done = Vec::new();
     for intent in open {
-        let (status, output) = decide(&intent, evidence_dir);
+        let read_only = registry.get(&intent.tool).is_some_and(|t| t.read_only());
+        let (status, output) = decide(&intent, read_only, evidence_dir);
         let phase = match status {
             ToolOutcomeStatus::EffectUnknown => ToolPhase::EffectUnknown,
             ToolOutcomeStatus::Ok => ToolPhase::Finished,
@@ -89,9 +84,13 @@ pub fn open_intents(
     Ok(done)
 }
 
-fn decide(intent: &OpenIntent, evidence_dir: &Path) -> (ToolOutcomeStatus, String) {
+fn decide(
+    intent: &OpenIntent,
+    read_only: bool,
+    evidence_dir: &Path,
+) -> (ToolOutcomeStatus, String) {
     let tool = intent.tool.as_str();
-    if READ_ONLY_TOOLS.contains(&tool) {
+    if read_only {
         return (
             ToolOutcomeStatus::Error,
             format!(

@@ -96,16 +96,14 @@ impl Worker {
                         Some("cancelled by the user".into()),
                     )
                 }
-                Err(Stop::Failed(reason)) => {
+                // A context-length stop is turned into `Failed` (or a compaction) by `turn`.
+                Err(Stop::Failed(reason) | Stop::ContextTooLong(reason)) => {
                     discard_preview(&mut core, self.previews);
                     core.set_state(id, TurnState::Failed, Some(reason))
                 }
                 Err(Stop::Auth(reason)) => {
                     core.error(None, ErrorCode::AuthFailed, reason.clone());
                     core.set_state(id, TurnState::Paused, Some(format!("auth: {reason}")))
-                }
-                Err(Stop::ContextTooLong(reason)) => {
-                    core.set_state(id, TurnState::Failed, Some(reason))
                 }
                 Err(Stop::Storage(reason)) => {
                     core.events.publish(EventBody::TurnState {

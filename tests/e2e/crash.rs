@@ -37,6 +37,18 @@ fn restart(w: &World, dir: &Path, script: &Path) -> Jsonl {
     ])
 }
 
+/// Resumes turn 1 and checks it finishes with the exec having run exactly once in all.
+fn resume_to_the_answer(mut s: Jsonl, w: &World) {
+    s.send("resume", json!({"target": 1}));
+    assert_eq!(s.answer(1), "finished");
+    assert_eq!(
+        runs(w),
+        1,
+        "the exec ran once in all, never again after a crash"
+    );
+    s.finish();
+}
+
 fn snapshot(s: &mut Jsonl) -> Value {
     s.send("snapshot", json!({"after_sequence": 0}));
     s.expect_type("snapshot", &[])
@@ -77,21 +89,15 @@ fn after_acceptance_the_submit_survives_paused() {
     );
     assert_eq!(snap["resume_available"], true);
     assert_eq!(runs(&w), 0);
-    s.send("resume", json!({"target": 1}));
-    assert_eq!(s.answer(1), "finished");
-    assert_eq!(runs(&w), 1);
-    s.finish();
+    resume_to_the_answer(s, &w);
 }
 
 #[test]
 fn before_the_first_intent_nothing_ran_and_resume_runs_it_once() {
     let w = World::new();
-    let (mut s, ..) = crash_at(&w, "intent:before");
+    let (s, ..) = crash_at(&w, "intent:before");
     assert_eq!(runs(&w), 0);
-    s.send("resume", json!({"target": 1}));
-    assert_eq!(s.answer(1), "finished");
-    assert_eq!(runs(&w), 1);
-    s.finish();
+    resume_to_the_answer(s, &w);
 }
 
 #[test]
@@ -120,33 +126,24 @@ fn after_the_exec_ran_but_before_its_outcome_the_supervisor_evidence_reconciles(
         &[("tool", json!("exec")), ("status", json!("finished"))],
     );
     assert_eq!(runs(&w), 1);
-    s.send("resume", json!({"target": 1}));
-    assert_eq!(s.answer(1), "finished");
-    assert_eq!(runs(&w), 1, "a reconciled exec is not re-run");
-    s.finish();
+    resume_to_the_answer(s, &w);
 }
 
 #[test]
 fn after_an_outcome_the_tool_is_not_run_again() {
     let w = World::new();
-    let (mut s, ..) = crash_at(&w, "outcome:after");
+    let (s, ..) = crash_at(&w, "outcome:after");
     assert_eq!(runs(&w), 1);
-    s.send("resume", json!({"target": 1}));
-    assert_eq!(s.answer(1), "finished");
-    assert_eq!(runs(&w), 1);
-    s.finish();
+    resume_to_the_answer(s, &w);
 }
 
 #[test]
 fn before_done_the_turn_resumes_to_the_same_answer() {
     let w = World::new();
-    let (mut s, ..) = crash_at(&w, "done:before");
-    s.send("resume", json!({"target": 1}));
+    let (s, ..) = crash_at(&w, "done:before");
     // The answer and its `done` are synced together, so the crash lost the unsynced answer:
     // Resume generates it again (same generation index) without running any tool again.
-    assert_eq!(s.answer(1), "finished");
-    assert_eq!(runs(&w), 1);
-    s.finish();
+    resume_to_the_answer(s, &w);
 }
 
 #[test]

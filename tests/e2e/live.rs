@@ -45,10 +45,11 @@ fn done_items(stream: &str) -> Vec<String> {
         .collect()
 }
 
-fn live_env<'a>(mock: &'a MockProvider, wire: &'a str, base: &'a str) -> Vec<(&'a str, String)> {
+/// The environment that points `ansa` at `mock` speaking `wire`.
+fn live_env(mock: &MockProvider, wire: &str) -> Vec<(&'static str, String)> {
     let mut env = vec![
         ("AI_PROVIDER", wire.to_owned()),
-        ("AI_ENDPOINT", base.to_owned()),
+        ("AI_ENDPOINT", mock.base_url()),
         ("AI_API_KEY", "sk-test-key".to_owned()),
         ("AI_MODEL", "gpt-5.5".to_owned()),
     ];
@@ -56,6 +57,20 @@ fn live_env<'a>(mock: &'a MockProvider, wire: &'a str, base: &'a str) -> Vec<(&'
         env.push(("AI_CA_FILE", ca.display().to_string()));
     }
     env
+}
+
+/// `ansa ARGS` in `w` against `mock` speaking `wire`.
+fn live_command(
+    w: &World,
+    mock: &MockProvider,
+    wire: &str,
+    args: &[&str],
+) -> std::process::Command {
+    let mut c = w.command(args);
+    for (k, v) in live_env(mock, wire) {
+        c.env(k, v);
+    }
+    c
 }
 
 fn live_jsonl(w: &World, env: &[(&str, String)]) -> Jsonl {
@@ -85,8 +100,7 @@ fn responses_session_over_https_resends_output_items_exactly() {
         "/v1/responses",
         MockResponse::sse_text(&fixture("responses-text.sse"), 333),
     );
-    let base = mock.base_url();
-    let env = live_env(&mock, "responses", &base);
+    let env = live_env(&mock, "responses");
     let mut s = live_jsonl(&w, &env);
     assert_eq!(s.session, "live");
     let rid = s.submit("what is in notes.txt?");
@@ -169,8 +183,7 @@ fn chat_session_over_http_assembles_tool_calls_and_answers() {
         "/v1/chat/completions",
         MockResponse::sse_text(&fixture("chat-text.sse"), 1),
     );
-    let base = mock.base_url();
-    let env = live_env(&mock, "chat", &base);
+    let env = live_env(&mock, "chat");
     let mut s = live_jsonl(&w, &env);
     let rid = s.submit("what is in notes.txt?");
     s.expect_type(
@@ -210,8 +223,7 @@ fn a_cut_stream_runs_nothing_pauses_and_resume_retries_without_rerunning_tools()
         "/v1/responses",
         MockResponse::sse_text(&tool, 512).drop_after(tool.len() / 2),
     );
-    let base = mock.base_url();
-    let env = live_env(&mock, "responses", &base);
+    let env = live_env(&mock, "responses");
     let mut s = live_jsonl(&w, &env);
     let rid = s.submit("read it");
     let paused = s.expect_type(
@@ -249,8 +261,7 @@ fn a_wrong_model_is_not_admitted() {
         "/v1/responses",
         MockResponse::sse_text(&fixture("responses-tool.sse"), 4096),
     );
-    let base = mock.base_url();
-    let mut env = live_env(&mock, "responses", &base);
+    let mut env = live_env(&mock, "responses");
     env.retain(|(k, _)| *k != "AI_MODEL");
     env.push(("AI_MODEL", "gpt-other".to_owned()));
     let mut s = live_jsonl(&w, &env);
@@ -275,12 +286,9 @@ fn an_auth_failure_exits_4_in_one_shot() {
         "/v1/responses",
         MockResponse::openai_error(401, "invalid_api_key", "Incorrect API key provided"),
     );
-    let base = mock.base_url();
-    let mut c = w.command(&["what?"]);
-    for (k, v) in live_env(&mock, "responses", &base) {
-        c.env(k, v);
-    }
-    let out = c.output().unwrap();
+    let out = live_command(&w, &mock, "responses", &["what?"])
+        .output()
+        .unwrap();
     assert_eq!(
         out.status.code(),
         Some(4),
@@ -296,12 +304,9 @@ fn models_lists_the_catalog() {
     let w = World::new();
     let mock = MockProvider::http();
     mock.push("/v1/models", MockResponse::json(200, r#"{"object":"list","data":[{"id":"gpt-5.5","object":"model"},{"id":"gpt-6.1-sol","object":"model"}]}"#));
-    let base = mock.base_url();
-    let mut c = w.command(&["--models"]);
-    for (k, v) in live_env(&mock, "responses", &base) {
-        c.env(k, v);
-    }
-    let out = c.output().unwrap();
+    let out = live_command(&w, &mock, "responses", &["--models"])
+        .output()
+        .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -320,8 +325,7 @@ fn paused_by(first: MockResponse) -> (String, World, MockProvider) {
     notes(&w);
     let mock = MockProvider::http();
     mock.push("/v1/responses", first);
-    let base = mock.base_url();
-    let env = live_env(&mock, "responses", &base);
+    let env = live_env(&mock, "responses");
     let mut s = live_jsonl(&w, &env);
     let rid = s.submit("read it");
     let ended = s.expect("the turn to stop", |e| {
@@ -430,8 +434,7 @@ fn a_429_with_retry_after_and_a_500_are_retried_before_any_byte() {
         "/v1/responses",
         MockResponse::sse_text(&fixture("responses-text.sse"), 4096),
     );
-    let base = mock.base_url();
-    let env = live_env(&mock, "responses", &base);
+    let env = live_env(&mock, "responses");
     let mut s = live_jsonl(&w, &env);
     let t = std::time::Instant::now();
     let rid = s.submit("read it");
@@ -463,8 +466,7 @@ fn a_context_length_error_compacts_once_with_a_live_summary_then_retries() {
     );
     mock.push("/v1/responses", MockResponse::sse_text(&text, 4096)); // the summary
     mock.push("/v1/responses", MockResponse::sse_text(&text, 4096)); // the retried generation
-    let base = mock.base_url();
-    let env = live_env(&mock, "responses", &base);
+    let env = live_env(&mock, "responses");
     let mut s = live_jsonl(&w, &env);
     for n in 1..=4 {
         let rid = s.submit(&format!("task {n}"));
@@ -502,18 +504,20 @@ fn model_flags_bind_the_requested_and_the_exact_returned_model() {
         "/v1/responses",
         MockResponse::sse_text(&fixture("responses-text.sse"), 4096),
     );
-    let base = mock.base_url();
-    let mut c = w.command(&[
-        "--model",
-        "gpt-alias",
-        "--returned-model",
-        "gpt-5.5",
-        "hello",
-    ]);
-    for (k, v) in live_env(&mock, "responses", &base) {
-        c.env(k, v);
-    }
-    let out = c.output().unwrap();
+    let out = live_command(
+        &w,
+        &mock,
+        "responses",
+        &[
+            "--model",
+            "gpt-alias",
+            "--returned-model",
+            "gpt-5.5",
+            "hello",
+        ],
+    )
+    .output()
+    .unwrap();
     assert_eq!(
         out.status.code(),
         Some(0),

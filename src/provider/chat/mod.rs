@@ -15,7 +15,7 @@ mod request;
 mod state;
 
 use super::ToolCall;
-use super::sse::{SseFramer, SseLimits};
+use super::sse::{Feed, SseLimits};
 
 pub use super::responses::Usage;
 pub use error::ChatError;
@@ -53,9 +53,7 @@ pub struct ChatCompletion {
 /// Reduces one Chat Completions SSE body; see the module documentation.
 #[derive(Debug)]
 pub struct ChatReducer {
-    framer: SseFramer,
-    state: state::State,
-    failed: bool,
+    feed: Feed<state::State>,
 }
 
 impl ChatReducer {
@@ -68,9 +66,7 @@ impl ChatReducer {
     /// A reducer with explicit SSE limits.
     pub fn with_limits(expected_model: impl Into<String>, limits: SseLimits) -> Self {
         Self {
-            framer: SseFramer::new(limits),
-            state: state::State::new(expected_model.into()),
-            failed: false,
+            feed: Feed::new(limits, state::State::new(expected_model.into())),
         }
     }
 
@@ -78,24 +74,14 @@ impl ChatReducer {
     /// each time it grows (provisional until [`Self::finish`] admits it). After an error the
     /// reducer accepts nothing more.
     pub fn push(&mut self, chunk: &[u8], preview: &mut dyn FnMut(&str)) -> Result<(), ChatError> {
-        if self.failed {
-            return Err(ChatError::Poisoned);
-        }
-        let state = &mut self.state;
-        let result = self
-            .framer
-            .push(chunk, &mut |event| state.event(event, &mut *preview));
-        self.failed = result.is_err();
-        result
+        self.feed.push(chunk, ChatError::Poisoned, |state, event| {
+            state.event(event, &mut *preview)
+        })
     }
 
     /// Ends the stream: the completion, or why there is none (a cut inside an event, no
     /// `[DONE]`, or an earlier error).
-    pub fn finish(mut self) -> Result<ChatCompletion, ChatError> {
-        if self.failed {
-            return Err(ChatError::Poisoned);
-        }
-        self.framer.finish()?;
-        self.state.into_completion()
+    pub fn finish(self) -> Result<ChatCompletion, ChatError> {
+        self.feed.finish(ChatError::Poisoned)?.into_completion()
     }
 }

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
 use super::ToolCall;
-use super::sse::{SseFramer, SseLimits};
+use super::sse::{Feed, SseLimits};
 
 pub use error::{At, ResponsesError};
 pub use request::{ResponsesInput, request_body};
@@ -83,9 +83,7 @@ impl Eq for CompletedResponse {}
 /// Reduces one Responses SSE body; see the module documentation.
 #[derive(Debug)]
 pub struct ResponsesReducer {
-    framer: SseFramer,
-    state: state::State,
-    failed: bool,
+    feed: Feed<state::State>,
 }
 
 impl ResponsesReducer {
@@ -98,9 +96,7 @@ impl ResponsesReducer {
     /// A reducer with explicit SSE limits.
     pub fn with_limits(expected_model: impl Into<String>, limits: SseLimits) -> Self {
         Self {
-            framer: SseFramer::new(limits),
-            state: state::State::new(expected_model.into()),
-            failed: false,
+            feed: Feed::new(limits, state::State::new(expected_model.into())),
         }
     }
 
@@ -112,24 +108,15 @@ impl ResponsesReducer {
         chunk: &[u8],
         preview: &mut dyn FnMut(&str),
     ) -> Result<(), ResponsesError> {
-        if self.failed {
-            return Err(ResponsesError::Poisoned);
-        }
-        let state = &mut self.state;
-        let result = self
-            .framer
-            .push(chunk, &mut |event| state.event(event, &mut *preview));
-        self.failed = result.is_err();
-        result
+        self.feed
+            .push(chunk, ResponsesError::Poisoned, |state, event| {
+                state.event(event, &mut *preview)
+            })
     }
 
     /// Ends the stream: the completed response, or why there is none (a cut inside an event, no
     /// terminal event, or an earlier error).
-    pub fn finish(mut self) -> Result<CompletedResponse, ResponsesError> {
-        if self.failed {
-            return Err(ResponsesError::Poisoned);
-        }
-        self.framer.finish()?;
-        self.state.into_completed()
+    pub fn finish(self) -> Result<CompletedResponse, ResponsesError> {
+        self.feed.finish(ResponsesError::Poisoned)?.into_completed()
     }
 }
