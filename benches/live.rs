@@ -128,6 +128,7 @@ fn start(mock: &MockProvider, root: &Path, ws: &Path) -> SessionLink {
     )
     .unwrap();
     let policy = ToolPolicy {
+        exec_env_deny: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
         process_timeout_ms: 10_000,

@@ -6,7 +6,7 @@
 #[cfg(test)]
 mod tests;
 
-use std::fs::{self, File};
+use std::fs::File;
 use std::io::{self, Read};
 use std::num::NonZeroU64;
 
@@ -15,7 +15,8 @@ use rayon::prelude::*;
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::protocol::Digest;
-use crate::workspace::{Ceiling, FsError, Workspace};
+use crate::workspace::{Ceiling, FsError, Workspace, type_of};
+use nix::sys::stat::SFlag;
 
 /// Per-file size ceiling of read (601 beyond it).
 pub const READ_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;
@@ -87,20 +88,34 @@ pub fn read_file(
     selection: Selection,
 ) -> Result<ReadOutput, FsError> {
     let resolved = workspace.resolve(path)?;
-    let meta = fs::symlink_metadata(&resolved.abs).map_err(|e| FsError::from_lookup(path, &e))?;
-    if meta.is_dir() {
+    let kind = resolved
+        .at
+        .stat()
+        .map(|stat| type_of(&stat))
+        .map_err(|e| FsError::from_lookup(path, &e))?;
+    if kind == SFlag::S_IFDIR {
         return Err(FsError::IsDirectory {
             path: path.to_owned(),
         });
     }
-    // Opening a fifo or device could block or never end; refuse before opening.
+    // Opening a fifo or device could block or never end; refuse before opening, and open
+    // without blocking or following in case the entry is swapped in between.
+    if kind != SFlag::S_IFREG {
+        return Err(FsError::NotRegularFile {
+            path: path.to_owned(),
+        });
+    }
+    let file = resolved
+        .at
+        .open_read()
+        .map_err(|e| FsError::from_lookup(path, &e))?;
+    let meta = file.metadata().map_err(|e| FsError::io(path, &e))?;
     if !meta.is_file() {
         return Err(FsError::NotRegularFile {
             path: path.to_owned(),
         });
     }
     check_size(path, meta.len())?;
-    let file = File::open(&resolved.abs).map_err(|e| FsError::from_lookup(path, &e))?;
     let mut selector = Selector::new(selection);
     let (digest, size) = stream(path, file, meta.len(), &mut selector)?;
     let (offset, count, bytes) = selector.finish(size);

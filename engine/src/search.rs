@@ -9,7 +9,6 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
-use std::fs::File;
 use std::io::Read;
 
 use rayon::prelude::*;
@@ -172,7 +171,9 @@ fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, Fs
             limit: SEARCH_MAX_FILE_BYTES,
         },
     };
-    let Ok(file) = File::open(workspace.join(path)) else {
+    // Through real directories from the root, never following a link, so a directory swapped
+    // for a symlink since the walk cannot lead outside.
+    let Ok(file) = workspace.locate(path).and_then(|at| at.open_read()) else {
         return Ok(None);
     };
     // The walk saw a regular file; if it was swapped for something else since, skip it.

@@ -11,9 +11,7 @@ mod manifest;
 #[cfg(test)]
 mod tests;
 
-use std::fs::{self, File, OpenOptions};
 use std::io::Read;
-use std::path::Path;
 
 use rayon::prelude::*;
 
@@ -144,11 +142,11 @@ fn file_too_large(path: &str, size: u64) -> FsError {
 /// The manifest entry of one walked entry; `None` when it can no longer be read as walked.
 fn describe(workspace: &Workspace, entry: &WalkEntry) -> Result<Option<Entry>, FsError> {
     let (size, digest) = match entry.kind {
-        EntryKind::File => match hash_file(&workspace.join(&entry.path), &entry.path)? {
+        EntryKind::File => match hash_file(workspace, &entry.path)? {
             Some((size, digest)) => (Some(size), Some(digest)),
             None => return Ok(None),
         },
-        EntryKind::Symlink => match fs::read_link(workspace.join(&entry.path)) {
+        EntryKind::Symlink => match workspace.locate(&entry.path).and_then(|at| at.read_link()) {
             Ok(target) => (
                 Some(0),
                 Some(Digest::of(target.as_os_str().as_encoded_bytes())),
@@ -166,9 +164,11 @@ fn describe(workspace: &Workspace, entry: &WalkEntry) -> Result<Option<Entry>, F
 }
 
 /// Streams a regular file through BLAKE3: `(bytes, digest)`, or `None` when it vanished, cannot
-/// be read, or is no longer a regular file.
-fn hash_file(abs: &Path, logical: &str) -> Result<Option<(u64, Digest)>, FsError> {
-    let Ok(file) = open_no_follow(abs) else {
+/// be read, or is no longer a regular file. Opened through real directories without following
+/// a link and without blocking on a fifo, so an entry swapped after the walk can neither leave
+/// the workspace nor hang the hasher.
+fn hash_file(workspace: &Workspace, logical: &str) -> Result<Option<(u64, Digest)>, FsError> {
+    let Ok(file) = workspace.locate(logical).and_then(|at| at.open_read()) else {
         return Ok(None);
     };
     if !file.metadata().is_ok_and(|m| m.is_file()) {
@@ -187,21 +187,4 @@ fn hash_file(abs: &Path, logical: &str) -> Result<Option<(u64, Digest)>, FsError
         return Err(file_too_large(logical, size));
     }
     Ok(Some((size, Digest(*hasher.finalize().as_bytes()))))
-}
-
-/// Opens for reading without following a final symlink and without blocking on a fifo, so an
-/// entry swapped after the walk can neither leave the workspace nor hang the hasher.
-#[cfg(unix)]
-fn open_no_follow(abs: &Path) -> std::io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .read(true)
-        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK)
-        .open(abs)
-}
-
-/// Opens for reading; the caller re-checks the file type on the handle.
-#[cfg(not(unix))]
-fn open_no_follow(abs: &Path) -> std::io::Result<File> {
-    OpenOptions::new().read(true).open(abs)
 }

@@ -23,16 +23,22 @@
 #[cfg(test)]
 mod tests;
 
-use std::fs::{self, FileType};
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::fs::FileType;
+use std::os::fd::AsFd;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+use nix::dir::{Dir, Type};
+use nix::fcntl::AtFlags;
+use nix::sys::stat::{SFlag, fstatat};
 
 use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::workspace::{
-    Ceiling, FilterOp, FsError, PathFilter, STATE_DIR, Workspace, is_hidden, join_logical,
+    Ceiling, FilterOp, FsError, STATE_DIR, Workspace, is_hidden, join_logical, type_of,
 };
 
 /// Entry ceiling of list (and of the walks behind search).
@@ -123,6 +129,28 @@ pub fn kind_of(file_type: FileType) -> EntryKind {
     }
 }
 
+/// The kind of a file type from `stat` bits (no symlink followed).
+pub fn kind_of_mode(kind: SFlag) -> EntryKind {
+    if kind == SFlag::S_IFLNK {
+        EntryKind::Symlink
+    } else if kind == SFlag::S_IFDIR {
+        EntryKind::Dir
+    } else if kind == SFlag::S_IFREG {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
+fn kind_of_dirent(kind: Type) -> EntryKind {
+    match kind {
+        Type::Symlink => EntryKind::Symlink,
+        Type::Directory => EntryKind::Dir,
+        Type::File => EntryKind::File,
+        _ => EntryKind::Other,
+    }
+}
+
 /// One walked entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkEntry {
@@ -174,9 +202,9 @@ pub fn walk<S: AsRef<str> + Sync>(
     plane.install(|| walk_in_pool(workspace, roots, options))
 }
 
-/// A directory still to be read.
+/// A directory still to be read; opened by its canonical logical path through real
+/// directories only (holding no descriptor while queued, so wide trees cannot exhaust them).
 struct DirTask {
-    abs: PathBuf,
     logical: String,
     depth: u8,
     root: usize,
@@ -196,7 +224,7 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
     roots: &[S],
     options: WalkOptions,
 ) -> Result<WalkOutput, FsError> {
-    let starts: Vec<Result<(WalkEntry, PathBuf), FsError>> = roots
+    let starts: Vec<Result<WalkEntry, FsError>> = roots
         .par_iter()
         .map(|root| start_root(workspace, root.as_ref()))
         .collect();
@@ -204,10 +232,9 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
     let mut entries = Vec::new();
     let mut frontier = Vec::new();
     for (index, start) in starts.into_iter().enumerate() {
-        let (entry, abs) = start?;
+        let entry = start?;
         if entry.kind == EntryKind::Dir && options.depth.get() > 0 {
             frontier.push(DirTask {
-                abs,
                 logical: entry.path.clone(),
                 depth: 0,
                 root: index,
@@ -225,7 +252,7 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
         }
         let listings: Vec<Result<Listing, FsError>> = frontier
             .par_iter()
-            .map(|task| list_dir(task, options, workspace.filter(), &counts[task.root]))
+            .map(|task| list_dir(workspace, task, options, &counts[task.root]))
             .collect();
         let mut next = Vec::new();
         for listing in listings {
@@ -261,36 +288,41 @@ fn entries_ceiling(root: &str, limit: usize) -> FsError {
 }
 
 /// Resolves a root and describes it; the canonical target is never a symlink.
-fn start_root(workspace: &Workspace, root: &str) -> Result<(WalkEntry, PathBuf), FsError> {
+fn start_root(workspace: &Workspace, root: &str) -> Result<WalkEntry, FsError> {
     let resolved = workspace.resolve(root)?;
-    let meta =
-        fs::symlink_metadata(&resolved.abs).map_err(|err| FsError::from_lookup(root, &err))?;
-    let kind = kind_of(meta.file_type());
+    let stat = resolved
+        .at
+        .stat()
+        .map_err(|err| FsError::from_lookup(root, &err))?;
+    let kind = kind_of_mode(type_of(&stat));
     let size = if kind == EntryKind::File {
-        meta.len()
+        u64::try_from(stat.st_size).unwrap_or(0)
     } else {
         0
     };
-    let entry = WalkEntry {
+    Ok(WalkEntry {
         path: resolved.logical,
         kind,
         size,
-    };
-    Ok((entry, resolved.abs))
+    })
 }
 
 /// Reads one directory. Only a root directory (depth 0) can fail; deeper failures are skipped.
 fn list_dir(
+    workspace: &Workspace,
     task: &DirTask,
     options: WalkOptions,
-    filter: Option<&dyn PathFilter>,
     count: &AtomicUsize,
 ) -> Result<Listing, FsError> {
+    let filter = workspace.filter();
     let mut listing = Listing::default();
     if task.depth > 0 && count.load(Ordering::Relaxed) > options.max_entries {
         return Ok(listing);
     }
-    let reader = match fs::read_dir(&task.abs) {
+    let opened = workspace
+        .open_dir(&task.logical)
+        .and_then(|fd| Dir::from_fd(fd).map_err(std::io::Error::from));
+    let mut reader = match opened {
         Ok(reader) => reader,
         Err(err) if task.depth == 0 => return Err(FsError::from_lookup(&task.logical, &err)),
         Err(_) => {
@@ -300,14 +332,22 @@ fn list_dir(
     };
     let child_depth = task.depth + 1;
     let at_workspace_root = task.logical == ".";
-    for entry in reader {
+    let mut names = Vec::new();
+    for entry in reader.iter() {
         let Ok(entry) = entry else {
             // The OS stopped listing this directory; keep what we have.
             listing.skipped.unreadable += 1;
             break;
         };
-        let name = entry.file_name();
-        let Some(name) = name.to_str() else {
+        let bytes = entry.file_name().to_bytes();
+        if bytes == b"." || bytes == b".." {
+            continue;
+        }
+        names.push((bytes.to_vec(), entry.file_type()));
+    }
+    let dir_fd = reader.as_fd();
+    for (bytes, dirent_type) in names {
+        let Ok(name) = std::str::from_utf8(&bytes) else {
             listing.skipped.non_utf8_names += 1;
             continue;
         };
@@ -317,18 +357,24 @@ fn list_dir(
         if !options.hidden && is_hidden(name) {
             continue;
         }
-        let Ok(file_type) = entry.file_type() else {
-            listing.skipped.unreadable += 1;
-            continue;
+        let stat = |name: &str| fstatat(dir_fd, OsStr::new(name), AtFlags::AT_SYMLINK_NOFOLLOW);
+        let kind = match dirent_type {
+            Some(t) => kind_of_dirent(t),
+            None => match stat(name) {
+                Ok(st) => kind_of_mode(type_of(&st)),
+                Err(_) => {
+                    listing.skipped.unreadable += 1;
+                    continue;
+                }
+            },
         };
-        let kind = kind_of(file_type);
         let logical = join_logical(&task.logical, name);
         if filter.is_some_and(|f| f.hidden(Path::new(&logical), Some(kind), options.op)) {
             continue;
         }
         let size = if kind == EntryKind::File {
-            match entry.metadata() {
-                Ok(meta) => meta.len(),
+            match stat(name) {
+                Ok(st) => u64::try_from(st.st_size).unwrap_or(0),
                 Err(_) => {
                     listing.skipped.unreadable += 1;
                     continue;
@@ -339,7 +385,6 @@ fn list_dir(
         };
         if kind == EntryKind::Dir && child_depth < options.depth.get() {
             listing.subdirs.push(DirTask {
-                abs: entry.path(),
                 logical: logical.clone(),
                 depth: child_depth,
                 root: task.root,

@@ -1,5 +1,6 @@
 //! The workspace root, logical path resolution and the reserved `.ash` state directory.
 
+mod beneath;
 mod error;
 mod filter;
 mod path;
@@ -8,11 +9,14 @@ mod tests;
 #[cfg(test)]
 pub(crate) mod testutil;
 
+use std::ffi::OsString;
 use std::fs;
 use std::io::{self, Read};
-use std::path::{Component, Path, PathBuf};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use beneath::{At, Beneath, type_of};
 pub use error::{Ceiling, FsError};
 pub use filter::{FilterOp, PathFilter};
 pub use path::{MAX_LOGICAL_PATH_BYTES, PathError, check_logical_path, is_hidden, join_logical};
@@ -28,18 +32,22 @@ pub const STATE_FORMAT_MARKER: &[u8] = b"ash-workspace-state-v1\n";
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    beneath: Beneath,
     filter: Option<Arc<dyn PathFilter>>,
 }
 
 /// An existing logical path after resolution.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Resolved {
     /// The path as requested (reads report this one).
     pub requested: String,
     /// The logical path of the canonical target (walks report paths derived from this one).
     pub logical: String,
-    /// The canonical absolute path (never a symlink).
+    /// The canonical absolute path (never a symlink), for messages and for exec's program path;
+    /// never reopened by the file operations, which use [`Resolved::at`].
     pub abs: PathBuf,
+    /// The canonical target, held through its open parent directory.
+    pub at: At,
     /// True when the requested path itself is a symlink (snapshot refuses such roots).
     pub requested_is_symlink: bool,
 }
@@ -54,7 +62,12 @@ impl Workspace {
                 format!("workspace root {} is not a directory", root.display()),
             ));
         }
-        Ok(Workspace { root, filter: None })
+        let beneath = Beneath::open(&root)?;
+        Ok(Workspace {
+            root,
+            beneath,
+            filter: None,
+        })
     }
 
     /// The same workspace with `filter` installed (`None` removes it).
@@ -93,16 +106,8 @@ impl Workspace {
         &self.root
     }
 
-    /// The absolute path a logical path names, without any checks (`.` is the root).
-    pub fn join(&self, logical: &str) -> PathBuf {
-        if logical == "." {
-            self.root.clone()
-        } else {
-            self.root.join(logical)
-        }
-    }
-
-    /// Resolves an existing logical path: syntax, reserved `.ash`, canonicalisation, containment.
+    /// Resolves an existing logical path: syntax, reserved `.ash`, canonicalisation through
+    /// directory descriptors (in-workspace symlinks followed, [`Beneath::follow`]), containment.
     pub fn resolve(&self, requested: &str) -> Result<Resolved, FsError> {
         check_logical_path(requested).map_err(|reason| FsError::InvalidPath {
             path: requested.to_owned(),
@@ -110,16 +115,16 @@ impl Workspace {
         })?;
         self.refuse_reserved(requested, requested)?;
         self.refuse_hidden(requested)?;
-        let joined = self.join(requested);
-        let abs = fs::canonicalize(&joined).map_err(|e| FsError::from_lookup(requested, &e))?;
-        let Ok(relative) = abs.strip_prefix(&self.root) else {
-            return Err(FsError::Escape {
+        let followed = self.beneath.follow(requested).map_err(|e| match e {
+            beneath::FollowError::Escape => FsError::Escape {
                 path: requested.to_owned(),
-            });
-        };
-        let logical = logical_from_relative(relative).ok_or_else(|| FsError::NonUtf8Name {
-            path: requested.to_owned(),
+            },
+            beneath::FollowError::Io(e) => FsError::from_lookup(requested, &e),
         })?;
+        let logical =
+            logical_from_components(&followed.components).ok_or_else(|| FsError::NonUtf8Name {
+                path: requested.to_owned(),
+            })?;
         // A symlink into the state directory must not be a back door into it.
         self.refuse_reserved(requested, &logical)?;
         // Nor a way around the embedder's filter.
@@ -128,14 +133,24 @@ impl Workspace {
                 path: requested.to_owned(),
             })?;
         }
-        let requested_is_symlink = requested != "."
-            && fs::symlink_metadata(&joined).is_ok_and(|m| m.file_type().is_symlink());
         Ok(Resolved {
             requested: requested.to_owned(),
+            abs: self.beneath.display_path(&followed.components),
             logical,
-            abs,
-            requested_is_symlink,
+            at: followed.at,
+            requested_is_symlink: followed.requested_is_symlink,
         })
+    }
+
+    /// The entry a logical path names, through real directories only (no symlink followed,
+    /// the final name not looked up); see [`Beneath::locate`].
+    pub fn locate(&self, logical: &str) -> io::Result<At> {
+        self.beneath.locate(logical)
+    }
+
+    /// Opens the real directory a logical path names, following no symlink.
+    pub fn open_dir(&self, logical: &str) -> io::Result<OwnedFd> {
+        self.beneath.open_dir(logical)
     }
 
     /// True when `logical` is `.ash` or below it and `.ash` is a valid engine state directory.
@@ -147,18 +162,27 @@ impl Workspace {
     ///
     /// Not cached: only paths under `.ash` ask, and the directory may appear at any time.
     pub fn has_state_dir(&self) -> bool {
-        let dir = self.root.join(STATE_DIR);
-        if !fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir()) {
+        let Ok(dir) = self.locate(STATE_DIR) else {
+            return false;
+        };
+        if !dir
+            .stat()
+            .is_ok_and(|m| type_of(&m) == nix::sys::stat::SFlag::S_IFDIR)
+        {
             return false;
         }
-        let format = dir.join("FORMAT");
+        let Ok(format) = self.locate(".ash/FORMAT") else {
+            return false;
+        };
         let marker_len = STATE_FORMAT_MARKER.len() as u64;
-        if !fs::symlink_metadata(&format).is_ok_and(|m| m.is_file() && m.len() == marker_len) {
-            return false;
-        }
         let mut content = Vec::with_capacity(STATE_FORMAT_MARKER.len() + 1);
-        let read = fs::File::open(&format)
-            .and_then(|file| file.take(marker_len + 1).read_to_end(&mut content));
+        let read = format.open_read().and_then(|file| {
+            let meta = file.metadata()?;
+            if !meta.is_file() || meta.len() != marker_len {
+                return Ok(0);
+            }
+            file.take(marker_len + 1).read_to_end(&mut content)
+        });
         read.is_ok() && content == STATE_FORMAT_MARKER
     }
 
@@ -179,13 +203,10 @@ fn is_state_path(logical: &str) -> bool {
         .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
 }
 
-/// Turns a root-relative canonical path into a logical path; `None` if a component is not UTF-8.
-fn logical_from_relative(relative: &Path) -> Option<String> {
+/// Turns root-relative canonical components into a logical path; `None` if one is not UTF-8.
+fn logical_from_components(components: &[OsString]) -> Option<String> {
     let mut logical = String::new();
-    for component in relative.components() {
-        let Component::Normal(name) = component else {
-            continue;
-        };
+    for name in components {
         if !logical.is_empty() {
             logical.push('/');
         }

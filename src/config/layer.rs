@@ -16,7 +16,7 @@ pub(crate) enum Origin {
 
 /// Fields only the user's own file may set: a repository must not widen its own rights or pick
 /// where the user's credentials are sent.
-pub(crate) const USER_ONLY: &[&str] = &["provider", "access_mode", "allow_sudo"];
+pub(crate) const USER_ONLY: &[&str] = &["provider", "access_mode", "allow_sudo", "exec_env_deny"];
 
 /// The settings one file makes; `None` leaves the lower layer's value.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -32,6 +32,7 @@ pub(crate) struct Layer {
     pub(crate) exclude: Option<Vec<String>>,
     pub(crate) access_mode: Option<AccessMode>,
     pub(crate) allow_sudo: Option<bool>,
+    pub(crate) exec_env_deny: Option<Vec<String>>,
 }
 
 /// Parses and validates one config file's bytes; `file` names it in errors.
@@ -79,6 +80,7 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
                 })
             }
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
+            "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
             _ => return Err(r.err(key, "unknown field")),
         }
     }
@@ -92,6 +94,28 @@ fn exclude(r: &Reader<'_>, v: &Value) -> Result<Vec<String>, ConfigError> {
         let pattern = r.string(&field, item)?;
         check_glob(pattern).map_err(|reason| r.err(&field, reason))?;
         out.push(pattern.to_string());
+    }
+    Ok(out)
+}
+
+/// Environment variable names (`[A-Za-z_][A-Za-z0-9_]*`), as exec's own rule has them.
+fn env_names(r: &Reader<'_>, v: &Value) -> Result<Vec<String>, ConfigError> {
+    let mut out = Vec::new();
+    for (i, item) in r.array("exec_env_deny", v)?.iter().enumerate() {
+        let field = format!("exec_env_deny[{i}]");
+        let name = r.string(&field, item)?;
+        let mut bytes = name.bytes();
+        let valid = bytes
+            .next()
+            .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+            && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_');
+        if !valid {
+            return Err(r.err(
+                &field,
+                format!("{name:?} is not an environment variable name (letters, digits, _; not starting with a digit)"),
+            ));
+        }
+        out.push(name.to_string());
     }
     Ok(out)
 }

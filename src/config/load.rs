@@ -113,6 +113,7 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         exclude,
         access_mode: upper.access_mode.or(lower.access_mode),
         allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
+        exec_env_deny: upper.exec_env_deny.or(lower.exec_env_deny),
     }
 }
 
@@ -160,6 +161,7 @@ pub(crate) fn finish(
         exclude: layer.exclude.unwrap_or_default(),
         access_mode: layer.access_mode.unwrap_or(AccessMode::FullAccess),
         allow_sudo: layer.allow_sudo.unwrap_or(false),
+        exec_env_deny: layer.exec_env_deny.unwrap_or_default(),
         provider,
         api_key,
         ca_file: o.ca_file,

@@ -184,6 +184,8 @@ pub struct Config {
     pub access_mode: AccessMode,
     /// Whether direct `sudo` is allowed.
     pub allow_sudo: bool,
+    /// Extra environment variables exec children never inherit (user config only).
+    pub exec_env_deny: Vec<String>,
     /// API key from the environment, if any (login tokens live elsewhere).
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.

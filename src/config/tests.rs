@@ -106,6 +106,11 @@ fn unknown_fields_and_wrong_types_name_file_field_and_reason() {
         e.contains("`allow_sudo`") && e.contains("expected a boolean"),
         "{e}"
     );
+    let e = user_err(r#"{"exec_env_deny":["OK_1","9BAD"]}"#);
+    assert!(
+        e.contains("`exec_env_deny[1]`") && e.contains("not an environment variable name"),
+        "{e}"
+    );
     let e = user_err(r#"{"exclude":"*.key"}"#);
     assert!(e.contains("`exclude`") && e.contains("an array"), "{e}");
     let e = user_err(r#"{"exclude":["ok",3]}"#);
@@ -191,6 +196,7 @@ fn project_file_may_not_set_user_only_fields() {
         r#"{"access_mode":"full_access"}"#,
         r#"{"allow_sudo":false}"#,
         r#"{"provider":{"kind":"offline"}}"#,
+        r#"{"exec_env_deny":[]}"#,
     ] {
         let f = fixture();
         f.project(json);

@@ -10,5 +10,6 @@ mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 mod oneshot;
+mod secrets;
 mod tmux;
 mod tui;

@@ -4,6 +4,7 @@ mod edit;
 mod exec;
 mod hidden;
 mod nested;
+mod race;
 mod read_side;
 
 use ansa::config::AccessMode;
@@ -33,6 +34,7 @@ pub struct Harness {
 /// The default policy of the config spec.
 pub fn policy() -> ToolPolicy {
     ToolPolicy {
+        exec_env_deny: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
         process_timeout_ms: 60_000,

@@ -8,9 +8,12 @@ use crate::protocol::{EnvChange, ExecArgs, Program};
 use crate::workspace::{FsError, Workspace};
 use nix::unistd::{AccessFlags, access};
 use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Arc;
 
 /// Search path used when neither the child nor this process has `PATH` (glibc's default).
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -67,8 +70,12 @@ pub struct Launch {
     pub(crate) program: PathBuf,
     argv: Vec<String>,
     cwd: PathBuf,
+    // The working directory as resolved through directory descriptors; the child enters it
+    // with `fchdir`, so a directory swapped for a symlink after resolution cannot move it.
+    cwd_fd: Arc<OwnedFd>,
     clear_env: bool,
     env: Vec<EnvChange>,
+    withheld_env: Arc<[String]>,
     hardening: ExecHardening,
     supervision: Option<Supervision>,
 }
@@ -76,7 +83,7 @@ pub struct Launch {
 impl Launch {
     /// Resolves the working directory, the executable and the environment plan of `args`.
     pub fn resolve(args: &ExecArgs, workspace: &Workspace) -> Result<Launch, ExecError> {
-        let cwd = resolve_cwd(&args.cwd, workspace)?;
+        let (cwd, cwd_fd) = resolve_cwd(&args.cwd, workspace)?;
         let program = match args.program_kind() {
             Program::Path(logical) => match workspace.resolve(logical) {
                 Ok(resolved) => resolved.abs,
@@ -90,8 +97,10 @@ impl Launch {
             program,
             argv: args.argv.clone(),
             cwd,
+            cwd_fd: Arc::new(cwd_fd),
             clear_env: args.clear_env,
             env: args.env.clone(),
+            withheld_env: Arc::from(Vec::new()),
             hardening: ExecHardening::default(),
             supervision: None,
         })
@@ -101,6 +110,20 @@ impl Launch {
     pub fn with_hardening(mut self, hardening: ExecHardening) -> Launch {
         self.hardening = hardening;
         self
+    }
+
+    /// The same launch with `names` removed from the environment the command inherits.
+    pub fn with_withheld_env(mut self, names: Arc<[String]>) -> Launch {
+        self.withheld_env = names;
+        self
+    }
+
+    /// Removes the withheld variables from what `cmd`'s child inherits (explicit sets of the
+    /// request, applied after, still win).
+    pub(crate) fn withhold_env(&self, cmd: &mut Command) {
+        for name in self.withheld_env.iter() {
+            cmd.env_remove(name);
+        }
     }
 
     /// The same launch run under an exec supervisor (`None`: spawned directly).
@@ -134,21 +157,44 @@ impl Launch {
         &self.program
     }
 
-    /// The absolute working directory.
+    /// The absolute working directory (as resolved; the child enters it by descriptor).
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Makes `cmd`'s child change into the resolved working directory by descriptor. The
+    /// caller keeps `self` alive until `cmd` is spawned.
+    pub(crate) fn enter_cwd(&self, cmd: &mut Command) {
+        let fd = self.cwd_fd.as_raw_fd();
+        if proc_fd_available() {
+            // The child resolves its own inherited descriptor (closed only at exec), which
+            // names the directory object itself, never a path that could be swapped. Keeps
+            // the spawn on posix_spawn, whose exec never retries a non-executable file with sh.
+            cmd.current_dir(format!("/proc/self/fd/{fd}"));
+            return;
+        }
+        // SAFETY: the hook only calls fchdir, which is async-signal-safe; it allocates nothing
+        // and takes no locks. The descriptor is open in the parent while `self` lives and is
+        // inherited by the forked child until exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                if libc::fchdir(fd) == -1 {
+                    return Err(io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
     }
 
     /// The command, with its own process group; stdio is left to the caller.
     pub(crate) fn command(&self) -> Command {
         let mut cmd = Command::new(&self.program);
-        cmd.arg0(&self.requested)
-            .args(&self.argv)
-            .current_dir(&self.cwd)
-            .process_group(0);
+        cmd.arg0(&self.requested).args(&self.argv).process_group(0);
+        self.enter_cwd(&mut cmd);
         if self.clear_env {
             cmd.env_clear();
         }
+        self.withhold_env(&mut cmd);
         for change in &self.env {
             match change {
                 EnvChange::Set { name, value } => cmd.env(name, value),
@@ -167,26 +213,30 @@ impl Launch {
     }
 }
 
+/// Whether `/proc/self/fd` exists (procfs mounted), checked once.
+fn proc_fd_available() -> bool {
+    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *AVAILABLE.get_or_init(|| std::fs::metadata("/proc/self/fd").is_ok_and(|m| m.is_dir()))
+}
+
 fn not_found(program: &str) -> ExecError {
     ExecError::ProgramNotFound {
         program: program.to_owned(),
     }
 }
 
-fn resolve_cwd(logical: &str, workspace: &Workspace) -> Result<PathBuf, ExecError> {
+fn resolve_cwd(logical: &str, workspace: &Workspace) -> Result<(PathBuf, OwnedFd), ExecError> {
     let missing = || ExecError::CwdNotFound {
         cwd: logical.to_owned(),
     };
-    let abs = match workspace.resolve(logical) {
-        Ok(resolved) => resolved.abs,
+    let resolved = match workspace.resolve(logical) {
+        Ok(resolved) => resolved,
         Err(FsError::NotFound { .. }) => return Err(missing()),
         Err(e) => return Err(ExecError::Path(e)),
     };
     // A file where a directory should be: there is no directory by that name (201).
-    if !std::fs::metadata(&abs).is_ok_and(|m| m.is_dir()) {
-        return Err(missing());
-    }
-    Ok(abs)
+    let fd = resolved.at.open_dir().map_err(|_| missing())?;
+    Ok((resolved.abs, fd))
 }
 
 /// The `PATH` a bare name is searched in: the child's own if its environment has one, else

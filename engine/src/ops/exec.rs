@@ -17,6 +17,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
     let launch = Launch::resolve(args, &answer.session.workspace)
         .map_err(|e| exec_error(&e))?
         .with_hardening(answer.session.hardening)
+        .with_withheld_env(std::sync::Arc::clone(&answer.session.withheld_env))
         .with_supervision(answer.supervision.cloned());
     let (stdin, leased) = match &args.stdin {
         Stdin::Null => (None, None),

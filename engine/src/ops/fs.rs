@@ -10,7 +10,7 @@ use crate::txn::preflight::{
 use crate::txn::{
     Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,
 };
-use std::path::Path;
+use crate::workspace::Workspace;
 
 /// What preflight learned about one action before hashing.
 struct Resolved {
@@ -52,11 +52,11 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
             return failed(answer, args, &failure);
         }
     };
-    let root = txn.root().to_path_buf();
+    let ws = txn.workspace().clone();
     let mut resolved = Vec::with_capacity(args.actions.len());
     let mut total = 0u64;
     for (a, content) in args.actions.iter().zip(&contents) {
-        let r = resolve(&root, a, content.as_deref())?;
+        let r = resolve(&ws, a, content.as_deref())?;
         total = total.saturating_add(r.size);
         if r.size > MAX_FILE_BYTES || total > MAX_TOTAL_BYTES {
             return Err(ErrorRecord::work_limit());
@@ -65,7 +65,7 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
     }
     let mut actions = Vec::with_capacity(args.actions.len());
     for (i, ((a, content), r)) in args.actions.iter().zip(contents).zip(&resolved).enumerate() {
-        match prepare(&root, a, content, r, txn.stop())? {
+        match prepare(&ws, a, content, r, txn.stop())? {
             Ok(action) => actions.push(action),
             Err(observed) => {
                 let failure = CommitFailure {
@@ -93,8 +93,8 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
 
 /// Resolves an action's paths: sources must be regular files, destinations must have an
 /// existing parent directory; both without symlinked components.
-fn resolve(root: &Path, a: &FsAction, content: Option<&[u8]>) -> Result<Resolved, ErrorRecord> {
-    let inspect = |p: &str| preflight::inspect(root, p).map_err(|f| f.record());
+fn resolve(ws: &Workspace, a: &FsAction, content: Option<&[u8]>) -> Result<Resolved, ErrorRecord> {
+    let inspect = |p: &str| preflight::inspect(ws, p).map_err(|f| f.record());
     let source = |p: &str| match inspect(p)? {
         Target::File(meta) => Ok(meta),
         Target::Missing => Err(ErrorRecord::typical(ErrorCode::PathNotFound)),
@@ -123,7 +123,7 @@ fn resolve(root: &Path, a: &FsAction, content: Option<&[u8]>) -> Result<Resolved
 
 /// Hashes sources and builds the journal action; `Ok(Err(observed))` is a conflict.
 fn prepare(
-    root: &Path,
+    ws: &Workspace,
     a: &FsAction,
     content: Option<Vec<u8>>,
     r: &Resolved,
@@ -137,7 +137,7 @@ fn prepare(
         size,
         preimage: None,
     };
-    let occupied = |to: &str| observe(&root.join(to));
+    let occupied = |to: &str| observe(ws, to);
     let action = match &a.op {
         FsOp::Create { .. } => {
             let bytes = content.unwrap_or_default();
@@ -152,8 +152,7 @@ fn prepare(
             }
         }
         FsOp::Copy { from, to, digest } => {
-            let (bytes, actual) =
-                preflight::read(&root.join(from), stop).map_err(|f| f.record())?;
+            let (bytes, actual) = preflight::read(ws, from, stop).map_err(|f| f.record())?;
             if actual != *digest {
                 return Ok(Err(Some(actual)));
             }
@@ -168,7 +167,7 @@ fn prepare(
             }
         }
         FsOp::Move { from, to, digest } => {
-            let (actual, size) = preflight::hash(&root.join(from), stop).map_err(|f| f.record())?;
+            let (actual, size) = preflight::hash(ws, from, stop).map_err(|f| f.record())?;
             if actual != *digest {
                 return Ok(Err(Some(actual)));
             }
@@ -183,7 +182,7 @@ fn prepare(
             }
         }
         FsOp::Remove { path, digest } => {
-            let (actual, size) = preflight::hash(&root.join(path), stop).map_err(|f| f.record())?;
+            let (actual, size) = preflight::hash(ws, path, stop).map_err(|f| f.record())?;
             if actual != *digest {
                 return Ok(Err(Some(actual)));
             }

@@ -28,11 +28,11 @@ pub(super) fn run(
         Ok(txn) => txn,
         Err(e) => return failed(answer, source, path, &e, (size, digest)),
     };
-    let target = txn.root().join(path);
-    match preflight::inspect(txn.root(), path).map_err(|f| f.record())? {
+    let ws = txn.workspace().clone();
+    match preflight::inspect(&ws, path).map_err(|f| f.record())? {
         Target::Missing => {}
         Target::File(_) => {
-            let observed = preflight::hash(&target, txn.stop()).map_err(|f| f.record())?;
+            let observed = preflight::hash(&ws, path, txn.stop()).map_err(|f| f.record())?;
             let error = TxnError::Conflict {
                 index: 0,
                 observed: Some(observed.0),
@@ -65,7 +65,10 @@ pub(super) fn run(
                 TxnError::Conflict {
                     observed: Some(d), ..
                 } => {
-                    let len = std::fs::symlink_metadata(&target).map_or(0, |m| m.len());
+                    let len = ws
+                        .locate(path)
+                        .and_then(|at| at.stat())
+                        .map_or(0, |s| u64::try_from(s.st_size).unwrap_or(0));
                     (len, *d)
                 }
                 _ => (size, digest),

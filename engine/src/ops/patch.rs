@@ -32,11 +32,11 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
         Ok(txn) => txn,
         Err(e) => return unapplied(answer, args, &e),
     };
-    let root = txn.root().to_path_buf();
+    let ws = txn.workspace().clone();
     let mut total = 0u64;
     let mut modes = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        match preflight::inspect(&root, &file.path).map_err(|f| f.record())? {
+        match preflight::inspect(&ws, &file.path).map_err(|f| f.record())? {
             Target::Missing => return Err(ErrorRecord::typical(ErrorCode::PathNotFound)),
             Target::File(meta) => {
                 total = total.saturating_add(meta.size);
@@ -49,8 +49,8 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
     }
     let mut originals = Vec::with_capacity(args.files.len());
     for (file, mode) in args.files.iter().zip(modes) {
-        let abs = root.join(&file.path);
-        let (bytes, digest) = preflight::read(&abs, txn.stop()).map_err(|f| f.record())?;
+        let (bytes, digest) =
+            preflight::read(&ws, &file.path, txn.stop()).map_err(|f| f.record())?;
         originals.push((bytes, digest, mode));
     }
     if originals

@@ -48,6 +48,7 @@ pub fn open_session(
         store: StoreQuota::default(),
         hardening: ExecHardening::default(),
         hidden: None,
+        withheld_env: Vec::new(),
     };
     let session = Session::open(&root, config, plane).map_err(|e| match e {
         SessionError::NotADirectory(_) => handshake_error(e),

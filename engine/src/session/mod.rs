@@ -48,6 +48,9 @@ pub struct SessionConfig {
     pub hardening: ExecHardening,
     /// The embedder's path filter (see [`PathFilter`]); not part of the wire, `None` for `ash`.
     pub hidden: Option<Arc<dyn PathFilter>>,
+    /// Environment variables removed from what exec children inherit (the embedder's own
+    /// secrets); a request's explicit `NAME=value` still sets them. Empty for `ash`.
+    pub withheld_env: Vec<String>,
 }
 
 impl SessionConfig {
@@ -59,6 +62,7 @@ impl SessionConfig {
             store: StoreQuota::default(),
             hardening: ExecHardening::default(),
             hidden: None,
+            withheld_env: Vec::new(),
         }
     }
 }
@@ -102,6 +106,7 @@ pub(crate) struct Shared {
     // At most C child processes at once, across concurrent requests and batch nodes.
     pub(crate) processes: Gate,
     pub(crate) hardening: ExecHardening,
+    pub(crate) withheld_env: Arc<[String]>,
 }
 
 /// Locks a mutex; every update under these locks is a single call, so a lock poisoned by a
@@ -192,6 +197,7 @@ impl Session {
                 spool: Mutex::new(None),
                 processes: Gate::new(crate::compute::host_parallelism()),
                 hardening: config.hardening,
+                withheld_env: config.withheld_env.into(),
             }),
         })
     }

@@ -4,15 +4,15 @@
 use super::manifest::{self, Entry};
 use super::{Action, Stop, TxnError, crash, fsx, io_err};
 use crate::protocol::to_lower_hex;
-use std::fs::{self, DirBuilder};
-use std::io;
-use std::os::unix::fs::DirBuilderExt;
-use std::path::{Path, PathBuf};
+use crate::workspace::Workspace;
+use std::io::{self, Read};
 
-/// Name of the journal being prepared.
-pub(crate) const PREPARING: &str = "transaction.new";
-/// Name of the published journal.
-pub(crate) const PUBLISHED: &str = "transaction";
+/// The journal being prepared (a logical path, like every path of the journal).
+pub(crate) const PREPARING: &str = ".ash/transaction.new";
+/// The published journal.
+pub(crate) const PUBLISHED: &str = ".ash/transaction";
+/// The state directory holding both.
+pub(crate) const STATE: &str = ".ash";
 const MANIFEST: &str = "MANIFEST";
 const COMMITTED: &str = "COMMITTED";
 const COMMITTED_NEW: &str = "COMMITTED.new";
@@ -22,8 +22,8 @@ pub(crate) const COMMITTED_MARKER: &[u8] = b"committed\n";
 /// A published journal and the workspace it belongs to.
 #[derive(Debug)]
 pub(crate) struct Journal {
-    root: PathBuf,
-    dir: PathBuf,
+    ws: Workspace,
+    dir: &'static str,
     /// The journaled actions in apply order.
     pub entries: Vec<Entry>,
     // Names this journal's temp files in workspace directories (from the manifest checksum,
@@ -33,54 +33,59 @@ pub(crate) struct Journal {
 
 impl Journal {
     /// Binds decoded `entries` to the journal directory `dir`; `manifest` gives the temp tag.
-    pub(crate) fn new(root: &Path, dir: PathBuf, entries: Vec<Entry>, manifest: &[u8]) -> Journal {
+    pub(crate) fn new(ws: &Workspace, entries: Vec<Entry>, manifest: &[u8]) -> Journal {
         let check = &manifest[manifest.len().saturating_sub(32)..];
         let tag = to_lower_hex(&check[..check.len().min(8)]);
         Journal {
-            root: root.to_path_buf(),
-            dir,
+            ws: ws.clone(),
+            dir: PUBLISHED,
             entries,
             tag,
         }
     }
 
-    /// The absolute path of a logical workspace path.
-    pub(crate) fn abs(&self, logical: &str) -> PathBuf {
-        self.root.join(logical)
+    /// The workspace every path of the journal is reached through.
+    pub(crate) fn ws(&self) -> &Workspace {
+        &self.ws
     }
 
     /// `stage/<i>`.
-    pub(crate) fn stage(&self, i: usize) -> PathBuf {
-        self.dir.join("stage").join(format!("{i:08x}"))
+    pub(crate) fn stage(&self, i: usize) -> String {
+        format!("{}/stage/{i:08x}", self.dir)
     }
 
     /// `removed/<i>`.
-    pub(crate) fn removed(&self, i: usize) -> PathBuf {
-        self.dir.join("removed").join(format!("{i:08x}"))
+    pub(crate) fn removed(&self, i: usize) -> String {
+        format!("{}/removed/{i:08x}", self.dir)
     }
 
     /// The temp name a replace of action `i` uses beside its target.
-    pub(crate) fn temp(&self, i: usize) -> PathBuf {
-        let target = self.abs(&self.entries[i].path);
-        fsx::parent(&target).join(format!(".ash-{}-{i:08x}.tmp", self.tag))
+    pub(crate) fn temp(&self, i: usize) -> String {
+        let name = format!(".ash-{}-{i:08x}.tmp", self.tag);
+        match fsx::parent(&self.entries[i].path) {
+            "." => name,
+            dir => format!("{dir}/{name}"),
+        }
     }
 
     /// Writes the commit marker durably, then deletes the journal.
     pub(crate) fn commit(&self) -> Result<(), TxnError> {
-        let new = self.dir.join(COMMITTED_NEW);
-        let marker = self.dir.join(COMMITTED);
-        fsx::write_new(&new, COMMITTED_MARKER, None).map_err(|e| io_err("writing", &new, &e))?;
-        fs::rename(&new, &marker).map_err(|e| io_err("publishing", &marker, &e))?;
-        fsx::sync_dir(&self.dir).map_err(|e| io_err("syncing", &self.dir, &e))?;
+        let ws = &self.ws;
+        let new = format!("{}/{COMMITTED_NEW}", self.dir);
+        let marker = format!("{}/{COMMITTED}", self.dir);
+        fsx::write_new(ws, &new, COMMITTED_MARKER, None)
+            .map_err(|e| io_err("writing", &new, &e))?;
+        fsx::rename(ws, &new, &marker).map_err(|e| io_err("publishing", &marker, &e))?;
+        fsx::sync_dir(ws, self.dir).map_err(|e| io_err("syncing", self.dir, &e))?;
         crash::forward();
-        delete(&self.dir, false)?;
+        delete(ws, self.dir, false)?;
         crash::forward();
         Ok(())
     }
 
     /// Deletes a rolled-back journal.
     pub(crate) fn discard(&self) -> Result<(), TxnError> {
-        delete(&self.dir, true)?;
+        delete(&self.ws, self.dir, true)?;
         crash::recovery();
         Ok(())
     }
@@ -90,19 +95,18 @@ impl Journal {
 /// finished by definition (publication requires it), so a crash mid-deletion is harmless.
 /// `durable` makes that first unlink durable before anything else goes (needed when no
 /// `COMMITTED` marker protects the partially deleted journal).
-pub(crate) fn delete(dir: &Path, durable: bool) -> Result<(), TxnError> {
-    let manifest = dir.join(MANIFEST);
-    match fs::remove_file(&manifest) {
+pub(crate) fn delete(ws: &Workspace, dir: &str, durable: bool) -> Result<(), TxnError> {
+    let manifest = format!("{dir}/{MANIFEST}");
+    match fsx::unlink(ws, &manifest) {
         Ok(()) => {}
         Err(e) if fsx::is_missing(&e) => {}
         Err(e) => return Err(io_err("deleting", &manifest, &e)),
     }
     if durable {
-        fsx::sync_dir(dir).map_err(|e| io_err("syncing", dir, &e))?;
+        fsx::sync_dir(ws, dir).map_err(|e| io_err("syncing", dir, &e))?;
     }
-    fs::remove_dir_all(dir).map_err(|e| io_err("deleting", dir, &e))?;
-    let state = fsx::parent(dir);
-    fsx::sync_dir(state).map_err(|e| io_err("syncing", state, &e))
+    fsx::remove_tree(ws, dir).map_err(|e| io_err("deleting", dir, &e))?;
+    fsx::sync_dir(ws, STATE).map_err(|e| io_err("syncing", STATE, &e))
 }
 
 /// What a published journal directory holds.
@@ -116,44 +120,45 @@ pub(crate) enum Found {
 }
 
 /// Reads `.ash/transaction`, classifying it; an unreadable journal is a recovery error.
-pub(crate) fn open(root: &Path, state: &Path) -> Result<Found, TxnError> {
-    let dir = state.join(PUBLISHED);
-    match fsx::probe(&dir).map_err(|e| io_err("inspecting", &dir, &e))? {
+pub(crate) fn open(ws: &Workspace) -> Result<Found, TxnError> {
+    let dir = PUBLISHED;
+    match fsx::probe(ws, dir).map_err(|e| io_err("inspecting", dir, &e))? {
         None => return Ok(Found::Nothing),
-        Some(meta) if meta.file => {
+        Some(meta) if !meta.dir => {
             return Err(TxnError::Recovery(format!(
-                "{} is a file, not a journal directory",
-                dir.display()
+                "{dir} is not a journal directory"
             )));
         }
         Some(_) => {}
     }
-    match fs::read(dir.join(COMMITTED)) {
+    let committed = format!("{dir}/{COMMITTED}");
+    match read_small(ws, &committed, COMMITTED_MARKER.len() as u64) {
         Ok(marker) if marker == COMMITTED_MARKER => return Ok(Found::Finished),
         Ok(_) => {
             return Err(TxnError::Recovery(format!(
-                "{} holds an invalid COMMITTED marker",
-                dir.display()
+                "{dir} holds an invalid COMMITTED marker"
             )));
         }
         Err(e) if fsx::is_missing(&e) => {}
-        Err(e) => return Err(io_err("reading", &dir.join(COMMITTED), &e)),
+        Err(e) => return Err(io_err("reading", &committed, &e)),
     }
-    let bytes = match read_manifest(&dir.join(MANIFEST)) {
+    let manifest_path = format!("{dir}/{MANIFEST}");
+    let bytes = match read_small(ws, &manifest_path, manifest::MAX_MANIFEST_BYTES as u64) {
         Ok(bytes) => bytes,
         Err(e) if fsx::is_missing(&e) => return Ok(Found::Finished),
-        Err(e) => return Err(io_err("reading", &dir.join(MANIFEST), &e)),
+        Err(e) => return Err(io_err("reading", &manifest_path, &e)),
     };
     let entries = manifest::decode(&bytes)
-        .map_err(|why| TxnError::Recovery(format!("{}: {why}", dir.join(MANIFEST).display())))?;
-    Ok(Found::Pending(Journal::new(root, dir, entries, &bytes)))
+        .map_err(|why| TxnError::Recovery(format!("{manifest_path}: {why}")))?;
+    Ok(Found::Pending(Journal::new(ws, entries, &bytes)))
 }
 
-fn read_manifest(path: &Path) -> io::Result<Vec<u8>> {
-    use std::io::Read;
+/// At most `limit + 1` bytes of a journal file (one more than allowed shows it is too long).
+fn read_small(ws: &Workspace, path: &str, limit: u64) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(manifest::MAX_MANIFEST_BYTES as u64 + 1)
+    ws.locate(path)?
+        .open_read()?
+        .take(limit + 1)
         .read_to_end(&mut bytes)?;
     Ok(bytes)
 }
@@ -161,71 +166,64 @@ fn read_manifest(path: &Path) -> io::Result<Vec<u8>> {
 /// Stages `actions` into `transaction.new`, writes the manifest and publishes it.
 /// Nothing in the workspace is touched; on failure the half-built journal is removed.
 pub(crate) fn prepare(
-    root: &Path,
-    state: &Path,
+    ws: &Workspace,
     actions: &[Action],
     stop: &Stop,
 ) -> Result<Journal, TxnError> {
-    let new = state.join(PREPARING);
-    let result = build(&new, actions, stop);
+    let result = build(ws, PREPARING, actions, stop);
     let bytes = match result {
         Ok(bytes) => bytes,
         Err(e) => {
-            let _ = fs::remove_dir_all(&new);
+            let _ = fsx::remove_tree(ws, PREPARING);
             return Err(e);
         }
     };
-    let dir = state.join(PUBLISHED);
-    if let Err(e) = fs::rename(&new, &dir) {
-        let _ = fs::remove_dir_all(&new);
-        return Err(io_err("publishing", &dir, &e));
+    if let Err(e) = fsx::rename(ws, PREPARING, PUBLISHED) {
+        let _ = fsx::remove_tree(ws, PREPARING);
+        return Err(io_err("publishing", PUBLISHED, &e));
     }
     // From here the journal is published: failures are the caller's to roll back, but the
     // rename itself must reach the disk before any workspace file changes.
     let entries = actions.iter().map(|a| a.entry.clone()).collect();
-    let journal = Journal::new(root, dir, entries, &bytes);
-    if let Err(e) = fsx::sync_dir(state) {
+    let journal = Journal::new(ws, entries, &bytes);
+    if let Err(e) = fsx::sync_dir(ws, STATE) {
         // Nothing is applied yet, so dropping the journal is the whole rollback.
-        let _ = delete(&journal.dir, true);
-        return Err(io_err("syncing", state, &e));
+        let _ = delete(ws, journal.dir, true);
+        return Err(io_err("syncing", STATE, &e));
     }
     crash::forward();
     Ok(journal)
 }
 
-fn build(new: &Path, actions: &[Action], stop: &Stop) -> Result<Vec<u8>, TxnError> {
-    let mkdir = |dir: &Path| {
-        DirBuilder::new()
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| io_err("creating", dir, &e))
-    };
+fn build(ws: &Workspace, new: &str, actions: &[Action], stop: &Stop) -> Result<Vec<u8>, TxnError> {
+    let mkdir = |dir: &str| fsx::mkdir(ws, dir, 0o700).map_err(|e| io_err("creating", dir, &e));
     mkdir(new)?;
-    let (stage, removed) = (new.join("stage"), new.join("removed"));
+    let (stage, removed) = (format!("{new}/stage"), format!("{new}/removed"));
     mkdir(&stage)?;
     mkdir(&removed)?;
     for (i, action) in actions.iter().enumerate() {
         stop.check()?;
         let name = format!("{i:08x}");
         if let Some(bytes) = &action.stage {
-            let path = stage.join(&name);
-            fsx::write_new(&path, bytes, action.mode).map_err(|e| io_err("staging", &path, &e))?;
+            let path = format!("{stage}/{name}");
+            fsx::write_new(ws, &path, bytes, action.mode)
+                .map_err(|e| io_err("staging", &path, &e))?;
         }
         if let Some(bytes) = &action.preimage {
-            let path = removed.join(&name);
-            fsx::write_new(&path, bytes, Some(0o600))
+            let path = format!("{removed}/{name}");
+            fsx::write_new(ws, &path, bytes, Some(0o600))
                 .map_err(|e| io_err("saving preimage", &path, &e))?;
         }
         crash::forward();
     }
     for dir in [&stage, &removed] {
-        fsx::sync_dir(dir).map_err(|e| io_err("syncing", dir, &e))?;
+        fsx::sync_dir(ws, dir).map_err(|e| io_err("syncing", dir, &e))?;
     }
     let entries: Vec<Entry> = actions.iter().map(|a| a.entry.clone()).collect();
     let bytes = manifest::encode(&entries);
-    let path = new.join(MANIFEST);
-    fsx::write_new(&path, &bytes, Some(0o600)).map_err(|e| io_err("writing", &path, &e))?;
-    fsx::sync_dir(new).map_err(|e| io_err("syncing", new, &e))?;
+    let path = format!("{new}/{MANIFEST}");
+    fsx::write_new(ws, &path, &bytes, Some(0o600)).map_err(|e| io_err("writing", &path, &e))?;
+    fsx::sync_dir(ws, new).map_err(|e| io_err("syncing", new, &e))?;
     crash::forward();
     stop.check()?;
     Ok(bytes)

@@ -4,9 +4,11 @@
 
 use super::{Stop, TxnError, fsx, io_err};
 use crate::workspace::{STATE_DIR, STATE_FORMAT_MARKER, Workspace};
+use nix::fcntl::{OFlag, openat};
+use nix::sys::stat::Mode;
 use std::collections::HashSet;
-use std::fs::{self, DirBuilder, File, OpenOptions, Permissions, TryLockError};
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+use std::fs::{File, Permissions, TryLockError};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
@@ -32,64 +34,58 @@ impl Drop for Locked {
     }
 }
 
-/// Returns `<root>/.ash`, creating it (0700, with `FORMAT`) when absent; a `.ash` without our
-/// marker is never taken over.
-pub(crate) fn ensure_state_dir(ws: &Workspace) -> Result<PathBuf, TxnError> {
-    let dir = ws.root().join(STATE_DIR);
-    match fs::symlink_metadata(&dir) {
-        Ok(_) => {}
-        Err(e) if fsx::is_missing(&e) => create_state_dir(ws.root(), &dir)?,
-        Err(e) => return Err(io_err("inspecting", &dir, &e)),
+/// Makes sure `<root>/.ash` is our state directory, creating it (0700, with `FORMAT`) when
+/// absent; a `.ash` without our marker is never taken over.
+pub(crate) fn ensure_state_dir(ws: &Workspace) -> Result<(), TxnError> {
+    match fsx::probe(ws, STATE_DIR) {
+        Ok(Some(_)) => {}
+        Ok(None) => create_state_dir(ws)?,
+        Err(e) => return Err(io_err("inspecting", STATE_DIR, &e)),
     }
     if ws.has_state_dir() {
-        Ok(dir)
+        Ok(())
     } else {
         Err(TxnError::ForeignStateDir(format!(
             "{} exists but is not an ash state directory (no valid FORMAT marker); \
              move it away to allow mutations",
-            dir.display()
+            ws.root().join(STATE_DIR).display()
         )))
     }
 }
 
 /// Builds the directory under a private name and renames it into place without replacing, so
 /// `.ash` never exists without its marker and a concurrent creator simply wins.
-fn create_state_dir(root: &Path, dir: &Path) -> Result<(), TxnError> {
+fn create_state_dir(ws: &Workspace) -> Result<(), TxnError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let temp = root.join(format!(".ash.new-{}-{nanos}", std::process::id()));
-    DirBuilder::new()
-        .mode(0o700)
-        .create(&temp)
-        .map_err(|e| io_err("creating", &temp, &e))?;
+    let temp = format!(".ash.new-{}-{nanos}", std::process::id());
+    fsx::mkdir(ws, &temp, 0o700).map_err(|e| io_err("creating", &temp, &e))?;
     let built = (|| {
-        fs::set_permissions(&temp, Permissions::from_mode(0o700))?;
-        fsx::write_new(&temp.join("FORMAT"), STATE_FORMAT_MARKER, Some(0o600))?;
-        fsx::sync_dir(&temp)?;
-        let root_fd = File::open(root)?;
-        nix::fcntl::renameat2(
-            &root_fd,
-            &temp,
-            &root_fd,
-            dir,
-            nix::fcntl::RenameFlags::RENAME_NOREPLACE,
-        )
-        .map_err(std::io::Error::from)?;
-        fsx::sync(&root_fd)
+        let fd = ws.open_dir(&temp)?;
+        File::from(fd).set_permissions(Permissions::from_mode(0o700))?;
+        fsx::write_new(
+            ws,
+            &format!("{temp}/FORMAT"),
+            STATE_FORMAT_MARKER,
+            Some(0o600),
+        )?;
+        fsx::sync_dir(ws, &temp)?;
+        fsx::rename_new(ws, &temp, STATE_DIR)?;
+        fsx::sync_dir(ws, ".")
     })();
     if let Err(e) = built {
-        let _ = fs::remove_dir_all(&temp);
+        let _ = fsx::remove_tree(ws, &temp);
         // Someone else created `.ash` first: use (or refuse) theirs.
         if e.kind() != std::io::ErrorKind::AlreadyExists {
-            return Err(io_err("creating", dir, &e));
+            return Err(io_err("creating", STATE_DIR, &e));
         }
     }
     Ok(())
 }
 
 /// Takes the per-process workspace slot, then the OS lock on `.ash/LOCK`.
-pub(crate) fn acquire(ws: &Workspace, state: &Path, stop: &Stop) -> Result<Locked, TxnError> {
+pub(crate) fn acquire(ws: &Workspace, stop: &Stop) -> Result<Locked, TxnError> {
     let root = ws.root().to_path_buf();
     loop {
         stop.check()?;
@@ -100,20 +96,18 @@ pub(crate) fn acquire(ws: &Workspace, state: &Path, stop: &Stop) -> Result<Locke
         drop(busy);
         std::thread::sleep(POLL);
     }
-    let lock_path = state.join("LOCK");
-    let file = match OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .mode(0o600)
-        .custom_flags(nix::fcntl::OFlag::O_NOFOLLOW.bits())
-        .open(&lock_path)
-    {
+    let lock_path = ".ash/LOCK";
+    let opened = ws.locate(lock_path).and_then(|at| {
+        let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+        openat(at.dir(), at.name(), flags, Mode::from_bits_truncate(0o600))
+            .map(File::from)
+            .map_err(std::io::Error::from)
+    });
+    let file = match opened {
         Ok(file) => file,
         Err(e) => {
             release_slot(&root);
-            return Err(io_err("opening", &lock_path, &e));
+            return Err(io_err("opening", lock_path, &e));
         }
     };
     loop {
@@ -126,7 +120,7 @@ pub(crate) fn acquire(ws: &Workspace, state: &Path, stop: &Stop) -> Result<Locke
             Err(TryLockError::WouldBlock) => std::thread::sleep(POLL),
             Err(TryLockError::Error(e)) => {
                 release_slot(&root);
-                return Err(io_err("locking", &lock_path, &e));
+                return Err(io_err("locking", lock_path, &e));
             }
         }
     }

@@ -19,7 +19,6 @@ use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::protocol::Digest;
 use crate::workspace::Workspace;
-use std::path::{Path, PathBuf};
 
 pub(crate) use manifest::{Entry, Kind};
 
@@ -86,8 +85,8 @@ impl From<Halt> for TxnError {
 }
 
 /// Formats an I/O failure with what was being done.
-pub(crate) fn io_err(what: &str, path: &Path, e: &std::io::Error) -> TxnError {
-    TxnError::Io(format!("{what} {}: {e}", path.display()))
+pub(crate) fn io_err(what: &str, path: &str, e: &std::io::Error) -> TxnError {
+    TxnError::Io(format!("{what} {path}: {e}"))
 }
 
 /// A failed commit: the error and how many leading actions were applied and rolled back.
@@ -114,8 +113,7 @@ pub(crate) struct Action {
 
 /// An open transaction: the workspace is locked and any earlier journal is recovered.
 pub(crate) struct Txn {
-    root: PathBuf,
-    state: PathBuf,
+    ws: Workspace,
     stop: Stop,
     _lock: lock::Locked,
 }
@@ -124,20 +122,19 @@ impl Txn {
     /// Creates or validates `.ash`, takes both locks (polling every 10 ms) and runs recovery.
     pub(crate) fn begin(ws: &Workspace, stop: Stop) -> Result<Txn, TxnError> {
         stop.check()?;
-        let state = lock::ensure_state_dir(ws)?;
-        let locked = lock::acquire(ws, &state, &stop)?;
-        recover::recover(ws.root(), &state)?;
+        lock::ensure_state_dir(ws)?;
+        let locked = lock::acquire(ws, &stop)?;
+        recover::recover(ws)?;
         Ok(Txn {
-            root: ws.root().to_path_buf(),
-            state,
+            ws: ws.clone(),
             stop,
             _lock: locked,
         })
     }
 
-    /// The workspace root.
-    pub(crate) fn root(&self) -> &Path {
-        &self.root
+    /// The workspace, whose root descriptor every path of the transaction is reached through.
+    pub(crate) fn workspace(&self) -> &Workspace {
+        &self.ws
     }
 
     /// The request's stop conditions.
@@ -151,8 +148,7 @@ impl Txn {
             error,
             rolled_back: 0,
         };
-        let journal =
-            journal::prepare(&self.root, &self.state, &actions, &self.stop).map_err(unapplied)?;
+        let journal = journal::prepare(&self.ws, &actions, &self.stop).map_err(unapplied)?;
         drop(actions);
         apply::apply_all(&journal, &self.stop)?;
         journal.commit().map_err(unapplied)

@@ -7,8 +7,9 @@ use crate::protocol::Content;
 use crate::protocol::Digest;
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response, Stage};
 use crate::session::Shared;
-use crate::workspace::{STATE_DIR, Workspace, check_logical_path};
-use std::path::Path;
+use crate::workspace::{STATE_DIR, Workspace, check_logical_path, type_of};
+use nix::sys::stat::SFlag;
+use std::io;
 
 /// Why a preflight step failed.
 #[derive(Debug)]
@@ -94,48 +95,49 @@ pub(crate) enum Target {
     File(Meta),
 }
 
-/// Inspects `logical` below `root` one component at a time without following symlinks:
-/// every parent must be a real directory, the last component absent or a regular file.
-pub(crate) fn inspect(root: &Path, logical: &str) -> Result<Target, Fault> {
+/// Inspects `logical` through real directories from the root's descriptor, following no
+/// symlink: every parent must be a real directory, the last component absent or a regular file.
+pub(crate) fn inspect(ws: &Workspace, logical: &str) -> Result<Target, Fault> {
     if logical == "." {
         return Err(Fault::WrongType);
     }
-    let mut at = root.to_path_buf();
-    let mut parts = logical.split('/').peekable();
-    while let Some(part) = parts.next() {
-        at.push(part);
-        let last = parts.peek().is_none();
-        let meta = fsx::probe(&at).map_err(|_| Fault::Io)?;
-        match meta {
-            None if last => return Ok(Target::Missing),
-            None => return Err(Fault::NotFound),
-            Some(m) if last => {
-                return if m.file {
-                    Ok(Target::File(m))
-                } else {
-                    Err(Fault::WrongType)
-                };
-            }
-            Some(m) if !m.dir => return Err(Fault::WrongType),
-            Some(_) => {}
+    let at = match ws.locate(logical) {
+        Ok(at) => at,
+        // A parent that is missing, or whose own parent is missing.
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(Fault::NotFound),
+        // A parent that is a symlink, a file or anything else but a real directory.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => {
+            return Err(Fault::WrongType);
         }
+        Err(_) => return Err(Fault::Io),
+    };
+    match at.stat() {
+        Ok(stat) if type_of(&stat) == SFlag::S_IFREG => Ok(Target::File(Meta {
+            file: true,
+            dir: false,
+            size: u64::try_from(stat.st_size).unwrap_or(0),
+            mode: stat.st_mode & 0o7777,
+            id: (stat.st_dev, stat.st_ino),
+        })),
+        Ok(_) => Err(Fault::WrongType),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Target::Missing),
+        Err(_) => Err(Fault::Io),
     }
-    Ok(Target::Missing)
 }
 
 /// Reads a whole file (≤128 MiB), checking `stop` between chunks.
-pub(crate) fn read(path: &Path, stop: &Stop) -> Result<(Vec<u8>, Digest), Fault> {
-    Ok(fsx::read_hashed(path, MAX_FILE_BYTES, Some(stop))?)
+pub(crate) fn read(ws: &Workspace, path: &str, stop: &Stop) -> Result<(Vec<u8>, Digest), Fault> {
+    Ok(fsx::read_hashed(ws, path, MAX_FILE_BYTES, Some(stop))?)
 }
 
 /// Hashes a whole file (≤128 MiB), checking `stop` between chunks.
-pub(crate) fn hash(path: &Path, stop: &Stop) -> Result<(Digest, u64), Fault> {
-    Ok(fsx::hash_file(path, MAX_FILE_BYTES, Some(stop))?)
+pub(crate) fn hash(ws: &Workspace, path: &str, stop: &Stop) -> Result<(Digest, u64), Fault> {
+    Ok(fsx::hash_file(ws, path, MAX_FILE_BYTES, Some(stop))?)
 }
 
 /// The digest of a regular file that stands in the way, for conflict rows.
-pub(crate) fn observe(path: &Path) -> Option<Digest> {
-    super::apply::observe(path)
+pub(crate) fn observe(ws: &Workspace, path: &str) -> Option<Digest> {
+    super::apply::observe(ws, path)
 }
 
 /// A failure answer that still carries rows: 501 conflicts and 502 recovery (which also sets

@@ -2,12 +2,11 @@
 //! the applied ones in reverse order. Every inverse step is a single link, unlink or rename,
 //! so a crash between steps leaves a state the inference recognises on the next run.
 
-use super::apply::{place_temp, sync_parent};
-use super::journal::{self, Found, Journal, PREPARING, PUBLISHED};
+use super::apply::place_temp;
+use super::journal::{self, Found, Journal, PREPARING, PUBLISHED, STATE};
 use super::manifest::{Entry, Kind};
 use super::{MAX_FILE_BYTES, TxnError, crash, fsx};
-use std::fs;
-use std::path::Path;
+use crate::workspace::Workspace;
 
 /// Where an action stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,20 +22,20 @@ enum State {
 
 /// Runs at the start of every transaction, under the locks: discards an unpublished journal,
 /// finishes a committed one and rolls back an interrupted one.
-pub(crate) fn recover(root: &Path, state: &Path) -> Result<(), TxnError> {
-    let preparing = state.join(PREPARING);
-    if fsx::probe(&preparing)
-        .map_err(|e| unprovable(&preparing, &e))?
+pub(crate) fn recover(ws: &Workspace) -> Result<(), TxnError> {
+    let preparing = PREPARING;
+    if fsx::probe(ws, preparing)
+        .map_err(|e| unprovable(preparing, &e))?
         .is_some()
     {
-        fs::remove_dir_all(&preparing).map_err(|e| unprovable(&preparing, &e))?;
-        fsx::sync_dir(state).map_err(|e| unprovable(state, &e))?;
+        fsx::remove_tree(ws, preparing).map_err(|e| unprovable(preparing, &e))?;
+        fsx::sync_dir(ws, STATE).map_err(|e| unprovable(STATE, &e))?;
         crash::recovery();
     }
-    match journal::open(root, state).map_err(as_recovery)? {
+    match journal::open(ws).map_err(as_recovery)? {
         Found::Nothing => Ok(()),
         Found::Finished => {
-            journal::delete(&state.join(PUBLISHED), false).map_err(as_recovery)?;
+            journal::delete(ws, PUBLISHED, false).map_err(as_recovery)?;
             crash::recovery();
             Ok(())
         }
@@ -54,7 +53,7 @@ pub(crate) fn roll_back(j: &Journal, upto: usize) -> Result<(), TxnError> {
         if e.kind == Kind::Replace {
             // A temp file is never visible workspace content; it is ours by its tagged name.
             let temp = j.temp(i);
-            match fs::remove_file(&temp) {
+            match fsx::unlink(j.ws(), &temp) {
                 Ok(()) => crash::recovery(),
                 Err(err) if fsx::is_missing(&err) => {}
                 Err(err) => return Err(unprovable(&temp, &err)),
@@ -68,39 +67,41 @@ pub(crate) fn roll_back(j: &Journal, upto: usize) -> Result<(), TxnError> {
 }
 
 fn classify(j: &Journal, i: usize) -> Result<State, TxnError> {
+    let ws = j.ws();
     let e = &j.entries[i];
-    let path = j.abs(&e.path);
-    let probe = |p: &Path| fsx::probe(p).map_err(|err| unprovable(p, &err));
+    let path = e.path.as_str();
+    let probe = |p: &str| fsx::probe(ws, p).map_err(|err| unprovable(p, &err));
+    let holds = |p: &str, digest, size| holds(ws, p, digest, size);
     let state = match e.kind {
         Kind::Create | Kind::Copy => {
-            let target = e.destination.as_deref().map_or(path, |d| j.abs(d));
+            let target = e.destination.as_deref().unwrap_or(path);
             let stage = j.stage(i);
-            match (probe(&stage)?, probe(&target)?) {
+            match (probe(&stage)?, probe(target)?) {
                 (Some(s), Some(t)) if s.file && s.id == t.id => Some(State::Window),
                 // The link never happened (or was undone); a foreign file is not ours.
                 (Some(s), _) if s.file => Some(State::NotApplied),
                 // The stage name goes only after a successful link, so the target is ours
                 // if it still holds exactly what we linked.
-                (None, Some(_)) if holds(&target, e.digest, e.size) => Some(State::Applied),
+                (None, Some(_)) if holds(target, e.digest, e.size) => Some(State::Applied),
                 // Applied and later deleted by someone else: the pre-state (no file) holds.
                 (None, None) => Some(State::NotApplied),
                 _ => None,
             }
         }
         Kind::Move => {
-            let target = j.abs(e.destination.as_deref().unwrap_or_default());
-            match (probe(&path)?, probe(&target)?) {
+            let target = e.destination.as_deref().unwrap_or_default();
+            match (probe(path)?, probe(target)?) {
                 (Some(s), Some(t)) if s.id == t.id => Some(State::Window),
                 (Some(_), None) => Some(State::NotApplied),
                 // A foreign destination next to the untouched source.
-                (Some(_), Some(_)) if holds(&path, e.digest, e.size) => Some(State::NotApplied),
-                (None, Some(_)) if holds(&target, e.digest, e.size) => Some(State::Applied),
+                (Some(_), Some(_)) if holds(path, e.digest, e.size) => Some(State::NotApplied),
+                (None, Some(_)) if holds(target, e.digest, e.size) => Some(State::Applied),
                 _ => None,
             }
         }
         Kind::Remove => {
             let removed = j.removed(i);
-            match (probe(&path)?, probe(&removed)?) {
+            match (probe(path)?, probe(&removed)?) {
                 (Some(p), Some(r)) if p.id == r.id => Some(State::Window),
                 (Some(_), None) => Some(State::NotApplied),
                 (None, Some(_)) if holds(&removed, e.digest, e.size) => Some(State::Applied),
@@ -109,9 +110,9 @@ fn classify(j: &Journal, i: usize) -> Result<State, TxnError> {
         }
         Kind::Replace => {
             let (pre_digest, pre_size) = e.preimage.unwrap_or((e.digest, e.size));
-            if holds(&path, pre_digest, pre_size) {
+            if holds(path, pre_digest, pre_size) {
                 Some(State::NotApplied)
-            } else if holds(&path, e.digest, e.size) && holds(&j.removed(i), pre_digest, pre_size) {
+            } else if holds(path, e.digest, e.size) && holds(&j.removed(i), pre_digest, pre_size) {
                 Some(State::Applied)
             } else {
                 None
@@ -128,15 +129,13 @@ fn classify(j: &Journal, i: usize) -> Result<State, TxnError> {
 }
 
 fn invert(j: &Journal, i: usize, state: State) -> Result<(), TxnError> {
+    let ws = j.ws();
     let e = &j.entries[i];
-    let path = j.abs(&e.path);
+    let path = e.path.clone();
     // The name holding the action's result, and the name the pre-state keeps it under.
     let (result, origin) = match e.kind {
-        Kind::Create | Kind::Copy => (
-            e.destination.as_deref().map_or(path.clone(), |d| j.abs(d)),
-            j.stage(i),
-        ),
-        Kind::Move => (j.abs(e.destination.as_deref().unwrap_or_default()), path),
+        Kind::Create | Kind::Copy => (e.destination.clone().unwrap_or(path), j.stage(i)),
+        Kind::Move => (e.destination.clone().unwrap_or_default(), path),
         Kind::Remove => (j.removed(i), path),
         Kind::Replace => {
             if state == State::Applied {
@@ -147,58 +146,58 @@ fn invert(j: &Journal, i: usize, state: State) -> Result<(), TxnError> {
     };
     match (state, e.kind) {
         (State::NotApplied, _) => {}
-        (State::Window, _) => unlink(&result)?,
+        (State::Window, _) => unlink(ws, &result)?,
         (State::Applied, Kind::Create | Kind::Copy) => {
             // Back into the stage: the journal again shows "not applied".
-            fs::rename(&result, &origin).map_err(|err| unprovable(&result, &err))?;
-            sync_parent(&result)
-                .and_then(|()| sync_parent(&origin))
+            fsx::rename(ws, &result, &origin).map_err(|err| unprovable(&result, &err))?;
+            fsx::sync_parent(ws, &result)
+                .and_then(|()| fsx::sync_parent(ws, &origin))
                 .map_err(|err| unprovable(&origin, &err))?;
             crash::recovery();
         }
         (State::Applied, _) => {
             // Re-link the original name first (a window), then drop the other name.
-            fs::hard_link(&result, &origin).map_err(|err| unprovable(&origin, &err))?;
-            sync_parent(&origin).map_err(|err| unprovable(&origin, &err))?;
+            fsx::link(ws, &result, &origin).map_err(|err| unprovable(&origin, &err))?;
+            fsx::sync_parent(ws, &origin).map_err(|err| unprovable(&origin, &err))?;
             crash::recovery();
-            unlink(&result)?;
+            unlink(ws, &result)?;
         }
     }
     Ok(())
 }
 
 /// CAS-restores a replaced file from `removed/i` via a tagged temp name and a rename.
-fn restore_preimage(j: &Journal, i: usize, path: &Path) -> Result<(), TxnError> {
+fn restore_preimage(j: &Journal, i: usize, path: &str) -> Result<(), TxnError> {
+    let ws = j.ws();
     let e = &j.entries[i];
     let temp = j.temp(i);
-    place_temp(&j.removed(i), &temp, path).map_err(as_recovery)?;
+    place_temp(ws, &j.removed(i), &temp, path).map_err(as_recovery)?;
     crash::recovery();
-    if !holds(path, e.digest, e.size) {
-        let _ = fs::remove_file(&temp);
+    if !holds(ws, path, e.digest, e.size) {
+        let _ = fsx::unlink(ws, &temp);
         return Err(TxnError::Recovery(format!(
-            "{} changed while its preimage was being restored",
-            path.display()
+            "{path} changed while its preimage was being restored"
         )));
     }
-    fs::rename(&temp, path).map_err(|err| unprovable(path, &err))?;
-    sync_parent(path).map_err(|err| unprovable(path, &err))?;
+    fsx::rename(ws, &temp, path).map_err(|err| unprovable(path, &err))?;
+    fsx::sync_parent(ws, path).map_err(|err| unprovable(path, &err))?;
     crash::recovery();
     Ok(())
 }
 
-fn unlink(name: &Path) -> Result<(), TxnError> {
-    fs::remove_file(name)
-        .and_then(|()| sync_parent(name))
+fn unlink(ws: &Workspace, name: &str) -> Result<(), TxnError> {
+    fsx::unlink(ws, name)
+        .and_then(|()| fsx::sync_parent(ws, name))
         .map_err(|err| unprovable(name, &err))?;
     crash::recovery();
     Ok(())
 }
 
 /// True when `path` is a regular file of exactly `size` bytes with digest `digest`.
-fn holds(path: &Path, digest: crate::protocol::Digest, size: u64) -> bool {
-    match fsx::probe(path) {
+fn holds(ws: &Workspace, path: &str, digest: crate::protocol::Digest, size: u64) -> bool {
+    match fsx::probe(ws, path) {
         Ok(Some(m)) if m.file && m.size == size => {
-            matches!(fsx::hash_file(path, MAX_FILE_BYTES, None), Ok((d, n)) if d == digest && n == size)
+            matches!(fsx::hash_file(ws, path, MAX_FILE_BYTES, None), Ok((d, n)) if d == digest && n == size)
         }
         _ => false,
     }
@@ -211,8 +210,8 @@ fn describe(e: &Entry) -> String {
     }
 }
 
-fn unprovable(path: &Path, err: &std::io::Error) -> TxnError {
-    TxnError::Recovery(format!("recovery failed at {}: {err}", path.display()))
+fn unprovable(path: &str, err: &std::io::Error) -> TxnError {
+    TxnError::Recovery(format!("recovery failed at {path}: {err}"))
 }
 
 fn as_recovery(e: TxnError) -> TxnError {

@@ -37,6 +37,11 @@ pub(crate) fn prepare(launch: &Launch) -> Result<(Command, Option<Starting>), Ex
     let plan = plan(launch, supervision, writer.as_raw_fd())?;
     let mut cmd = Command::new(&supervision.program);
     cmd.arg(SUPERVISE_ARG).args(plan.encode()).process_group(0);
+    // The supervisor starts in the command's working directory, entered by descriptor, and the
+    // command inherits it (the plan names no cwd to reopen by path).
+    launch.enter_cwd(&mut cmd);
+    // Neither the supervisor nor, through it, the command inherits the withheld variables.
+    launch.withhold_env(&mut cmd);
     let fd = writer.as_raw_fd();
     // SAFETY: the hook only clears FD_CLOEXEC on one descriptor with fcntl, which is
     // async-signal-safe; it allocates nothing and takes no locks.
@@ -77,7 +82,7 @@ fn plan(launch: &Launch, supervision: &Supervision, report_fd: i32) -> Result<Pl
             .map_err(|e| ExecError::internal("own process id", e))?,
         report_fd: Some(report_fd),
         hardening: launch.hardening(),
-        cwd: Some(launch.cwd().to_owned()),
+        cwd: None,
         clear_env,
         env,
         program: launch.program().to_owned(),

@@ -1,0 +1,80 @@
+//! The symlink-swap race through ansa's own tools: while another process exchanges a workspace
+//! directory with a symlink to a directory outside the workspace, `read` never returns outside
+//! content and `files` never creates anything outside.
+
+use super::Harness;
+use std::ffi::CString;
+use std::path::Path;
+
+const SECRET: &str = "SECRET-tools-91c2";
+const ITERATIONS: usize = 200;
+
+/// Forks a process that exchanges `a` and `b` until it is killed; the child issues only raw
+/// syscalls on memory prepared before the fork.
+fn start_swapper(a: &Path, b: &Path) -> nix::unistd::Pid {
+    let a = CString::new(a.as_os_str().as_encoded_bytes()).expect("no NUL");
+    let b = CString::new(b.as_os_str().as_encoded_bytes()).expect("no NUL");
+    // SAFETY: the child calls only async-signal-safe syscalls and never returns.
+    match unsafe { nix::unistd::fork() }.expect("fork") {
+        nix::unistd::ForkResult::Child => loop {
+            // SAFETY: both pointers are valid NUL-terminated strings owned by this process.
+            unsafe {
+                libc::syscall(
+                    libc::SYS_renameat2,
+                    libc::AT_FDCWD,
+                    a.as_ptr(),
+                    libc::AT_FDCWD,
+                    b.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                );
+                libc::sched_yield();
+            }
+        },
+        nix::unistd::ForkResult::Parent { child } => child,
+    }
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("read dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn read_and_files_never_cross_a_swapped_symlink() {
+    let mut h = Harness::new(&[("d/f.txt", "inside\n")]);
+    let outside = tempfile::tempdir().expect("outside");
+    std::fs::write(outside.path().join("f.txt"), format!("{SECRET}\n")).expect("write");
+    std::os::unix::fs::symlink(outside.path(), h.dir.path().join("swap")).expect("symlink");
+    let before = names(outside.path());
+    let swapper = start_swapper(&h.dir.path().join("d"), &h.dir.path().join("swap"));
+    let mut leaks = 0;
+    let mut inside = 0;
+    for n in 0..ITERATIONS {
+        let read = h.call(
+            "read",
+            r#"{"paths":["d/f.txt"],"mode":"lines","offset":1,"length":5}"#,
+        );
+        let created = h.call(
+            "files",
+            &format!(
+                r#"{{"actions":[{{"kind":"create","path":"d/new-{n}.txt","to":null,"content":"x"}}]}}"#
+            ),
+        );
+        for text in [read, created].into_iter().flatten() {
+            leaks += usize::from(text.contains(SECRET));
+            inside += usize::from(text.contains("inside"));
+        }
+    }
+    let _ = nix::sys::signal::kill(swapper, nix::sys::signal::Signal::SIGKILL);
+    let _ = nix::sys::wait::waitpid(swapper, None);
+    assert_eq!(leaks, 0, "reads returned the outside file");
+    assert_eq!(names(outside.path()), before, "nothing was created outside");
+    assert!(
+        inside > 0,
+        "no read got through at all: the test tests nothing"
+    );
+}
