@@ -115,6 +115,11 @@ pub fn read_file(
             path: path.to_owned(),
         });
     }
+    if workspace.hides_linked(std::os::unix::fs::MetadataExt::nlink(&meta)) {
+        return Err(FsError::Hidden {
+            path: path.to_owned(),
+        });
+    }
     check_size(path, meta.len())?;
     let mut selector = Selector::new(selection);
     let (digest, size) = stream(path, file, meta.len(), &mut selector)?;

@@ -177,8 +177,14 @@ fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, Fs
         return Ok(None);
     };
     // The walk saw a regular file; if it was swapped for something else since, skip it.
+    // Another name of a hidden file is hidden too, when the filter says so.
     let size = match file.metadata() {
-        Ok(meta) if meta.is_file() => meta.len(),
+        Ok(meta)
+            if meta.is_file()
+                && !workspace.hides_linked(std::os::unix::fs::MetadataExt::nlink(&meta)) =>
+        {
+            meta.len()
+        }
         _ => return Ok(None),
     };
     if size > SEARCH_MAX_FILE_BYTES {

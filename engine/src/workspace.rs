@@ -76,6 +76,12 @@ impl Workspace {
         self
     }
 
+    /// Whether the filter hides regular files with more than one hard link
+    /// ([`PathFilter::hides_linked_files`]) and `nlink` says this one has.
+    pub fn hides_linked(&self, nlink: u64) -> bool {
+        nlink > 1 && self.filter().is_some_and(|f| f.hides_linked_files())
+    }
+
     /// The installed path filter.
     pub fn filter(&self) -> Option<&dyn PathFilter> {
         self.filter.as_deref()

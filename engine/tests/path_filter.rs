@@ -334,3 +334,46 @@ fn hidden_paths_do_not_reveal_whether_they_exist() {
     assert_eq!(present, denied());
     assert_eq!(absent, denied());
 }
+
+/// Hides nothing by name, but every regular file with more than one hard link.
+#[derive(Debug)]
+struct HideLinked;
+
+impl PathFilter for HideLinked {
+    fn hidden(&self, _: &Path, _: Option<EntryKind>, _: FilterOp) -> bool {
+        false
+    }
+
+    fn hides_linked_files(&self) -> bool {
+        true
+    }
+}
+
+#[test]
+fn a_filter_can_hide_every_file_with_several_hard_links() {
+    let ws = tree(&[("secret.txt", b"needle=1\n"), ("a.txt", b"needle\n")]);
+    std::fs::hard_link(ws.path().join("secret.txt"), ws.path().join("alias.txt")).expect("link");
+    let hidden: Arc<dyn PathFilter> = Arc::new(HideLinked);
+    let config = SessionConfig {
+        hidden: Some(hidden),
+        ..SessionConfig::run()
+    };
+    let mut s = open_session(ws.path(), config, 2);
+    let (_, text) = ask_checked(&mut s, &read("alias.txt"));
+    assert_eq!(text, denied(), "read");
+    assert_eq!(ask_paths(&mut s, &search(&["."], 0)), ["a.txt"]);
+    let digest = hash(b"needle=1\n");
+    let (_, text) = ask_checked(
+        &mut s,
+        &req(
+            1,
+            "p",
+            &format!("a{{p,h,i,o,n,v,f}}:\n[alias.txt],[{digest}],[0],[0],[0],[x],0\n"),
+        ),
+    );
+    assert_eq!(text, denied(), "patch");
+    assert_eq!(
+        std::fs::read(ws.path().join("secret.txt")).expect("read back"),
+        b"needle=1\n"
+    );
+}

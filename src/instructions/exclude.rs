@@ -15,7 +15,8 @@ use super::{InstructionError, normalize};
 use crate::home::AnsaHome;
 
 /// Directories that are credential stores wherever they appear.
-const SECRET_DIRS: &[&str] = &[".ssh", ".gnupg", ".password-store", "Keychains"];
+/// Every name below is lowercase: names are compared case-insensitively.
+const SECRET_DIRS: &[&str] = &[".ssh", ".gnupg", ".password-store", "keychains"];
 /// File names that hold credentials wherever they appear.
 const SECRET_FILES: &[&str] = &[
     ".netrc",
@@ -54,6 +55,8 @@ pub enum ExclusionReason {
     AnsaPrivate,
     /// Matched a configured `exclude` pattern.
     Configured(String),
+    /// A regular file with more than one hard link: it may be another name of a hidden file.
+    HardLinked,
 }
 
 impl fmt::Display for ExclusionReason {
@@ -67,6 +70,9 @@ impl fmt::Display for ExclusionReason {
                 f.write_str("ansa's own auth and session data are never exposed to tools")
             }
             ExclusionReason::Configured(p) => write!(f, "excluded by the config pattern {p:?}"),
+            ExclusionReason::HardLinked => f.write_str(
+                "files with more than one hard link are never exposed to tools (the other name may be a hidden file)",
+            ),
         }
     }
 }
@@ -146,10 +152,13 @@ impl FileExclusion {
         if self.private.iter().any(|p| abs.starts_with(p)) {
             return Some(ExclusionReason::AnsaPrivate);
         }
-        let names: Vec<&str> = abs
+        // Case-insensitively: on a case-insensitive filesystem `.ENV` is `.env`.
+        let lower: Vec<String> = abs
             .components()
             .filter_map(|c| c.as_os_str().to_str())
+            .map(str::to_lowercase)
             .collect();
+        let names: Vec<&str> = lower.iter().map(String::as_str).collect();
         if let Some(name) = names.last()
             && is_dotenv(name)
         {
@@ -181,7 +190,10 @@ impl FileExclusion {
             return true;
         }
         match (&self.user_home, abs.parent()) {
-            (Some(home), Some(parent)) => parent == home && HOME_SECRET_FILES.contains(&last),
+            (Some(home), Some(parent)) => {
+                parent.to_string_lossy().to_lowercase() == home.to_string_lossy().to_lowercase()
+                    && HOME_SECRET_FILES.contains(&last)
+            }
             _ => false,
         }
     }

@@ -209,3 +209,63 @@ fn configured_exclude_globs_are_hidden_and_refused() {
     let mut h = Harness::setup(policy(), &files, &exclude, None);
     assert_eq!(answer_paths(&h.ok("search", SEARCH_ALL)), ["src/ok.rs"]);
 }
+
+#[test]
+fn dotenv_and_credential_names_match_whatever_their_case() {
+    let files = [
+        (".ENV", "needle=1\n"),
+        ("sub/.Env.Local", "needle=2\n"),
+        (".SSH/id_rsa", "needle=3\n"),
+        ("a.txt", "needle\n"),
+    ];
+    let mut h = Harness::new(&files);
+    assert_eq!(answer_paths(&h.ok("search", SEARCH_ALL)), ["a.txt"]);
+    refused(
+        &mut h,
+        "read",
+        &read(".ENV"),
+        ".ENV",
+        ExclusionReason::Dotenv,
+    );
+    refused(
+        &mut h,
+        "read",
+        &read("sub/.Env.Local"),
+        "sub/.Env.Local",
+        ExclusionReason::Dotenv,
+    );
+    refused(
+        &mut h,
+        "read",
+        &read(".SSH/id_rsa"),
+        ".SSH/id_rsa",
+        ExclusionReason::CredentialStore,
+    );
+}
+
+#[test]
+fn another_hard_link_to_a_hidden_file_is_refused_and_never_searched() {
+    let mut h = Harness::new(&[(".env", "needle=secret\n"), ("a.txt", "needle\n")]);
+    std::fs::hard_link(h.dir.path().join(".env"), h.dir.path().join("notes.txt")).unwrap();
+    refused(
+        &mut h,
+        "read",
+        &read("notes.txt"),
+        "notes.txt",
+        ExclusionReason::HardLinked,
+    );
+    refused(
+        &mut h,
+        "edit",
+        &edit("notes.txt"),
+        "notes.txt",
+        ExclusionReason::HardLinked,
+    );
+    assert_eq!(answer_paths(&h.ok("search", SEARCH_ALL)), ["a.txt"]);
+    let text = h.ok(
+        "search",
+        r#"{"query":"secret","paths":["."],"regex":false,"case_insensitive":false,"include_hidden":true}"#,
+    );
+    assert!(!text.contains("secret"), "{text}");
+    assert_eq!(h.file(".env"), "needle=secret\n", "nothing was changed");
+}

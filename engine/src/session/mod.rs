@@ -218,6 +218,11 @@ impl Session {
         self.shared.remaining_output.load(Ordering::SeqCst)
     }
 
+    /// The workspace this session acts on (its root descriptor and filter).
+    pub fn workspace(&self) -> &crate::workspace::Workspace {
+        &self.shared.workspace
+    }
+
     /// The capabilities granted directly.
     pub fn caps(&self) -> Caps {
         self.shared.caps

@@ -24,6 +24,8 @@ pub(crate) enum Fault {
     Halt(Halt),
     /// Any other I/O failure (500).
     Io,
+    /// Hidden by the embedder's filter (300): a regular file with several hard links.
+    Hidden,
 }
 
 impl Fault {
@@ -35,6 +37,7 @@ impl Fault {
             Fault::TooLarge => ErrorRecord::work_limit(),
             Fault::Halt(h) => halt_record(*h),
             Fault::Io => ErrorRecord::filesystem(),
+            Fault::Hidden => ErrorRecord::typical(ErrorCode::CapabilityDenied),
         }
     }
 }
@@ -112,6 +115,9 @@ pub(crate) fn inspect(ws: &Workspace, logical: &str) -> Result<Target, Fault> {
         Err(_) => return Err(Fault::Io),
     };
     match at.stat() {
+        Ok(stat) if type_of(&stat) == SFlag::S_IFREG && ws.hides_linked(widen(stat.st_nlink)) => {
+            Err(Fault::Hidden)
+        }
         Ok(stat) if type_of(&stat) == SFlag::S_IFREG => Ok(Target::File(Meta {
             file: true,
             dir: false,
@@ -165,4 +171,9 @@ pub(crate) fn content_bytes(session: &Shared, content: &Content) -> Result<Vec<u
             body.read_all().map_err(|_| ErrorRecord::store_io())
         }
     }
+}
+
+/// `nlink_t` is `u64` on some targets and `u32` on others.
+fn widen(n: impl Into<u64>) -> u64 {
+    n.into()
 }

@@ -40,4 +40,11 @@ pub trait PathFilter: Send + Sync + fmt::Debug {
     /// checked lexically before they are looked up, so a refusal does not reveal whether a
     /// hidden path exists.
     fn hidden(&self, path: &Path, kind: Option<EntryKind>, op: FilterOp) -> bool;
+
+    /// Whether regular files with more than one hard link are hidden too: another name of a
+    /// hidden file (`notes.txt` linked to `.env`) cannot be told from it by name. Read and
+    /// mutations refuse such a file (`300`), search skips it.
+    fn hides_linked_files(&self) -> bool {
+        false
+    }
 }

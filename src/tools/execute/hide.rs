@@ -43,4 +43,8 @@ impl PathFilter for HiddenPaths {
                 .unwrap_or_else(PoisonError::into_inner)
                 .is_unvisited_scope(path)
     }
+
+    fn hides_linked_files(&self) -> bool {
+        true
+    }
 }

@@ -23,7 +23,7 @@ pub use policy::{MAX_EXEC_TIMEOUT_MS, READ_MS, READ_REC, READ_TOK, ToolPolicy};
 
 use super::{ToolArgs, execute_get_test_value};
 use crate::config::AccessMode;
-use crate::instructions::{FileExclusion, NestedInstructions};
+use crate::instructions::{ExclusionReason, FileExclusion, NestedInstructions};
 use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
@@ -222,7 +222,13 @@ impl ToolExecutor {
     /// Refuses a call naming a path the tools never expose, before any engine call.
     fn check_excluded(&self, args: &ToolArgs) -> Result<(), ToolExecError> {
         for named in touched::named(args) {
-            if let Some(reason) = self.exclusion.check(Path::new(named.path)) {
+            let reason = self.exclusion.check(Path::new(named.path)).or_else(|| {
+                // For the message only: the engine itself refuses such a file on the handle
+                // it opens (`300`), whatever happens to the name in between.
+                (!named.is_dir && is_hard_linked(&self.session, named.path))
+                    .then_some(ExclusionReason::HardLinked)
+            });
+            if let Some(reason) = reason {
                 return Err(ToolExecError::Excluded {
                     tool: touched::tool_name(args),
                     path: named.path.to_owned(),
@@ -299,4 +305,19 @@ impl ToolExecutor {
         let current = current_file(&self.session, id, "files", path)?;
         Ok(self.ledger.digest(&current.path).unwrap_or(current.digest))
     }
+}
+
+/// Whether `path` names a regular file with more than one hard link in the session's workspace
+/// (looked up through its directory descriptors, without following links).
+fn is_hard_linked(session: &Session, path: &str) -> bool {
+    if ash_engine::workspace::check_logical_path(path).is_err() {
+        return false;
+    }
+    session
+        .workspace()
+        .locate(path)
+        .and_then(|at| at.stat())
+        .is_ok_and(|s| {
+            ash_engine::workspace::type_of(&s) == nix::sys::stat::SFlag::S_IFREG && s.st_nlink > 1
+        })
 }
