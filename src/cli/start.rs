@@ -34,21 +34,31 @@ pub struct Started {
 
 /// The workspace directory: `--cwd`, else the session's own cwd, else the process cwd.
 pub fn workspace(cwd: Option<&Path>, session_cwd: Option<&Path>) -> Result<PathBuf, Failure> {
-    let dir = match (cwd, session_cwd) {
-        (Some(d), _) => d.to_path_buf(),
-        (None, Some(d)) => d.to_path_buf(),
-        (None, None) => std::env::current_dir().map_err(|e| {
-            Failure::usage(format!(
-                "cannot read the current directory: {e}; pass --cwd DIR"
-            ))
-        })?,
+    let (dir, label) = match (cwd, session_cwd) {
+        (Some(d), _) => (d.to_path_buf(), "--cwd"),
+        (None, Some(d)) => (d.to_path_buf(), "the session's directory"),
+        (None, None) => (
+            std::env::current_dir().map_err(|e| {
+                Failure::usage(format!(
+                    "cannot read the current directory: {e}; pass --cwd DIR"
+                ))
+            })?,
+            "the current directory",
+        ),
     };
-    std::fs::canonicalize(&dir).map_err(|e| {
+    // One exit code (usage) and one message shape for a missing path and for a file.
+    let not_a_dir = |why: String| {
         Failure::usage(format!(
-            "--cwd {}: {e}; pass an existing directory",
+            "{label} {}: not a directory ({why}); pass an existing directory",
             dir.display()
         ))
-    })
+    };
+    let canonical = std::fs::canonicalize(&dir).map_err(|e| not_a_dir(e.to_string()))?;
+    match std::fs::metadata(&canonical) {
+        Ok(m) if m.is_dir() => Ok(canonical),
+        Ok(_) => Err(not_a_dir("it is a file".into())),
+        Err(e) => Err(not_a_dir(e.to_string())),
+    }
 }
 
 /// The effective config with command-line overrides applied.
@@ -285,12 +295,9 @@ fn session_hint(session: &Session, home: &AnsaHome) -> String {
 
 /// Maps a session error to its exit code.
 pub fn session_failure(e: SessionError) -> Failure {
-    match e {
-        SessionError::SessionBusy { .. } => Failure::session(format!(
-            "{e}; another ansa process has this session open — close it or start a new session"
-        )),
-        other => Failure::session(other),
-    }
+    // The error's own text already says what to do (`session_busy: … close it there or start
+    // a new session`); saying it twice only repeats it.
+    Failure::session(e)
 }
 
 fn runtime_failure(e: RuntimeError) -> Failure {

@@ -85,6 +85,9 @@ impl Worker {
         while let Some(id) = self.shared.next_turn() {
             let stop = self.turn(id);
             let mut core = self.shared.lock();
+            // Before the terminal event is published: a command that follows the event must
+            // see the turn finished, not still running.
+            core.active = None;
             match stop {
                 Ok(()) => {}
                 Err(Stop::Paused(reason)) => core.set_state(id, TurnState::Paused, Some(reason)),
@@ -115,7 +118,6 @@ impl Worker {
                     });
                 }
             }
-            core.active = None;
         }
         let _ = self.control.send(ToRuntime::InputClosed);
     }
@@ -297,6 +299,8 @@ impl Worker {
             });
         }
         core.preview = None;
+        // The turn is over before `done` says so (see `run`).
+        core.active = None;
         core.events.publish(EventBody::TextDelta {
             request_id: id,
             text,
@@ -434,6 +438,12 @@ impl Worker {
                 out.text,
                 out.delivered,
                 ToolPhase::Finished,
+            ),
+            Ok(out) if out.timed_out => (
+                ToolOutcomeStatus::TimedOut,
+                out.text,
+                out.delivered,
+                ToolPhase::Failed,
             ),
             Ok(out) => (
                 ToolOutcomeStatus::Ok,

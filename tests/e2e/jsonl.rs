@@ -290,3 +290,21 @@ fn a_sequence_gap_is_repaired_by_a_snapshot() {
     assert!(snap["through_sequence"].as_u64().unwrap() > last);
     s.finish();
 }
+
+#[test]
+fn resume_right_after_done_sees_the_finished_turn() {
+    let w = World::new();
+    let mut s = w.jsonl(&[]);
+    for n in 0..300 {
+        let rid = s.submit(&format!("task {n}"));
+        s.expect_type("done", &[("request_id", json!(rid))]);
+        let cid = s.send("resume", json!({"target": rid}));
+        let err = s.expect_type("error", &[("command_id", json!(cid))]);
+        let message = err["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains("is done, not paused"),
+            "round {n}: {message}"
+        );
+    }
+    s.finish();
+}

@@ -300,3 +300,67 @@ fn ctrl_c_in_one_shot_cancels_the_turn_and_exits_130() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("cancelled"));
     crate::harness::eventually("the command to be gone", || !crate::harness::alive(cmd));
 }
+
+#[test]
+fn an_exec_that_hits_its_timeout_is_journaled_timed_out() {
+    let w = World::new();
+    let script = w.script(
+        "s.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sleep", "args": ["30"],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": 200}}]},
+            {"text": "gave up"}
+        ]),
+    );
+    let out = w
+        .command(&["--offline", "--script", script.to_str().unwrap(), "wait"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let journal = crate::harness::journal_text(&crate::harness::only_session_dir(&w));
+    assert!(
+        journal.contains(r#""status":"timed_out""#),
+        "the outcome says it timed out: {journal}"
+    );
+    assert!(!journal.contains(r#""status":"ok""#), "{journal}");
+}
+
+#[test]
+fn cwd_that_is_not_a_directory_is_one_usage_error() {
+    let w = World::new();
+    std::fs::write(w.path("file.txt"), "x").unwrap();
+    for (arg, why) in [
+        (w.path("file.txt"), "it is a file"),
+        (w.path("missing"), "No such file"),
+    ] {
+        let out = w
+            .command(&["--offline", "--cwd", arg.to_str().unwrap(), "task"])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains(&format!("--cwd {}: not a directory (", arg.display()))
+                && err.contains(why),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn session_busy_says_it_once() {
+    let w = World::new();
+    let mut open = w.jsonl(&[]);
+    open.send("snapshot", json!({"after_sequence": 0}));
+    open.expect_type("snapshot", &[]);
+    let dir = crate::harness::only_session_dir(&w);
+    let out = w
+        .command(&["--offline", "--session", dir.to_str().unwrap(), "task"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(5), "{err}");
+    assert_eq!(err.matches("session_busy").count(), 1, "{err}");
+    assert_eq!(err.matches("start a new session").count(), 1, "{err}");
+    open.finish();
+}

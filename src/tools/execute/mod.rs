@@ -73,6 +73,8 @@ pub struct ToolOutput {
     /// Nested instruction scopes (absolute directories) newly delivered with this output, in
     /// delivery order, for the journal; give them back to [`ToolExecutor::restore_delivered`].
     pub delivered: Vec<PathBuf>,
+    /// Whether the engine stopped the request at its deadline (an `exec` timeout: `s:6`).
+    pub timed_out: bool,
 }
 
 /// Runs tool calls of one agent session against its workspace.
@@ -177,6 +179,7 @@ impl ToolExecutor {
                 return Ok(ToolOutput {
                     text: execute_get_test_value(&a.key),
                     delivered: Vec::new(),
+                    timed_out: false,
                 });
             }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
@@ -216,6 +219,7 @@ impl ToolExecutor {
         Ok(ToolOutput {
             text: delivery.prefix + &text,
             delivered: delivery.dirs,
+            timed_out: response.status == ash_engine::protocol::Status::TimedOut,
         })
     }
 
