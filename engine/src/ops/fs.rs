@@ -1,7 +1,9 @@
 //! `f` fs: a table of create, copy, move and remove actions committed as one transaction.
 
+use super::reply::{self, Planned};
 use crate::protocol::{
-    Data, Digest, ErrorCode, ErrorRecord, FsAction, FsArgs, FsOp, FsRow, MutationState, Response,
+    Data, Digest, ErrorCode, ErrorRecord, Flags, FsAction, FsArgs, FsOp, FsRow, MutationState,
+    Response,
 };
 use crate::session::Answer;
 use crate::txn::preflight::{
@@ -76,18 +78,36 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
             }
         }
     }
-    let digests: Vec<Digest> = actions.iter().map(|a| a.entry.digest).collect();
+    let mut paths = Vec::new();
+    let rows = args
+        .actions
+        .iter()
+        .zip(&actions)
+        .map(|(a, action)| FsRow {
+            id: a.id,
+            kind: a.op.kind(),
+            path: reply::local_id(&mut paths, a.op.path()),
+            destination: a.op.destination().map(|to| reply::local_id(&mut paths, to)),
+            state: MutationState::Committed,
+            digest: Some(action.entry.digest),
+        })
+        .collect();
+    let planned = Planned {
+        data: Data::Fs(rows),
+        empty: Data::Fs(Vec::new()),
+        paths,
+        kind: Some("f"),
+        flags: Flags::NONE,
+        reference: None,
+    };
+    // Last check before anything changes: the success answer can be sent.
+    let reply = reply::plan(answer, &planned)?;
     match txn.commit(actions) {
-        Ok(()) => {
-            let rows = args
-                .actions
-                .iter()
-                .zip(digests)
-                .map(|(a, d)| row(answer, a, MutationState::Committed, Some(d)))
-                .collect::<Result<Vec<_>, _>>()?;
-            Ok(Response::success(answer.request.id, Data::Fs(rows)))
+        Ok(()) => reply::answer(answer, reply, planned),
+        Err(failure) => {
+            reply::abandon(answer, reply);
+            failed(answer, args, &failure)
         }
-        Err(failure) => failed(answer, args, &failure),
     }
 }
 

@@ -1,5 +1,6 @@
 //! `>` materialize: write a retained value to a new workspace file through the fs journal.
 
+use super::reply::{self, Planned};
 use crate::protocol::{
     Content, Data, Digest, ErrorCode, ErrorRecord, Flags, MaterializeResult, MutationState,
     Response,
@@ -53,13 +54,29 @@ pub(super) fn run(
         preimage: None,
         mode: None,
     };
+    let mut paths = Vec::new();
+    let planned = Planned {
+        data: Data::Materialize(MaterializeResult {
+            path: reply::local_id(&mut paths, path),
+            state: MutationState::Committed,
+            size,
+            digest,
+        }),
+        empty: Data::Materialize(MaterializeResult {
+            path: 1,
+            state: MutationState::Committed,
+            size,
+            digest,
+        }),
+        paths,
+        // A record cannot be cut: either it fits or nothing is written.
+        kind: None,
+        flags: Flags::NONE.with(Flags::RETAINED),
+        reference: Some(source),
+    };
+    let reply = reply::plan(answer, &planned)?;
     match txn.commit(vec![action]) {
-        Ok(()) => {
-            let data = result(answer, path, MutationState::Committed, (size, digest))?;
-            let mut response = Response::success(answer.request.id, data);
-            named(&mut response, source);
-            Ok(response)
-        }
+        Ok(()) => reply::answer(answer, reply, planned),
         Err(failure) => {
             let seen = match &failure.error {
                 TxnError::Conflict {

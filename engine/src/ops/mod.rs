@@ -8,6 +8,7 @@ mod list;
 mod materialize;
 mod patch;
 mod read;
+mod reply;
 mod rows;
 mod search;
 mod snapshot;

@@ -1,8 +1,9 @@
 //! `p` patch: byte edits of existing files, preflighted against their digests and committed
 //! through the transaction journal as replace actions.
 
+use super::reply::{self, Planned};
 use crate::protocol::{
-    Data, Digest, ErrorCode, ErrorRecord, MutationState, PatchArgs, PatchRow, Response,
+    Data, Digest, ErrorCode, ErrorRecord, Flags, MutationState, PatchArgs, PatchRow, Response,
 };
 use crate::session::Answer;
 use crate::txn::preflight::{self, Target, check_target, content_bytes, failed_with, txn_record};
@@ -102,24 +103,33 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
             mode: Some(mode),
         });
     }
-    let digests: Vec<Digest> = actions.iter().map(|a| a.entry.digest).collect();
+    let mut paths = Vec::new();
+    let rows = args
+        .files
+        .iter()
+        .zip(&actions)
+        .map(|(f, a)| PatchRow {
+            path: reply::local_id(&mut paths, &f.path),
+            state: MutationState::Committed,
+            digest: Some(a.entry.digest),
+        })
+        .collect();
+    let planned = Planned {
+        data: Data::Patch(rows),
+        empty: Data::Patch(Vec::new()),
+        paths,
+        kind: Some("p"),
+        flags: Flags::NONE,
+        reference: None,
+    };
+    // Last check before anything changes: the success answer can be sent.
+    let reply = reply::plan(answer, &planned)?;
     match txn.commit(actions) {
-        Ok(()) => {
-            let rows = args
-                .files
-                .iter()
-                .zip(digests)
-                .map(|(f, digest)| {
-                    Ok(PatchRow {
-                        path: answer.path_id(&f.path)?,
-                        state: MutationState::Committed,
-                        digest: Some(digest),
-                    })
-                })
-                .collect::<Result<Vec<_>, ErrorRecord>>()?;
-            Ok(Response::success(answer.request.id, Data::Patch(rows)))
+        Ok(()) => reply::answer(answer, reply, planned),
+        Err(failure) => {
+            reply::abandon(answer, reply);
+            failed(answer, args, &failure)
         }
-        Err(failure) => failed(answer, args, &failure),
     }
 }
 

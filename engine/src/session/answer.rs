@@ -3,7 +3,7 @@
 
 use super::pathdict::PathDelta;
 use super::store::RetainedStore;
-use super::{Shared, store_error};
+use super::{Charge, Shared, store_error};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::exec::supervisor::Supervision;
@@ -26,6 +26,13 @@ pub(crate) struct Answer<'s> {
     pub output: u64,
     /// The embedder's exec supervisor for this request (`x` only; never for batch children).
     pub supervision: Option<&'s Supervision>,
+    /// Whose output ceiling the answer is charged to.
+    pub charge: Charge,
+    /// Output bytes reserved so far (see [`Answer::reserve`]).
+    pub reserved: u64,
+    /// A mutation is about to be (or was) applied: a success answer is sealed as a success
+    /// whatever its final size, because the workspace already changed.
+    pub applies: bool,
 }
 
 impl Answer<'_> {
@@ -33,6 +40,24 @@ impl Answer<'_> {
     pub fn limit(&self) -> usize {
         let l = self.request.budget.presentation_limit(self.output);
         usize::try_from(l).unwrap_or(usize::MAX)
+    }
+
+    /// Makes sure an answer of `bytes` can be sent: it must fit the presentation limit and,
+    /// for a top-level request, is taken from the session's output ceiling now (settled when
+    /// the answer is sealed). A mutation calls this before it changes anything.
+    pub fn reserve(&mut self, bytes: usize) -> Result<(), ErrorRecord> {
+        let over = ErrorRecord::typical(crate::protocol::ErrorCode::OutputBudget);
+        if bytes > self.limit() {
+            return Err(over);
+        }
+        if self.charge == Charge::Session {
+            let bytes = bytes as u64;
+            if !self.session.reserve_output(bytes) {
+                return Err(over);
+            }
+            self.reserved += bytes;
+        }
+        Ok(())
     }
 
     /// The row cap `rec`.

@@ -126,6 +126,13 @@ impl Shared {
         self.store().get(alias)
     }
 
+    /// Takes `bytes` from the remaining output ceiling; `false` (nothing taken) if it has fewer.
+    pub(crate) fn reserve_output(&self, bytes: u64) -> bool {
+        self.remaining_output
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| r.checked_sub(bytes))
+            .is_ok()
+    }
+
     /// The session's spool root, created on first use.
     pub(crate) fn spool_root(&self) -> std::io::Result<SpoolRoot> {
         let mut spool = lock(&self.spool);
@@ -146,6 +153,11 @@ pub struct Executed {
     pub(crate) delta: PathDelta,
     // The presentation limit the operation worked under; `None` for answers it never saw.
     pub(crate) limit: Option<u64>,
+    // Output bytes taken from the session's ceiling before a mutation changed anything, so its
+    // answer can always be sent; settled against the real answer when sealed.
+    pub(crate) reserved: u64,
+    // The success answer reports an applied change: never turned into a failure.
+    pub(crate) applied: bool,
 }
 
 impl Executed {
@@ -155,6 +167,8 @@ impl Executed {
             response,
             delta: PathDelta::default(),
             limit: None,
+            reserved: 0,
+            applied: false,
         }
     }
 
@@ -341,7 +355,15 @@ impl Session {
         if let Some(denied) = self.authorize(request) {
             return Executed::ready(denied);
         }
-        perform(&self.shared, request, cancel, deadline, output, supervision)
+        perform(
+            &self.shared,
+            request,
+            cancel,
+            deadline,
+            output,
+            supervision,
+            Charge::Session,
+        )
     }
 
     /// Seals an executed request: maps its provisional path ids to session ids (new paths get
@@ -349,10 +371,12 @@ impl Session {
     /// ceiling and encodes. A success that no longer fits the remaining ceiling (possible only
     /// when concurrent answers used it up first) becomes `600`.
     pub fn seal(&self, executed: Executed) -> (Response, String) {
+        let (reserved, applied) = (executed.reserved, executed.applied);
         let mut paths = lock(&self.shared.paths);
         let (response, encoded, resolved) = match resolve(&paths, executed) {
             Ok(sealed) => sealed,
             Err(response) => {
+                self.release_output(reserved);
                 let encoded = response.encode();
                 return (*response, encoded);
             }
@@ -360,21 +384,52 @@ impl Session {
         // Cancel answers cost no output, as on the rpc transport.
         if response.status == Status::Success && !matches!(response.data, Some(Data::Cancel(_))) {
             let len = encoded.len() as u64;
+            // A mutation reserved its answer before it changed anything; the reservation
+            // settles the charge (and one a few id digits longer still goes out, charged as
+            // far as the ceiling reaches, since the change already happened).
             let charged = self.shared.remaining_output.fetch_update(
                 Ordering::SeqCst,
                 Ordering::SeqCst,
-                |r| r.checked_sub(len),
+                |r| {
+                    let available = r.saturating_add(reserved);
+                    match available.checked_sub(len) {
+                        Some(left) => Some(left),
+                        None if applied => Some(0),
+                        None => None,
+                    }
+                },
             );
             if charged.is_err() {
+                self.release_output(reserved);
                 let response =
                     Response::error(response.id, ErrorRecord::typical(ErrorCode::OutputBudget));
                 let encoded = response.encode();
                 return (response, encoded);
             }
+        } else {
+            self.release_output(reserved);
         }
         paths.commit(resolved);
         (response, encoded)
     }
+
+    fn release_output(&self, bytes: u64) {
+        if bytes > 0 {
+            self.shared
+                .remaining_output
+                .fetch_add(bytes, Ordering::SeqCst);
+        }
+    }
+}
+
+/// Whose output ceiling an answer is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Charge {
+    /// The session's, when the answer is sealed (top-level requests).
+    Session,
+    /// Nobody's directly: a batch child's answer is retained and only the batch answer is
+    /// charged, under its share of the budget.
+    Share,
 }
 
 /// Executes an authorized request (batch children run through here: their batch was
@@ -386,6 +441,7 @@ pub(crate) fn perform(
     deadline: Deadline,
     output: u64,
     supervision: Option<&Supervision>,
+    charge: Charge,
 ) -> Executed {
     let id = request.id;
     let mut answer = Answer {
@@ -396,6 +452,9 @@ pub(crate) fn perform(
         cancel,
         output,
         supervision,
+        charge,
+        reserved: 0,
+        applies: false,
     };
     let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
     // Cancel answers are tiny and always sent (§9), so no presentation limit applies.
@@ -407,6 +466,8 @@ pub(crate) fn perform(
         response,
         delta: answer.delta,
         limit,
+        reserved: answer.reserved,
+        applied: answer.applies,
     }
 }
 
@@ -422,6 +483,8 @@ pub(crate) fn resolve(
         mut response,
         delta,
         limit,
+        applied,
+        ..
     } = executed;
     let id = response.id;
     let resolved = if response.data.is_some() {
@@ -441,7 +504,9 @@ pub(crate) fn resolve(
         )));
     }
     let encoded = response.encode();
-    if response.data.is_some() && limit.is_some_and(|l| encoded.len() as u64 > l) {
+    let reports_change = applied && response.status == Status::Success;
+    if response.data.is_some() && !reports_change && limit.is_some_and(|l| encoded.len() as u64 > l)
+    {
         return Err(Box::new(Response::error(
             id,
             ErrorRecord::typical(ErrorCode::OutputBudget),

@@ -5,6 +5,7 @@
 //! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`patch`], [`fs`]
 //! and [`materialize`] one operation each; [`journal`] the state directory.
 
+mod answers;
 mod client;
 #[path = "../common/mod.rs"]
 mod common;

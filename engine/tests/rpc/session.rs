@@ -1,6 +1,6 @@
 //! Ordering, pipelining, cancellation, backpressure, 102 and 602.
 
-use crate::client::{Rpc, cancel, error_of, frame, id_of, read, sh, status_of};
+use crate::client::{Rpc, cancel, error_of, frame, handshake, id_of, read, sh, status_of};
 use crate::workspace;
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -233,4 +233,52 @@ fn cancel_over_rpc_stops_a_running_batch_node_and_skips_its_dependent() {
     assert!(started.elapsed() < Duration::from_secs(10));
     let (exit, _, _) = rpc.finish();
     assert_eq!(exit, 0);
+}
+
+/// 96 pipelined patches against a 4 KiB output ceiling: the ceiling runs out part way, and
+/// every answer tells the truth — a success changed its file, a failure left it alone.
+#[test]
+fn pipelined_patches_past_the_output_ceiling_never_report_an_applied_change_as_failed() {
+    let dir = tempfile::tempdir().expect("temp workspace");
+    let original = b"abc\n";
+    for i in 0..96 {
+        std::fs::write(dir.path().join(format!("f{i:02}.txt")), original).expect("write");
+    }
+    let digest = crate::common::hash(original);
+    let mut rpc = Rpc::start(dir.path());
+    rpc.send(&handshake(1 << 20, 4096, 1023, 15, "."));
+    let hello = rpc.recv().expect("handshake answer");
+    assert!(hello.starts_with("t:0\ni:7\ns:0\n"), "{hello}");
+    // Rounds of four, inside any in-flight cap, so every patch runs concurrently with others
+    // and none is refused for concurrency.
+    let mut answers = Vec::new();
+    for round in 0..24u64 {
+        for i in round * 4..round * 4 + 4 {
+            rpc.send(&format!(
+                "t:1\ni:{}\no:p\na{{p,h,i,o,n,v,f}}:\n[f{i:02}.txt],[{digest}],[0],[0],[1],[X],0\nu{{tok,rec,ms}}:\n1000,16,30000\n",
+                i + 1
+            ));
+        }
+        for _ in 0..4 {
+            answers.push(rpc.recv().expect("an answer"));
+        }
+    }
+    let (code, _, err) = rpc.finish();
+    assert_eq!(code, 0, "{err}");
+    let mut succeeded = 0;
+    for answer in &answers {
+        let i = id_of(answer) - 1;
+        let now = std::fs::read(dir.path().join(format!("f{i:02}.txt"))).expect("read back");
+        if status_of(answer) == 0 {
+            succeeded += 1;
+            assert_eq!(now, b"Xbc\n", "a success changed its file: {answer}");
+        } else {
+            assert_eq!(error_of(answer).as_deref(), Some("600,1,5,~,~"), "{answer}");
+            assert_eq!(now, original, "a failure left its file alone: {answer}");
+        }
+    }
+    assert!(
+        (1..96).contains(&succeeded),
+        "the ceiling ran out part way ({succeeded} succeeded)"
+    );
 }

@@ -9,7 +9,7 @@ use crate::protocol::{
     Status,
 };
 use crate::session::pathdict::PathDictionary;
-use crate::session::{Answer, Executed, perform, resolve};
+use crate::session::{Answer, Charge, Executed, perform, resolve};
 use schedule::{Outcome, Plan};
 use std::collections::HashMap;
 
@@ -33,9 +33,9 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
     if share.tok == 0 || share.rec == 0 || output == 0 {
         return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
     }
-    if worst_case_len(id, args) > answer.limit() {
-        return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
-    }
+    // Before any node runs (nodes may change the workspace), the batch answer must be sure
+    // to go out: its worst case fits L and is taken from the output ceiling now.
+    answer.reserve(worst_case_len(id, args))?;
     let index: HashMap<u64, usize> = args
         .nodes
         .iter()
@@ -71,7 +71,15 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
                     ErrorRecord::typical(ErrorCode::Cancelled),
                 ))
             } else {
-                perform(session, &child, cancel.clone(), deadline, output, None)
+                perform(
+                    session,
+                    &child,
+                    cancel.clone(),
+                    deadline,
+                    output,
+                    None,
+                    Charge::Share,
+                )
             };
             seal_local(executed)
         },
