@@ -16,12 +16,13 @@ pub fn build(core: &Core) -> EventBody {
         .or_else(|| state.latest_turn().map(|t| t.request_id));
     let turn = current.and_then(|id| state.turn(id));
     let queued = current.is_some_and(|id| core.queue.contains(&id));
-    let turn_state = turn.map(|t| {
-        if queued && t.state == TurnState::Paused {
-            TurnState::Queued
-        } else {
-            t.state
-        }
+    let damage = core.session.read_only();
+    let turn_state = turn.map(|t| match t.state {
+        TurnState::Paused if queued => TurnState::Queued,
+        // A read-only session runs nothing: a turn the damaged journal left running or queued
+        // is interrupted, and it stays so until the journal is repaired.
+        TurnState::Running | TurnState::Queued if damage.is_some() => TurnState::Paused,
+        other => other,
     });
     let preview = match (&core.preview, current) {
         (Some((id, p)), Some(c)) if *id == c => Some(p.clone()),
@@ -38,11 +39,14 @@ pub fn build(core: &Core) -> EventBody {
         transcript_size: state.transcript().len() as u64,
         request_id: current,
         turn: state.latest_turn().map_or(0, |t| t.request_id.0),
-        resume_available: current.is_some_and(|id| state.resume_available(id)) && !queued,
+        resume_available: current.is_some_and(|id| state.resume_available(id))
+            && !queued
+            && damage.is_none(),
         state: turn_state,
         durable,
         storage_failed: core.session.storage_failure().is_some(),
-        read_only: core.session.read_only().is_some(),
+        read_only: damage.is_some(),
+        read_only_reason: damage.map(|d| d.to_string()),
         preview,
         usage: usage(core),
         through_sequence: core.events.next_sequence(),

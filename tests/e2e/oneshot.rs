@@ -364,3 +364,28 @@ fn session_busy_says_it_once() {
     assert_eq!(err.matches("start a new session").count(), 1, "{err}");
     open.finish();
 }
+
+#[test]
+fn line_mode_says_at_once_why_a_damaged_session_is_read_only() {
+    let w = World::new();
+    let out = w.command(&["--offline", "hello"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let dir = crate::harness::only_session_dir(&w);
+    let part = dir.join("journal-000001.jsonl");
+    let text = std::fs::read_to_string(&part).unwrap();
+    std::fs::write(&part, text.replacen("get_test_value", "get_test_valuE", 1)).unwrap();
+    let mut child = w
+        .command(&["--offline", "--session", dir.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("this session is read-only: journal part 000001 line 6"),
+        "{err}"
+    );
+}

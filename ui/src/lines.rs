@@ -32,7 +32,13 @@ pub fn run_lines(
     session_hint: Option<String>,
 ) -> Result<LinesOutcome, UiError> {
     let status: &mut dyn Write = &mut status;
-    let (mut follower, _) = Follower::start(link, "line")?;
+    let (mut follower, opening) = Follower::start(link, "line")?;
+    if let Some(reason) = &opening.read_only_reason {
+        say(
+            status,
+            &format!("ansa: this session is read-only: {reason}"),
+        );
+    }
     let reopen = reopen_command(follower.profile(), session_hint.as_deref());
     let mut reader = LineReader::new(input, MAX_COMMAND_BYTES);
     let mut outcome = LinesOutcome::default();

@@ -111,6 +111,9 @@ pub struct SnapshotEvent {
     pub storage_failed: bool,
     /// The journal is damaged and the session read-only.
     pub read_only: bool,
+    /// Why the session is read-only: which journal part and record, and what check failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_only_reason: Option<String>,
     /// The live preview, if any.
     pub preview: Option<Preview>,
     /// Tokens the session's generations used so far (absent before the first report).

@@ -86,6 +86,16 @@ impl App {
 
     fn on_snapshot(&mut self, s: SnapshotEvent, out: &mut Vec<Action>) {
         self.turn = self.turn.max(s.turn);
+        if s.read_only && !self.flags.read_only {
+            let reason = s
+                .read_only_reason
+                .clone()
+                .unwrap_or_else(|| "its journal is damaged".into());
+            self.commit(Entry::Notice(Notice::new(
+                Tone::Error,
+                format!("This session is read-only: {reason}"),
+            )));
+        }
         self.flags.read_only = s.read_only;
         self.flags.storage_failed = s.storage_failed;
         self.usage = s.usage.or(self.usage);

@@ -64,6 +64,7 @@ pub fn snapshot_body(turn: u64) -> EventBody {
         durable: true,
         storage_failed: false,
         read_only: false,
+        read_only_reason: None,
         preview: None,
         usage: None,
         through_sequence: 1,

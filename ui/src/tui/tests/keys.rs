@@ -437,3 +437,21 @@ fn a_termination_signal_cancels_and_exits() {
     assert!(actions.iter().any(|a| matches!(a,
         super::Action::Send(c) if c.body == CommandBody::Cancel { target: request })));
 }
+
+#[test]
+fn a_read_only_session_says_why_as_soon_as_it_opens() {
+    let mut h = Harness::new(100, 20, true);
+    let mut snapshot = super::snapshot_body(0);
+    snapshot.read_only = true;
+    snapshot.read_only_reason = Some("journal part 000001 line 7: checksum mismatch".into());
+    h.event(EventBody::Snapshot(snapshot.clone()));
+    let text = h.scrollback_text().join("\n");
+    assert!(
+        text.contains("This session is read-only: journal part 000001 line 7: checksum mismatch"),
+        "{text}"
+    );
+    // Said once, not again on every later snapshot.
+    h.event(EventBody::Snapshot(snapshot));
+    let text = h.scrollback_text().join("\n");
+    assert_eq!(text.matches("read-only:").count(), 1, "{text}");
+}

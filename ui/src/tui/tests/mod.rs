@@ -47,6 +47,7 @@ pub(super) fn snapshot_body(transcript_size: u64) -> SnapshotEvent {
         durable: true,
         storage_failed: false,
         read_only: false,
+        read_only_reason: None,
         preview: None,
         usage: None,
         through_sequence: 1,
