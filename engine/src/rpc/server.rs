@@ -195,6 +195,9 @@ impl Dispatcher<'_> {
                     flipped,
                 }),
             );
+            // Unwritten like every answer: a client that sends cancels and never reads makes
+            // reading pause instead of buffering their answers without limit.
+            self.window.queued();
             let _ = self.tx.send(Out::Immediate(answer.encode()));
             return;
         }

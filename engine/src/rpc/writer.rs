@@ -37,7 +37,8 @@ pub(crate) fn run(
                     waiting.insert(seq, *executed);
                 }
                 Some(Out::Immediate(encoded)) => {
-                    sink.write_all(&encode_frame(encoded.as_bytes()))?
+                    sink.write_all(&encode_frame(encoded.as_bytes()))?;
+                    window.written();
                 }
                 Some(Out::Close(total)) => close = Some(total),
                 // Every sender is gone: nothing more can arrive.
