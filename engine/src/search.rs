@@ -60,7 +60,8 @@ pub fn compile(query: &str, flags: MatchFlags) -> Result<Matcher, FsError> {
     })
 }
 
-/// Searches all regular files under `roots` (hidden ones only if `hidden`).
+/// Searches all regular files under `roots` (hidden ones only if `hidden`), collecting every
+/// match (see [`search_into`] for a bounded-memory consumer).
 pub fn search<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,
@@ -69,7 +70,57 @@ pub fn search<S: AsRef<str> + Sync>(
     hidden: bool,
     deadline: Option<Deadline>,
 ) -> Result<SearchOutput, FsError> {
-    plane.install(|| search_in_pool(workspace, matcher, roots, hidden, deadline))
+    let mut matches = Vec::new();
+    let summary = search_into(
+        plane,
+        workspace,
+        matcher,
+        roots,
+        hidden,
+        deadline,
+        &mut |m| {
+            matches.push(m);
+            Ok(())
+        },
+    )?;
+    Ok(SearchOutput {
+        matches,
+        normalized: summary.normalized,
+        partial: summary.partial,
+    })
+}
+
+/// What a search found besides its rows.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SearchSummary {
+    /// Some scanned file had CRLF line ends (wire `z` bit 2), even if it had no match.
+    pub normalized: bool,
+    /// Some file or directory was skipped (wire `z` bit 4).
+    pub partial: bool,
+    /// Matches in all.
+    pub total: usize,
+}
+
+/// File bytes scanned in parallel before their matches are handed on: the matches of one
+/// chunk are all that is held at once, whatever the tree holds.
+const CHUNK_BYTES: u64 = 8 << 20;
+/// Files per chunk, for trees of many small files.
+const CHUNK_FILES: usize = 1024;
+
+/// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
+/// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
+/// scanned in parallel chunks of about [`CHUNK_BYTES`], so memory follows the consumer, not the
+/// tree.
+pub fn search_into<S: AsRef<str> + Sync>(
+    plane: &ComputePlane,
+    workspace: &Workspace,
+    matcher: &Matcher,
+    roots: &[S],
+    hidden: bool,
+    deadline: Option<Deadline>,
+    rows: &mut (dyn FnMut(SearchMatch) -> Result<(), FsError> + Send),
+) -> Result<SearchSummary, FsError> {
+    plane.install(|| search_in_pool(workspace, matcher, roots, hidden, deadline, rows))
 }
 
 /// What scanning one file produced.
@@ -89,7 +140,8 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     roots: &[S],
     hidden: bool,
     deadline: Option<Deadline>,
-) -> Result<SearchOutput, FsError> {
+    rows: &mut (dyn FnMut(SearchMatch) -> Result<(), FsError> + Send),
+) -> Result<SearchSummary, FsError> {
     let options = WalkOptions {
         depth: Depth::MAX,
         hidden,
@@ -99,46 +151,60 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         op: FilterOp::Search,
     };
     let walked = walk::walk_in_pool(workspace, roots, options)?;
-    let scans: Vec<Result<FileScan, FsError>> = walked
-        .entries
-        .par_iter()
-        .map(|entry| {
-            if let Some(deadline) = deadline {
-                deadline.check()?;
-            }
-            scan_file(workspace, matcher, &entry.path)
-        })
-        .collect();
-    let mut output = SearchOutput {
+    let mut summary = SearchSummary {
         partial: walked.skipped.any(),
-        ..SearchOutput::default()
+        ..SearchSummary::default()
     };
-    // Entries are sorted by path and each file's matches by line, so rows come out sorted.
-    for (entry, scanned) in walked.entries.iter().zip(scans) {
-        match scanned? {
-            FileScan::Skipped => output.partial = true,
-            FileScan::Scanned { matches, crlf } => {
-                output.normalized |= crlf;
-                if output.matches.len() + matches.len() > MAX_MATCHES_TOTAL {
-                    return Err(FsError::Ceiling {
-                        path: entry.path.clone(),
-                        ceiling: Ceiling::TotalMatches {
-                            limit: MAX_MATCHES_TOTAL,
-                        },
-                    });
+    let mut start = 0;
+    while start < walked.entries.len() {
+        let mut end = start;
+        let mut bytes = 0u64;
+        while end < walked.entries.len()
+            && end - start < CHUNK_FILES
+            && (end == start || bytes + walked.entries[end].size <= CHUNK_BYTES)
+        {
+            bytes += walked.entries[end].size;
+            end += 1;
+        }
+        let chunk = &walked.entries[start..end];
+        let scans: Vec<Result<FileScan, FsError>> = chunk
+            .par_iter()
+            .map(|entry| {
+                if let Some(deadline) = deadline {
+                    deadline.check()?;
                 }
-                output
-                    .matches
-                    .extend(matches.into_iter().map(|(line, column, text)| SearchMatch {
-                        path: entry.path.clone(),
-                        line,
-                        column,
-                        text,
-                    }));
+                scan_file(workspace, matcher, &entry.path)
+            })
+            .collect();
+        // Entries are sorted by path and each file's matches by line, so rows come out sorted.
+        for (entry, scanned) in chunk.iter().zip(scans) {
+            match scanned? {
+                FileScan::Skipped => summary.partial = true,
+                FileScan::Scanned { matches, crlf } => {
+                    summary.normalized |= crlf;
+                    if summary.total + matches.len() > MAX_MATCHES_TOTAL {
+                        return Err(FsError::Ceiling {
+                            path: entry.path.clone(),
+                            ceiling: Ceiling::TotalMatches {
+                                limit: MAX_MATCHES_TOTAL,
+                            },
+                        });
+                    }
+                    summary.total += matches.len();
+                    for (line, column, text) in matches {
+                        rows(SearchMatch {
+                            path: entry.path.clone(),
+                            line,
+                            column,
+                            text,
+                        })?;
+                    }
+                }
             }
         }
+        start = end;
     }
-    Ok(output)
+    Ok(summary)
 }
 
 /// Reads and scans one walked file.

@@ -6,7 +6,7 @@
 use crate::ason::{Atom, Cell, Document, Value, encode, encode_atom, encode_text};
 use crate::protocol::{ErrorCode, ErrorRecord, Flags};
 use crate::session::Answer;
-use crate::session::truncate::{Fit, RowCost, WORST_ID, digits, fit_prefix};
+use crate::session::truncate::{Fit, RowCost, WORST_ID, digits, fit_prefix_of};
 
 /// What, besides its rows, decides the encoded size of a table response.
 pub(crate) struct Shape {
@@ -66,6 +66,16 @@ pub(crate) fn fit(
     shape: &Shape,
     costs: &[RowCost],
 ) -> Result<Fit, ErrorRecord> {
+    fit_of(answer, shape, costs, costs.len())
+}
+
+/// [`fit`] when `costs` are the first rows of `total`.
+fn fit_of(
+    answer: &Answer<'_>,
+    shape: &Shape,
+    costs: &[RowCost],
+    total: usize,
+) -> Result<Fit, ErrorRecord> {
     let id_digits = digits(answer.request.id);
     let truncated_flags = shape.truncated_flags();
     let envelope = |k: usize, paths: usize, truncated: bool| {
@@ -87,7 +97,7 @@ pub(crate) fn fit(
             + (3 + digits(u64::from(flags.bits())))
             + reference.map_or(4, |r| 4 + digits(r))
     };
-    fit_prefix(costs, answer.rec(), answer.limit(), &envelope)
+    fit_prefix_of(costs, total, answer.rec(), answer.limit(), &envelope)
         .ok_or(ErrorRecord::typical(ErrorCode::OutputBudget))
 }
 
@@ -152,6 +162,43 @@ pub(crate) fn project(
         flags: shape.truncated_flags(),
         reference: Some(reference),
     })
+}
+
+/// Like [`project`] for a result of which only the first rows were kept: `kept` is a prefix of
+/// `total` rows, left out whole (the consumer kept every row that could be shown, so rows are
+/// always cut), and `evidence` retains the complete result once the fit is known to be possible.
+pub(crate) fn project_prefix(
+    answer: &mut Answer<'_>,
+    cols: &[&str],
+    kept: &[PathRow],
+    total: usize,
+    base: Flags,
+    evidence: impl FnOnce(&mut Answer<'_>) -> Result<u64, ErrorRecord>,
+) -> Result<Projected, ErrorRecord> {
+    let shape = Shape {
+        columns: column_bytes(cols),
+        base,
+        reference: None,
+        truncated_reference: WORST_ID,
+    };
+    let fit = fit_of(answer, &shape, &costs(kept), total)?;
+    let ids = kept[..fit.rows]
+        .iter()
+        .map(|r| answer.path_id(&r.path))
+        .collect::<Result<Vec<u64>, _>>()?;
+    let reference = evidence(answer)?;
+    Ok(Projected {
+        ids,
+        flags: shape.truncated_flags(),
+        reference: Some(reference),
+    })
+}
+
+/// The least bytes a row of `path` and `rest` can add to an answer: a 20-digit path id, the
+/// cells as raw text (encoding only adds), separators and LF. Rows past the point where these
+/// sums exceed L can never be shown.
+pub(crate) fn least_row_bytes(rest_raw: usize, cells: usize) -> usize {
+    digits(WORST_ID) + rest_raw + cells + 1
 }
 
 /// Like [`project`] for a result whose evidence `document` is retained whether or not rows are

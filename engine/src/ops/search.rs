@@ -1,12 +1,25 @@
 //! `g` search: compile, search on the compute plane, project rows `d[N]{p,l,c,t}`, retain the
 //! full match list when truncated.
+//!
+//! Memory follows the request, not the tree: matches arrive in row order, and only the rows the
+//! answer could possibly show are kept (at most `rec`, and no more than L bytes of them at their
+//! least encoded size). Once a row arrives that cannot be shown, the result is known to be cut,
+//! and from then on every row is streamed into a spool file that becomes the retained evidence.
+
+use std::io::Read;
 
 use super::fs_error;
-use super::rows::{PathRow, project};
-use crate::ason::Atom;
+use super::rows::{PathRow, least_row_bytes, project, project_prefix, row_bytes};
+use crate::ason::{Atom, Cell, Document, Value, encode};
+use crate::exec::spool::{PartialSpool, SpoolRoot};
 use crate::protocol::{Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow};
-use crate::search::{self, MatchFlags};
-use crate::session::Answer;
+use crate::search::{self, MatchFlags, SearchMatch};
+use crate::session::store::{Body, Pending, Reservation};
+use crate::session::{Answer, Shared, store_error};
+use crate::workspace::FsError;
+
+/// Columns of the rows and of the evidence table.
+const COLS: [&str; 4] = ["p", "l", "c", "t"];
 
 /// Runs a search request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response, ErrorRecord> {
@@ -19,37 +32,36 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     )
     .map_err(|e| fs_error(&e))?;
     let session = answer.session;
-    let out = search::search(
+    let mut rows = Collector::new(session, answer.rec(), answer.limit());
+    let searched = search::search_into(
         &session.plane,
         &session.workspace,
         &matcher,
         &args.paths,
         args.hidden,
         Some(answer.deadline),
-    )
-    .map_err(|e| fs_error(&e))?;
+        &mut |m| rows.push(m),
+    );
+    if let Some(failure) = rows.failure.take() {
+        return Err(failure);
+    }
+    let summary = searched.map_err(|e| fs_error(&e))?;
     let mut base = Flags::NONE;
-    if out.normalized {
+    if summary.normalized {
         base = base.with(Flags::NORMALIZED);
     }
-    if out.partial {
+    if summary.partial {
         base = base.with(Flags::PARTIAL);
     }
-    let rows: Vec<PathRow> = out
-        .matches
-        .iter()
-        .map(|m| PathRow {
-            path: m.path.clone(),
-            rest: vec![
-                Atom::uint(m.line),
-                Atom::uint(m.column),
-                Atom::text(m.text.as_str()),
-            ],
-        })
-        .collect();
-    let projected = project(answer, "g", &["p", "l", "c", "t"], &rows, base)?;
-    let data = out
-        .matches
+    let kept: Vec<PathRow> = rows.kept.iter().map(path_row).collect();
+    let projected = match rows.spool.take() {
+        None => project(answer, "g", &COLS, &kept, base)?,
+        Some(spool) => project_prefix(answer, &COLS, &kept, summary.total, base, |answer| {
+            spool.finish(answer)
+        })?,
+    };
+    let data = rows
+        .kept
         .into_iter()
         .zip(projected.ids)
         .map(|(m, path)| SearchRow {
@@ -63,4 +75,192 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     response.flags = projected.flags;
     response.reference = projected.reference;
     Ok(response)
+}
+
+fn path_row(m: &SearchMatch) -> PathRow {
+    PathRow {
+        path: m.path.clone(),
+        rest: rest(m),
+    }
+}
+
+fn rest(m: &SearchMatch) -> Vec<Atom> {
+    vec![
+        Atom::uint(m.line),
+        Atom::uint(m.column),
+        Atom::text(m.text.as_str()),
+    ]
+}
+
+/// Keeps the rows an answer could show and streams the rest into the evidence spool.
+struct Collector<'s> {
+    session: &'s Shared,
+    rec: usize,
+    limit: usize,
+    kept: Vec<SearchMatch>,
+    kept_bytes: usize,
+    spool: Option<EvidenceSpool>,
+    failure: Option<ErrorRecord>,
+}
+
+impl<'s> Collector<'s> {
+    fn new(session: &'s Shared, rec: usize, limit: usize) -> Self {
+        Collector {
+            session,
+            rec,
+            limit,
+            kept: Vec::new(),
+            kept_bytes: 0,
+            spool: None,
+            failure: None,
+        }
+    }
+
+    fn push(&mut self, m: SearchMatch) -> Result<(), FsError> {
+        if self.spool.is_none() {
+            let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
+            let least = least_row_bytes(digits(m.line) + digits(m.column) + m.text.len(), 3);
+            if self.kept.len() < self.rec && self.kept_bytes + least <= self.limit {
+                self.kept_bytes += least;
+                self.kept.push(m);
+                return Ok(());
+            }
+            // This row can never be shown: the answer is cut and needs the whole result.
+            let started = EvidenceSpool::start(self.session).and_then(|mut spool| {
+                for earlier in &self.kept {
+                    spool.push(earlier)?;
+                }
+                Ok(spool)
+            });
+            match started {
+                Ok(spool) => self.spool = Some(spool),
+                Err(e) => return Err(self.fail(e)),
+            }
+        }
+        let pushed = match self.spool.as_mut() {
+            Some(spool) => spool.push(&m),
+            None => Ok(()),
+        };
+        pushed.map_err(|e| self.fail(e))
+    }
+
+    /// Records why the evidence could not be written and stops the search.
+    fn fail(&mut self, e: ErrorRecord) -> FsError {
+        self.failure = Some(e);
+        FsError::Io {
+            path: ".".into(),
+            kind: std::io::ErrorKind::Other,
+            message: "the search result could not be retained".into(),
+        }
+    }
+}
+
+/// Bytes gathered before a write to the spool file.
+const WRITE_BYTES: usize = 64 << 10;
+
+/// The evidence rows of a cut search, written to a session spool file as they arrive; charged
+/// to the store quota as they are written.
+struct EvidenceSpool {
+    rows: PartialSpool,
+    buf: Vec<u8>,
+    line: String,
+    count: usize,
+    charge: Reservation,
+    root: SpoolRoot,
+}
+
+impl EvidenceSpool {
+    fn start(session: &Shared) -> Result<Self, ErrorRecord> {
+        let root = session.spool_root().map_err(|_| ErrorRecord::store_io())?;
+        let rows = root.create_file().map_err(|_| ErrorRecord::store_io())?;
+        let charge = session
+            .store()
+            .meter()
+            .reserve(0)
+            .map_err(|e| store_error(&e))?;
+        Ok(EvidenceSpool {
+            rows,
+            buf: Vec::with_capacity(WRITE_BYTES),
+            line: String::new(),
+            count: 0,
+            charge,
+            root,
+        })
+    }
+
+    fn push(&mut self, m: &SearchMatch) -> Result<(), ErrorRecord> {
+        let cells: Vec<Cell> = std::iter::once(Atom::text(m.path.as_str()))
+            .chain(rest(m))
+            .map(Cell::Atom)
+            .collect();
+        let len = row_bytes(&cells, &mut self.line);
+        self.charge.grow(len as u64).map_err(|e| store_error(&e))?;
+        self.buf.extend_from_slice(self.line.as_bytes());
+        self.buf.push(b'\n');
+        self.count += 1;
+        if self.buf.len() >= WRITE_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ErrorRecord> {
+        self.rows
+            .write_all(&self.buf)
+            .map_err(|_| ErrorRecord::store_io())?;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Writes the evidence document (`k:g` and the `d[N]` header, then the rows) and retains
+    /// it, returning its alias.
+    fn finish(mut self, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
+        self.flush()?;
+        let header = table_header(self.count);
+        self.charge
+            .grow(header.len() as u64)
+            .map_err(|e| store_error(&e))?;
+        let rows = self.rows.finish();
+        let mut out = self
+            .root
+            .create_file()
+            .map_err(|_| ErrorRecord::store_io())?;
+        let mut hasher = blake3::Hasher::new();
+        let mut write = |bytes: &[u8]| -> Result<(), ErrorRecord> {
+            hasher.update(bytes);
+            out.write_all(bytes).map_err(|_| ErrorRecord::store_io())
+        };
+        write(header.as_bytes())?;
+        let mut file = std::fs::File::open(rows.path()).map_err(|_| ErrorRecord::store_io())?;
+        let mut chunk = vec![0u8; WRITE_BYTES];
+        loop {
+            let n = file.read(&mut chunk).map_err(|_| ErrorRecord::store_io())?;
+            if n == 0 {
+                break;
+            }
+            write(&chunk[..n])?;
+        }
+        drop(rows);
+        let pending = Pending {
+            body: Body::Spool(std::sync::Arc::new(out.finish())),
+            digest: hasher.finalize(),
+            charge: self.charge,
+        };
+        answer
+            .store()
+            .retain_all(vec![pending])
+            .map_err(|e| store_error(&e))?
+            .into_iter()
+            .next()
+            .ok_or(ErrorRecord::internal_execute())
+    }
+}
+
+/// `k:g` and the table line of an evidence document with `rows` rows, exactly as the encoder
+/// writes them.
+fn table_header(rows: usize) -> String {
+    let empty = Document::new()
+        .with("k", Value::Scalar(Atom::text("g")))
+        .with("d", Value::table(&COLS, Vec::new()));
+    encode(&empty).replacen("d[0]", &format!("d[{rows}]"), 1)
 }

@@ -46,9 +46,20 @@ pub fn fit_prefix(
     limit: usize,
     envelope: &impl Envelope,
 ) -> Option<Fit> {
-    let total = costs.len();
+    fit_prefix_of(costs, costs.len(), rec, limit, envelope)
+}
+
+/// [`fit_prefix`] when `costs` are only the first rows of `total` (a consumer that stopped
+/// keeping rows once it knew no more could be shown).
+pub fn fit_prefix_of(
+    costs: &[RowCost],
+    total: usize,
+    rec: usize,
+    limit: usize,
+    envelope: &impl Envelope,
+) -> Option<Fit> {
     let (mut row_bytes, mut path_bytes, mut paths) = (0usize, 0usize, 0usize);
-    let mut sums = Vec::with_capacity(total.min(rec) + 1);
+    let mut sums = Vec::with_capacity(costs.len().min(rec) + 1);
     sums.push((0usize, 0usize));
     for c in costs.iter().take(rec) {
         row_bytes += c.row;
@@ -62,14 +73,14 @@ pub fn fit_prefix(
         let (bytes, paths) = sums[k];
         bytes.saturating_add(envelope.bytes(k, paths, truncated)) <= limit
     };
-    if total <= rec && fits(total, false) {
+    if total == costs.len() && total <= rec && fits(total, false) {
         return Some(Fit {
             rows: total,
             truncated: false,
         });
     }
     // Truncated sizes grow with k, so the first prefix that does not fit ends the search.
-    let most = total.min(rec);
+    let most = costs.len().min(rec);
     let mut best = None;
     for k in 0..=most {
         if k == total || !fits(k, true) {
