@@ -30,7 +30,10 @@ fn tree(dir: &Path, files: usize, lines: usize) {
 }
 
 /// Runs `ash run` with `request` in `cwd`; (first line of the answer, peak RSS in KiB).
-#[expect(clippy::zombie_processes, reason = "reaped with wait4, which also gives its rusage")]
+#[expect(
+    clippy::zombie_processes,
+    reason = "reaped with wait4, which also gives its rusage"
+)]
 fn run_peak(cwd: &Path, request: &str) -> (String, i64) {
     let mut child = Command::new(ASH)
         .arg("run")

@@ -6,7 +6,10 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 #[test]
-#[expect(clippy::zombie_processes, reason = "reaped with wait4, which also gives its rusage")]
+#[expect(
+    clippy::zombie_processes,
+    reason = "reaped with wait4, which also gives its rusage"
+)]
 fn a_search_of_40_mb_of_matching_lines_peaks_far_below_them() {
     let dir = tempfile::tempdir().expect("temp dir");
     let line = format!(

@@ -2,6 +2,8 @@
 
 mod codec;
 mod scan;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 use std::fmt;

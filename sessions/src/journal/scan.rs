@@ -25,6 +25,8 @@ pub struct TornTail {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct PartEnd {
     pub part: PartNo,
+    /// Sequence number of the part's header record.
+    pub header_seq: Seq,
     pub complete_len: u64,
     pub file_len: u64,
     pub last_seq: Seq,
@@ -121,6 +123,7 @@ fn scan_part(
     let mut pos = 0usize;
     let mut line_no = 0u64;
     let mut last: Option<(Seq, Checksum)> = None;
+    let mut header_seq = *expected;
     for nl in memchr::memchr_iter(b'\n', data) {
         line_no += 1;
         let offset = pos as u64;
@@ -153,6 +156,7 @@ fn scan_part(
                 Err(reason) => return Err(malformed(reason)),
             };
             check_link(no, &header, prev)?;
+            header_seq = raw.seq;
         }
         if raw.seq != *expected {
             return Err(JournalDamage::SequenceGap {
@@ -173,6 +177,7 @@ fn scan_part(
     }
     Ok(last.map(|(last_seq, last_sum)| PartEnd {
         part: no,
+        header_seq,
         complete_len: pos as u64,
         file_len: data.len() as u64,
         last_seq,

@@ -48,6 +48,8 @@ pub struct JournalWriter {
     written: u64,
     buf: Vec<u8>,
     appended: Seq,
+    // The current part's header: a part holding nothing else is never closed for its size.
+    header_seq: Seq,
     last_sum: Checksum,
     durable: Seq,
     dir_sync_pending: bool,
@@ -77,6 +79,7 @@ impl JournalWriter {
             written: 0,
             buf: Vec::with_capacity(64 << 10),
             appended,
+            header_seq: appended,
             last_sum,
             durable: appended,
             dir_sync_pending: true,
@@ -91,7 +94,7 @@ impl JournalWriter {
             last_seq: p.last_seq,
             last_sum: p.last_sum,
         });
-        w.push(&Record::PartHeader(PartHeader {
+        w.header_seq = w.push(&Record::PartHeader(PartHeader {
             format: FORMAT_VERSION,
             part,
             prev: link,
@@ -113,6 +116,7 @@ impl JournalWriter {
             written: end.complete_len,
             buf: Vec::with_capacity(64 << 10),
             appended: end.last_seq,
+            header_seq: end.header_seq,
             last_sum: end.last_sum,
             durable: end.last_seq,
             dir_sync_pending: false,
@@ -127,7 +131,9 @@ impl JournalWriter {
     pub fn append(&mut self, record: &Record) -> Result<Seq> {
         self.check_failed()?;
         let pending = self.written + self.buf.len() as u64;
-        let has_records = self.appended.0 > 0 && pending > 0;
+        // A part that holds only its header stays open whatever its size, so a part limit
+        // smaller than a header still puts at least one record in every part.
+        let has_records = self.appended > self.header_seq;
         if pending >= self.options.max_part_bytes && has_records {
             self.roll()?;
         }
@@ -192,6 +198,7 @@ impl JournalWriter {
         self.sync()?;
         let end = PartEnd {
             part: self.part,
+            header_seq: self.header_seq,
             complete_len: self.written,
             file_len: self.written,
             last_seq: self.appended,
