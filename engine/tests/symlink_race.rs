@@ -7,13 +7,15 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "common/swap.rs"]
+mod swap;
 
 use ash_engine::session::{Session, SessionConfig};
 use common::{cell, hash, open_session, paths_cell, retain};
 use std::collections::BTreeMap;
-use std::ffi::CString;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
+use swap::{start_swapper, stop_swapper};
 
 const SECRET: &str = "SECRET-7f3a";
 const ITERATIONS: usize = 250;
@@ -45,37 +47,6 @@ fn manifest(root: &Path) -> BTreeMap<String, (String, u64, String, u64)> {
         }
     }
     out
-}
-
-/// Forks a process that exchanges `a` and `b` until it is killed. The child only issues raw
-/// syscalls on memory prepared before the fork.
-fn start_swapper(a: &Path, b: &Path) -> nix::unistd::Pid {
-    let a = CString::new(a.as_os_str().as_encoded_bytes()).expect("no NUL");
-    let b = CString::new(b.as_os_str().as_encoded_bytes()).expect("no NUL");
-    // SAFETY: the child calls only async-signal-safe syscalls (renameat2, sched_yield) and
-    // never returns into Rust code that could allocate or take locks.
-    match unsafe { nix::unistd::fork() }.expect("fork") {
-        nix::unistd::ForkResult::Child => loop {
-            // SAFETY: both pointers are valid NUL-terminated strings owned by this process.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_renameat2,
-                    libc::AT_FDCWD,
-                    a.as_ptr(),
-                    libc::AT_FDCWD,
-                    b.as_ptr(),
-                    libc::RENAME_EXCHANGE,
-                );
-                libc::sched_yield();
-            }
-        },
-        nix::unistd::ForkResult::Parent { child } => child,
-    }
-}
-
-fn stop_swapper(pid: nix::unistd::Pid) {
-    let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
-    let _ = nix::sys::wait::waitpid(pid, None);
 }
 
 fn req(id: u64, op: &str, a: &str) -> String {

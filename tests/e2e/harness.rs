@@ -376,3 +376,17 @@ pub fn journal_text(dir: &Path) -> String {
         .map(|p| std::fs::read_to_string(p).unwrap())
         .collect()
 }
+
+/// A finished offline session whose first journal part has one byte changed where `from` first
+/// occurs (replaced by `to`, same length), so its checksum no longer matches; its directory.
+pub fn damaged_session(world: &World, from: &str, to: &str) -> PathBuf {
+    let out = world.command(&["--offline", "hello"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let dir = only_session_dir(world);
+    let part = dir.join("journal-000001.jsonl");
+    let text = std::fs::read_to_string(&part).unwrap();
+    let damaged = text.replacen(from, to, 1);
+    assert_ne!(damaged, text, "{from:?} is in the journal");
+    std::fs::write(&part, damaged).unwrap();
+    dir
+}

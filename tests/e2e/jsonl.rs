@@ -312,19 +312,12 @@ fn resume_right_after_done_sees_the_finished_turn() {
 #[test]
 fn a_damaged_session_says_why_when_it_opens_and_never_claims_running() {
     let w = World::new();
-    let out = w.command(&["--offline", "hello"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let dir = crate::harness::only_session_dir(&w);
-    let part = dir.join("journal-000001.jsonl");
-    let text = std::fs::read_to_string(&part).unwrap();
-    // Change one byte of the tool intent: its checksum no longer matches.
-    let damaged = text.replacen(
+    // One byte of the tool intent (line 7) changed: its checksum no longer matches.
+    let dir = crate::harness::damaged_session(
+        &w,
         "\"tool\":\"get_test_value\"",
         "\"tool\":\"get_test_valuE\"",
-        1,
     );
-    assert_ne!(damaged, text);
-    std::fs::write(&part, damaged).unwrap();
     let mut s = w.jsonl(&["--session", dir.to_str().unwrap()]);
     s.send("snapshot", json!({"after_sequence": 0}));
     let snap = s.expect_type("snapshot", &[]);

@@ -368,12 +368,8 @@ fn session_busy_says_it_once() {
 #[test]
 fn line_mode_says_at_once_why_a_damaged_session_is_read_only() {
     let w = World::new();
-    let out = w.command(&["--offline", "hello"]).output().unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let dir = crate::harness::only_session_dir(&w);
-    let part = dir.join("journal-000001.jsonl");
-    let text = std::fs::read_to_string(&part).unwrap();
-    std::fs::write(&part, text.replacen("get_test_value", "get_test_valuE", 1)).unwrap();
+    // The first mention is in the provider item on line 6.
+    let dir = crate::harness::damaged_session(&w, "get_test_value", "get_test_valuE");
     let mut child = w
         .command(&["--offline", "--session", dir.to_str().unwrap()])
         .stdin(std::process::Stdio::piped())

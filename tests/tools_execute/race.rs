@@ -3,36 +3,14 @@
 //! content and `files` never creates anything outside.
 
 use super::Harness;
-use std::ffi::CString;
 use std::path::Path;
+
+#[path = "../../engine/tests/common/swap.rs"]
+mod swap;
+use swap::{start_swapper, stop_swapper};
 
 const SECRET: &str = "SECRET-tools-91c2";
 const ITERATIONS: usize = 200;
-
-/// Forks a process that exchanges `a` and `b` until it is killed; the child issues only raw
-/// syscalls on memory prepared before the fork.
-fn start_swapper(a: &Path, b: &Path) -> nix::unistd::Pid {
-    let a = CString::new(a.as_os_str().as_encoded_bytes()).expect("no NUL");
-    let b = CString::new(b.as_os_str().as_encoded_bytes()).expect("no NUL");
-    // SAFETY: the child calls only async-signal-safe syscalls and never returns.
-    match unsafe { nix::unistd::fork() }.expect("fork") {
-        nix::unistd::ForkResult::Child => loop {
-            // SAFETY: both pointers are valid NUL-terminated strings owned by this process.
-            unsafe {
-                libc::syscall(
-                    libc::SYS_renameat2,
-                    libc::AT_FDCWD,
-                    a.as_ptr(),
-                    libc::AT_FDCWD,
-                    b.as_ptr(),
-                    libc::RENAME_EXCHANGE,
-                );
-                libc::sched_yield();
-            }
-        },
-        nix::unistd::ForkResult::Parent { child } => child,
-    }
-}
 
 fn names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
@@ -69,8 +47,7 @@ fn read_and_files_never_cross_a_swapped_symlink() {
             inside += usize::from(text.contains("inside"));
         }
     }
-    let _ = nix::sys::signal::kill(swapper, nix::sys::signal::Signal::SIGKILL);
-    let _ = nix::sys::wait::waitpid(swapper, None);
+    stop_swapper(swapper);
     assert_eq!(leaks, 0, "reads returned the outside file");
     assert_eq!(names(outside.path()), before, "nothing was created outside");
     assert!(

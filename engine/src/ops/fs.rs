@@ -100,15 +100,9 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &FsArgs) -> Result<Response, Er
         flags: Flags::NONE,
         reference: None,
     };
-    // Last check before anything changes: the success answer can be sent.
-    let reply = reply::plan(answer, &planned)?;
-    match txn.commit(actions) {
-        Ok(()) => reply::answer(answer, reply, planned),
-        Err(failure) => {
-            reply::abandon(answer, reply);
-            failed(answer, args, &failure)
-        }
-    }
+    reply::commit(answer, txn, actions, planned, |answer, failure| {
+        failed(answer, args, failure)
+    })
 }
 
 /// Resolves an action's paths: sources must be regular files, destinations must have an

@@ -74,25 +74,21 @@ pub(super) fn run(
         flags: Flags::NONE.with(Flags::RETAINED),
         reference: Some(source),
     };
-    let reply = reply::plan(answer, &planned)?;
-    match txn.commit(vec![action]) {
-        Ok(()) => reply::answer(answer, reply, planned),
-        Err(failure) => {
-            let seen = match &failure.error {
-                TxnError::Conflict {
-                    observed: Some(d), ..
-                } => {
-                    let len = ws
-                        .locate(path)
-                        .and_then(|at| at.stat())
-                        .map_or(0, |s| u64::try_from(s.st_size).unwrap_or(0));
-                    (len, *d)
-                }
-                _ => (size, digest),
-            };
-            failed(answer, source, path, &failure.error, seen)
-        }
-    }
+    reply::commit(answer, txn, vec![action], planned, |answer, failure| {
+        let seen = match &failure.error {
+            TxnError::Conflict {
+                observed: Some(d), ..
+            } => {
+                let len = ws
+                    .locate(path)
+                    .and_then(|at| at.stat())
+                    .map_or(0, |s| u64::try_from(s.st_size).unwrap_or(0));
+                (len, *d)
+            }
+            _ => (size, digest),
+        };
+        failed(answer, source, path, &failure.error, seen)
+    })
 }
 
 fn result(

@@ -12,10 +12,32 @@ use crate::ason::{Atom, Cell, Document, Value, encode};
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response};
 use crate::session::Answer;
 use crate::session::truncate::WORST_ID;
+use crate::txn::{Action, CommitFailure, Txn};
+
+/// Plans the answer (see [`plan`]), commits `actions` and answers: the planned success, or
+/// whatever `failed` makes of the transaction's failure (nothing was applied, or it was rolled
+/// back).
+pub(crate) fn commit(
+    answer: &mut Answer<'_>,
+    txn: Txn,
+    actions: Vec<Action>,
+    planned: Planned,
+    failed: impl FnOnce(&mut Answer<'_>, &CommitFailure) -> Result<Response, ErrorRecord>,
+) -> Result<Response, ErrorRecord> {
+    // Last check before anything changes: the success answer can be sent.
+    let reply = plan(answer, &planned)?;
+    match txn.commit(actions) {
+        Ok(()) => respond(answer, reply, planned),
+        Err(failure) => {
+            abandon(answer, reply);
+            failed(answer, &failure)
+        }
+    }
+}
 
 /// How the committed mutation will be answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Reply {
+enum Reply {
     /// With every row.
     Full,
     /// With no rows; the complete result is the retained evidence `@evidence`.
@@ -46,7 +68,7 @@ pub(crate) struct Planned {
 /// answer numbered like the first answer of a fresh session (provisional ids, every path in
 /// `p`), as every operation measures, so the decision never depends on which concurrent
 /// request was sealed first; a compact answer is measured with a 20-digit reference.
-pub(crate) fn plan(answer: &mut Answer<'_>, planned: &Planned) -> Result<Reply, ErrorRecord> {
+fn plan(answer: &mut Answer<'_>, planned: &Planned) -> Result<Reply, ErrorRecord> {
     let id = answer.request.id;
     let full = provisional(id, planned, planned.flags, planned.reference, true);
     if answer.reserve(full.encode().len()).is_ok() {
@@ -71,7 +93,7 @@ pub(crate) fn plan(answer: &mut Answer<'_>, planned: &Planned) -> Result<Reply, 
 
 /// The success answer for `reply`: a full one introduces its paths (in first-use order), a
 /// compact one none.
-pub(crate) fn answer(
+fn respond(
     answer: &mut Answer<'_>,
     reply: Reply,
     planned: Planned,
@@ -108,7 +130,7 @@ pub(crate) fn answer(
 
 /// The transaction failed after [`plan`]: drop the evidence of a result that never happened
 /// (the reservation is returned when the failure is sealed).
-pub(crate) fn abandon(answer: &mut Answer<'_>, reply: Reply) {
+fn abandon(answer: &mut Answer<'_>, reply: Reply) {
     answer.applies = false;
     if let Reply::Compact { evidence } = reply {
         let _ = answer.store().release(evidence);

@@ -21,6 +21,16 @@ pub(crate) struct Shape {
 }
 
 impl Shape {
+    /// The shape of a path-keyed table answer with columns `cols` and no reference when whole.
+    fn table(cols: &[&str], base: Flags) -> Shape {
+        Shape {
+            columns: column_bytes(cols),
+            base,
+            reference: None,
+            truncated_reference: WORST_ID,
+        }
+    }
+
     /// Flags of a truncated answer: `base` plus truncated, reduced and retained.
     pub fn truncated_flags(&self) -> Flags {
         self.base
@@ -127,13 +137,8 @@ pub(crate) fn project(
     rows: &[PathRow],
     base: Flags,
 ) -> Result<Projected, ErrorRecord> {
-    let shape = Shape {
-        columns: column_bytes(cols),
-        base,
-        reference: None,
-        truncated_reference: WORST_ID,
-    };
-    let (fit, ids) = fit_paths(answer, &shape, rows)?;
+    let shape = Shape::table(cols, base);
+    let (fit, ids) = fit_paths(answer, &shape, rows, rows.len())?;
     if !fit.truncated {
         return Ok(Projected {
             ids,
@@ -175,17 +180,8 @@ pub(crate) fn project_prefix(
     base: Flags,
     evidence: impl FnOnce(&mut Answer<'_>) -> Result<u64, ErrorRecord>,
 ) -> Result<Projected, ErrorRecord> {
-    let shape = Shape {
-        columns: column_bytes(cols),
-        base,
-        reference: None,
-        truncated_reference: WORST_ID,
-    };
-    let fit = fit_of(answer, &shape, &costs(kept), total)?;
-    let ids = kept[..fit.rows]
-        .iter()
-        .map(|r| answer.path_id(&r.path))
-        .collect::<Result<Vec<u64>, _>>()?;
+    let shape = Shape::table(cols, base);
+    let (_, ids) = fit_paths(answer, &shape, kept, total)?;
     let reference = evidence(answer)?;
     Ok(Projected {
         ids,
@@ -219,7 +215,7 @@ pub(crate) fn project_retaining(
         reference: Some(WORST_ID),
         truncated_reference: WORST_ID,
     };
-    let (fit, ids) = fit_paths(answer, &shape, rows)?;
+    let (fit, ids) = fit_paths(answer, &shape, rows, rows.len())?;
     let reference = answer.retain(document)?;
     Ok(Projected {
         ids,
@@ -232,13 +228,15 @@ pub(crate) fn project_retaining(
     })
 }
 
-/// Fits `rows` under `shape` and assigns path ids to the projected prefix.
+/// Fits `rows` (the first of `total`) under `shape` and assigns path ids to the projected
+/// prefix.
 fn fit_paths(
     answer: &mut Answer<'_>,
     shape: &Shape,
     rows: &[PathRow],
+    total: usize,
 ) -> Result<(Fit, Vec<u64>), ErrorRecord> {
-    let fit = fit(answer, shape, &costs(rows))?;
+    let fit = fit_of(answer, shape, &costs(rows), total)?;
     let ids = rows[..fit.rows]
         .iter()
         .map(|r| answer.path_id(&r.path))

@@ -5,6 +5,8 @@ mod client;
 #[path = "../common/mod.rs"]
 mod common;
 mod inprocess;
+#[path = "../common/memory.rs"]
+mod memory;
 mod session;
 mod transport;
 

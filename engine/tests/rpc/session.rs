@@ -287,50 +287,16 @@ fn pipelined_patches_past_the_output_ceiling_never_report_an_applied_change_as_f
 /// unwritten window like every answer, so reading pauses and memory stays bounded.
 #[test]
 fn unread_cancel_answers_pause_reading_instead_of_piling_up() {
-    use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     let dir = workspace();
     let mut rpc = Rpc::open(dir.path());
     let pid = rpc.child.id();
-    let mut stdin = rpc.stdin.take().expect("stdin");
-    let total = 1_000_000usize;
-    let sent = Arc::new(AtomicUsize::new(0));
-    let counter = Arc::clone(&sent);
-    std::thread::spawn(move || {
-        let mut batch = Vec::new();
-        for i in 0..total {
-            batch.extend_from_slice(&frame(cancel(i as u64 + 1, 999_999_999).as_bytes()));
-            if batch.len() > 32 * 1024 {
-                if stdin.write_all(&batch).is_err() {
-                    return;
-                }
-                batch.clear();
-                counter.store(i + 1, Ordering::Relaxed);
-            }
-        }
-        let _ = stdin.write_all(&batch);
-        counter.store(total, Ordering::Relaxed);
-    });
-    // Wait until the writer is stuck (the server stopped reading) or has sent everything.
-    let mut last = usize::MAX;
-    loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let now = sent.load(Ordering::Relaxed);
-        if now == last || now == total {
-            break;
-        }
-        last = now;
-    }
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).expect("proc status");
-    let rss_kib: u64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS");
+    let total = 1_000_000;
+    let sent = crate::memory::flood_cancels(rpc.stdin.take().expect("stdin"), total);
+    let rss_kib = crate::memory::status_kib(pid, "VmRSS");
     let _ = rpc.child.kill();
     let _ = rpc.child.wait();
     assert!(
-        sent.load(Ordering::Relaxed) < total,
+        sent < total,
         "the server read every cancel although nobody read an answer"
     );
     assert!(rss_kib < 32 * 1024, "ash rpc grew to {rss_kib} KiB");
