@@ -58,7 +58,7 @@ pub(crate) struct Planned {
     pub paths: Vec<String>,
     /// `k` of the evidence document; `None` when the answer cannot be cut (a record).
     pub kind: Option<&'static str>,
-    /// Flags and top-level reference of the full answer.
+    /// Flags of the full answer.
     pub flags: Flags,
     /// Top-level `r` of the full answer.
     pub reference: Option<u64>,

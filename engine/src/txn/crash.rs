@@ -4,6 +4,10 @@
 //! self dev-dependency): the process SIGKILLs itself when the n-th forward cut point equals
 //! `ASH_CRASH_AT=n`, or the n-th recovery cut point equals `ASH_CRASH_RECOVERY_AT=n`.
 //! Without the feature both functions are empty and compile away.
+//!
+//! The same feature offers one in-process hook for tests: [`on_published`] runs a closure on
+//! the calling thread right after the next journal this thread publishes, before anything is
+//! applied, so a test can change the workspace exactly between preflight and apply.
 
 #[cfg(feature = "crash-points")]
 mod hook {
@@ -11,6 +15,11 @@ mod hook {
 
     pub(super) static FORWARD: AtomicU64 = AtomicU64::new(0);
     pub(super) static RECOVERY: AtomicU64 = AtomicU64::new(0);
+
+    thread_local! {
+        pub(super) static PUBLISHED: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
+            const { std::cell::RefCell::new(None) };
+    }
 
     pub(super) fn hit(counter: &AtomicU64, var: &str) {
         let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
@@ -32,4 +41,19 @@ pub(crate) fn forward() {
 pub(crate) fn recovery() {
     #[cfg(feature = "crash-points")]
     hook::hit(&hook::RECOVERY, "ASH_CRASH_RECOVERY_AT");
+}
+
+/// The journal was published and nothing is applied yet.
+pub(crate) fn published() {
+    #[cfg(feature = "crash-points")]
+    if let Some(f) = hook::PUBLISHED.with(|h| h.borrow_mut().take()) {
+        f();
+    }
+}
+
+/// Runs `f` on this thread right after the next journal it publishes, before any action is
+/// applied (tests of the apply-time re-checks).
+#[cfg(feature = "crash-points")]
+pub fn on_published(f: impl FnOnce() + 'static) {
+    hook::PUBLISHED.with(|h| *h.borrow_mut() = Some(Box::new(f)));
 }

@@ -192,6 +192,7 @@ pub(crate) fn prepare(
         return Err(io_err("syncing", STATE, &e));
     }
     crash::forward();
+    crash::published();
     Ok(journal)
 }
 

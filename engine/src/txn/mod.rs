@@ -7,6 +7,8 @@
 
 mod apply;
 mod crash;
+#[cfg(feature = "crash-points")]
+pub use crash::on_published;
 mod fsx;
 mod journal;
 mod lock;

@@ -52,22 +52,9 @@ impl At {
         self.dir.as_fd()
     }
 
-    /// The shared directory descriptor holding the entry.
-    pub fn dir_arc(&self) -> &Arc<OwnedFd> {
-        &self.dir
-    }
-
     /// The entry's name in [`At::dir`].
     pub fn name(&self) -> &OsStr {
         &self.name
-    }
-
-    /// The same directory with another name in it.
-    pub fn sibling(&self, name: impl Into<OsString>) -> At {
-        At {
-            dir: Arc::clone(&self.dir),
-            name: name.into(),
-        }
     }
 
     /// `lstat` of the entry: a symlink is described, not followed.
@@ -156,11 +143,6 @@ impl Beneath {
             root: Arc::new(fd),
             root_path: root_path.to_path_buf(),
         })
-    }
-
-    /// The root's descriptor.
-    pub fn root_fd(&self) -> &Arc<OwnedFd> {
-        &self.root
     }
 
     /// The root itself as an entry.

@@ -6,6 +6,7 @@
 //! and [`materialize`] one operation each; [`journal`] the state directory.
 
 mod answers;
+mod apply_race;
 mod client;
 #[path = "../common/mod.rs"]
 mod common;
