@@ -78,3 +78,95 @@ fn a_turn_done_twice_counts_once_in_its_epoch() {
     let r = replay(&records).expect("replays");
     assert_eq!(r.completed_in_epoch, 2);
 }
+
+fn outcome(request: u64, id: &str, output: &str) -> Record {
+    Record::ToolOutcome(ansa_sessions::ToolOutcome {
+        request_id: RequestId(request),
+        call_id: CallId(id.into()),
+        status: ansa_sessions::ToolOutcomeStatus::Ok,
+        reconciled: false,
+        output: super::context::encode_output(output).expect("json"),
+        instructions: vec!["sub".into()],
+    })
+}
+
+#[test]
+fn an_outcome_closes_its_call_and_joins_the_context() {
+    let records = numbered(vec![
+        item(
+            1,
+            0,
+            &ContextItem::User {
+                text: "task".into(),
+            },
+        ),
+        item(1, 1, &call("c1")),
+        intent(1, "c1"),
+        outcome(1, "c1", "the answer"),
+    ]);
+    let r = replay(&records).expect("replays");
+    assert!(r.pending.is_empty(), "{:?}", r.pending);
+    assert_eq!(
+        r.items.last(),
+        Some(&ContextItem::ToolOutput {
+            call_id: "c1".into(),
+            output: "the answer".into(),
+        })
+    );
+    assert_eq!(r.delivered, [std::path::PathBuf::from("sub")]);
+}
+
+#[test]
+fn a_compaction_epoch_replaces_the_items_and_counts_the_outputs_it_removed() {
+    let summary = ContextItem::Note {
+        text: "summary".into(),
+    };
+    let kept = ContextItem::ToolOutput {
+        call_id: "c2".into(),
+        output: "two".into(),
+    };
+    let records = numbered(vec![
+        item(
+            1,
+            0,
+            &ContextItem::User {
+                text: "task".into(),
+            },
+        ),
+        item(1, 1, &call("c1")),
+        outcome(1, "c1", "one"),
+        item(1, 2, &call("c2")),
+        outcome(1, "c2", "two"),
+        done(1),
+        Record::ContextEpoch(ansa_sessions::ContextEpoch {
+            epoch: 1,
+            request_id: RequestId(2),
+            compaction: Some(ansa_sessions::Compaction {
+                // The summary keeps the last output.
+                items: vec![
+                    encode_item(&summary).expect("json"),
+                    encode_item(&kept).expect("json"),
+                ],
+                covers_through: Seq(6),
+                method: ansa_sessions::CompactionMethod::Offline,
+                model: None,
+            }),
+        }),
+        item(2, 3, &call("c3")),
+        outcome(2, "c3", "three"),
+    ]);
+    let r = replay(&records).expect("replays");
+    assert_eq!(r.epoch, 1);
+    assert_eq!(r.items.first(), Some(&summary));
+    assert_eq!(
+        r.items.len(),
+        4,
+        "summary, kept output, call, output: {:?}",
+        r.items
+    );
+    assert_eq!(
+        r.compacted_outputs, 1,
+        "of the two outputs before, the summary kept one"
+    );
+    assert_eq!(r.completed_in_epoch, 0, "the epoch starts a new count");
+}
