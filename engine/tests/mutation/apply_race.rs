@@ -49,3 +49,22 @@ fn a_destination_directory_removed_after_preflight_is_an_io_failure_not_a_confli
     assert_eq!(answer, error(3, 5, 500, 2, 4), "{answer}");
     assert!(!c.path("dir").exists());
 }
+
+#[test]
+fn a_conflict_at_the_second_action_rolls_the_first_back() {
+    let mut c = Client::new();
+    let target = c.path("b.txt");
+    on_published(move || std::fs::write(&target, b"theirs\n").expect("concurrent create"));
+    let answer = c.ask(
+        "t:1\ni:4\no:f\na[2]{i,k,p,q,h,v}:\n1,0,a.txt,~,~,ours\n2,0,b.txt,~,~,ours\nu{tok,rec,ms}:\n1000,16,30000\n",
+    );
+    assert!(answer.contains("\ns:8\n"), "a conflict: {answer}");
+    // Row 1 rolled back (state 2), row 2 the conflict (state 1) with what is there now.
+    assert!(answer.contains("\n1,0,1,~,2,~\n"), "{answer}");
+    assert!(
+        answer.contains(&format!("\n2,0,2,~,1,{}\n", hash(b"theirs\n"))),
+        "{answer}"
+    );
+    assert_eq!(c.read("a.txt"), None, "the first create was rolled back");
+    assert_eq!(c.read("b.txt"), Some(b"theirs\n".to_vec()));
+}
