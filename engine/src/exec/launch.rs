@@ -71,7 +71,8 @@ pub struct Launch {
     argv: Vec<String>,
     cwd: PathBuf,
     // The working directory as resolved through directory descriptors; the child enters it
-    // with `fchdir`, so a directory swapped for a symlink after resolution cannot move it.
+    // by this descriptor (see `enter_cwd`), so a directory swapped for a symlink after
+    // resolution cannot move it.
     cwd_fd: Arc<OwnedFd>,
     clear_env: bool,
     env: Vec<EnvChange>,
