@@ -71,3 +71,98 @@ fn a_corrupt_journal_answers_502_and_is_left_alone() {
     );
     assert_eq!(c.read("a.txt"), Some(b"a".to_vec()));
 }
+
+/// A workspace whose `.ash` is ours (made by a first mutation) and whose `a.txt` holds `a`.
+fn with_state_dir() -> Client {
+    let mut c = Client::new();
+    c.write("a.txt", b"a");
+    let r = c.retain(b"x");
+    assert!(
+        c.ask(&request(1, '>', &format!("a:[@{r},x.txt]\n")))
+            .contains("s:0")
+    );
+    c
+}
+
+/// A patch of `a.txt`: `true` when it committed, `false` when it answered 502 and left the
+/// file and the journal alone.
+fn patch_commits(c: &mut Client, id: u64) -> bool {
+    let answer = c.ask(&patch(id, &[("a.txt", &hash(b"a"))], &[(0, 0, 1, "b")]));
+    if answer.contains("\ns:0\n") {
+        assert_eq!(c.read("a.txt"), Some(b"b".to_vec()));
+        assert!(
+            !c.path(".ash/transaction").exists(),
+            "the old journal was cleaned up"
+        );
+        true
+    } else {
+        assert!(answer.contains("\n502,3,4,~,~\n"), "{answer}");
+        assert_eq!(c.read("a.txt"), Some(b"a".to_vec()));
+        assert!(
+            c.path(".ash/transaction").exists(),
+            "the journal is left for inspection"
+        );
+        false
+    }
+}
+
+#[test]
+fn a_published_journal_that_is_a_file_is_not_recoverable() {
+    let mut c = with_state_dir();
+    std::fs::write(c.path(".ash/transaction"), b"not a directory").expect("write");
+    assert!(!patch_commits(&mut c, 2));
+}
+
+#[test]
+fn an_empty_published_journal_is_finished_and_removed() {
+    let mut c = with_state_dir();
+    std::fs::create_dir(c.path(".ash/transaction")).expect("mkdir");
+    assert!(patch_commits(&mut c, 2));
+}
+
+#[test]
+fn a_committed_journal_is_only_cleaned_up() {
+    let mut c = with_state_dir();
+    let journal = c.path(".ash/transaction");
+    std::fs::create_dir(&journal).expect("mkdir");
+    std::fs::write(journal.join("COMMITTED"), b"committed\n").expect("write");
+    std::fs::write(journal.join("MANIFEST"), b"garbage").expect("write");
+    assert!(
+        patch_commits(&mut c, 2),
+        "a valid marker makes the manifest irrelevant"
+    );
+}
+
+#[test]
+fn commit_markers_and_manifests_that_cannot_be_read_right_are_not_recoverable() {
+    for (what, setup) in [
+        (
+            "an invalid marker",
+            &(|j: &std::path::Path| {
+                std::fs::write(j.join("COMMITTED"), b"garbage\n").expect("write");
+            }) as &dyn Fn(&std::path::Path),
+        ),
+        ("a marker with more after it", &|j: &std::path::Path| {
+            std::fs::write(j.join("COMMITTED"), b"committed\nextra").expect("write");
+        }),
+        ("a marker that is a directory", &|j: &std::path::Path| {
+            std::fs::create_dir(j.join("COMMITTED")).expect("mkdir");
+        }),
+        ("a manifest that is a directory", &|j: &std::path::Path| {
+            std::fs::create_dir(j.join("MANIFEST")).expect("mkdir");
+        }),
+        (
+            "a committed journal whose manifest cannot be deleted",
+            &|j: &std::path::Path| {
+                std::fs::write(j.join("COMMITTED"), b"committed\n").expect("write");
+                std::fs::create_dir(j.join("MANIFEST")).expect("mkdir");
+            },
+        ),
+    ] {
+        let mut c = with_state_dir();
+        let journal = c.path(".ash/transaction");
+        std::fs::create_dir(&journal).expect("mkdir");
+        setup(&journal);
+        assert!(!patch_commits(&mut c, 2), "{what}");
+    }
+}
