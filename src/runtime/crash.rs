@@ -11,13 +11,7 @@ pub fn point(name: &str) {
     let Ok(spec) = std::env::var("ANSA_CRASH_AT") else {
         return;
     };
-    // Point names contain `:` themselves (`intent:after`); only a numeric suffix is a count.
-    let (want, nth) = match spec.rsplit_once(':') {
-        Some((n, k)) if k.bytes().all(|b| b.is_ascii_digit()) && !k.is_empty() => {
-            (n.to_owned(), k.parse::<u64>().unwrap_or(1))
-        }
-        _ => (spec.clone(), 1),
-    };
+    let (want, nth) = parse_spec(&spec);
     if want != name {
         return;
     }
@@ -36,3 +30,27 @@ pub fn point(name: &str) {
 #[cfg(not(feature = "crash-points"))]
 #[inline(always)]
 pub fn point(_name: &str) {}
+
+/// `name[:n]` as (name, n), n defaulting to 1. Point names contain `:` themselves
+/// (`intent:after`); only a numeric suffix is a count.
+#[cfg(any(test, feature = "crash-points"))]
+fn parse_spec(spec: &str) -> (String, u64) {
+    match spec.rsplit_once(':') {
+        Some((n, k)) if k.bytes().all(|b| b.is_ascii_digit()) && !k.is_empty() => {
+            (n.to_owned(), k.parse::<u64>().unwrap_or(1))
+        }
+        _ => (spec.to_owned(), 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_numeric_suffix_is_a_count_and_anything_else_part_of_the_name() {
+        use super::parse_spec;
+        assert_eq!(parse_spec("intent:after"), ("intent:after".into(), 1));
+        assert_eq!(parse_spec("intent:after:3"), ("intent:after".into(), 3));
+        assert_eq!(parse_spec("done:before:"), ("done:before:".into(), 1));
+        assert_eq!(parse_spec("accepted"), ("accepted".into(), 1));
+    }
+}

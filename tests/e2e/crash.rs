@@ -103,10 +103,15 @@ fn before_the_first_intent_nothing_ran_and_resume_runs_it_once() {
 #[test]
 fn after_the_exec_intent_without_evidence_the_effect_is_unknown() {
     let w = World::new();
-    let (mut s, ..) = crash_at(&w, "intent:after");
+    let (mut s, dir, _) = crash_at(&w, "intent:after");
     s.expect_type(
         "tool_status",
         &[("tool", json!("exec")), ("status", json!("effect_unknown"))],
+    );
+    let journal = crate::harness::journal_text(&dir);
+    assert!(
+        journal.contains(r#""status":"effect_unknown","reconciled":false"#),
+        "an unknown effect is not a reconciled outcome: {journal}"
     );
     let snap = snapshot(&mut s);
     assert_eq!(snap["state"], "paused");
@@ -120,10 +125,15 @@ fn after_the_exec_intent_without_evidence_the_effect_is_unknown() {
 #[test]
 fn after_the_exec_ran_but_before_its_outcome_the_supervisor_evidence_reconciles() {
     let w = World::new();
-    let (mut s, ..) = crash_at(&w, "outcome:before");
+    let (mut s, dir, _) = crash_at(&w, "outcome:before");
     s.expect_type(
         "tool_status",
         &[("tool", json!("exec")), ("status", json!("finished"))],
+    );
+    let journal = crate::harness::journal_text(&dir);
+    assert!(
+        journal.contains(r#""status":"ok","reconciled":true"#),
+        "the outcome recovered from evidence says so: {journal}"
     );
     assert_eq!(runs(&w), 1);
     resume_to_the_answer(s, &w);
