@@ -199,6 +199,9 @@ impl Beneath {
     /// in the root; every step goes through a directory descriptor, so the result is below the
     /// root even while other processes rename and swap entries.
     pub fn follow(&self, requested: &str) -> Result<Followed, FollowError> {
+        if let Some(direct) = self.follow_direct(requested) {
+            return Ok(direct);
+        }
         let mut walk = Walk::start(self, requested);
         let mut hops = 0usize;
         while let Some((component, original_last)) = walk.pending.pop_front() {
@@ -257,6 +260,27 @@ impl Beneath {
         }
         // Every component was consumed by `..` or a link to a directory already on the stack.
         Ok(walk.finish_at_top())
+    }
+
+    /// The common case in one `openat2` and one `fstatat`: no component of `requested` is a
+    /// symlink, so it is its own canonical path. `None` sends every other case (a link
+    /// anywhere, a missing or odd component) through the component walk, which decides.
+    fn follow_direct(&self, requested: &str) -> Option<Followed> {
+        let at = self.locate(requested).ok()?;
+        let stat = at.stat().ok()?;
+        if type_of(&stat) == SFlag::S_IFLNK {
+            return None;
+        }
+        let components = if requested == "." {
+            Vec::new()
+        } else {
+            requested.split('/').map(OsString::from).collect()
+        };
+        Some(Followed {
+            at,
+            components,
+            requested_is_symlink: false,
+        })
     }
 
     /// The absolute path a root-relative chain names, for messages and `realpath` only.
