@@ -145,7 +145,7 @@ fn start(mock: &MockProvider, root: &Path, ws: &Path) -> SessionLink {
         provider: Box::new(provider),
         registry: ToolRegistry::standard().unwrap(),
         tools,
-        instructions: String::new(),
+        prompt: ansa::prompt::Prompt::new("", ""),
         binding: Binding {
             account_hash: None,
             requested_model: "gpt-5.5".into(),

@@ -6,8 +6,10 @@
 
 pub mod cli;
 pub mod config;
+pub mod environment;
 pub mod home;
 pub mod instructions;
+pub mod prompt;
 pub mod provider;
 pub mod runtime;
 mod safe_open;

@@ -147,6 +147,7 @@ fn build_big(dir: &Path, turns: usize) -> u64 {
             reconciled: false,
             output: OpaqueJson::from_text(format!("\"{}\"", "line of file\\n".repeat(40)))
                 .expect("json"),
+            answer: None,
             instructions: Vec::new(),
         }))
         .expect("outcome");

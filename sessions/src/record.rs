@@ -223,8 +223,12 @@ pub struct ToolOutcome {
     pub status: ToolOutcomeStatus,
     /// True when recovered from supervisor evidence after a crash.
     pub reconciled: bool,
-    /// The tool output document, kept exactly.
+    /// The tool output the model received, kept exactly.
     pub output: OpaqueJson,
+    /// The canonical ASH/1 answer behind `output`, byte for byte (a JSON string), when the
+    /// model received a view of it rather than the answer itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub answer: Option<OpaqueJson>,
     /// Nested instruction scopes (directories) first delivered with this output, so a reopened
     /// session does not deliver them again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

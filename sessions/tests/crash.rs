@@ -193,6 +193,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                     status: ToolOutcomeStatus::EffectUnknown,
                     reconciled: false,
                     output: OpaqueJson::from_text("null").expect("json"),
+                    answer: None,
                     instructions: Vec::new(),
                 }))
                 .expect("outcome");
@@ -241,6 +242,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                 status: ToolOutcomeStatus::Ok,
                 reconciled: false,
                 output: OpaqueJson::from_text(format!(r#"{{"value":"v{i}"}}"#)).expect("json"),
+                answer: None,
                 instructions: Vec::new(),
             }))
             .expect("outcome");

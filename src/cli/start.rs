@@ -13,6 +13,7 @@ use super::{Args, Failure};
 use crate::config::{self, Config, Env, ProviderKind};
 use crate::home::AnsaHome;
 use crate::instructions::{self, FileExclusion, InstructionSet};
+use crate::prompt::Prompt;
 use crate::provider::live::{LiveProvider, LiveSetupError};
 use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
 use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
@@ -180,6 +181,7 @@ pub fn build_setup(
         (None, true) => Box::new(OfflineProvider),
         (None, false) => Box::new(LiveProvider::from_config(config).map_err(live_failure)?),
     };
+    let prompt = Prompt::new(&instructions::render(instructions), &instructions.digest());
     let binding = Binding {
         account_hash: None,
         requested_model: config.model.clone(),
@@ -189,9 +191,10 @@ pub fn build_setup(
             max_items: None,
         },
         config_digest: config.digest(),
-        instructions_digest: instructions.digest(),
+        instructions_digest: prompt.digest(),
     };
-    let registry = ToolRegistry::standard().map_err(Failure::config)?;
+    let registry = ToolRegistry::for_profile(args.script.is_some() || offline(args, config))
+        .map_err(Failure::config)?;
     let plane = ComputePlane::host().map_err(Failure::config)?;
     let user_home = std::env::var_os("HOME").map(PathBuf::from);
     let exclusion = FileExclusion::new(home, user_home.as_deref(), cwd, &config.exclude)
@@ -221,7 +224,7 @@ pub fn build_setup(
         provider,
         registry,
         tools,
-        instructions: instructions::render(instructions),
+        prompt,
         binding,
         limits: Limits {
             tool_rounds: config.tool_rounds,

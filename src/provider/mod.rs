@@ -61,6 +61,12 @@ pub enum ContextItem {
         /// What the model sent.
         raw: String,
     },
+    /// The environment message of the session's start (`crate::environment`), sent as a user
+    /// message; kept by compaction and never regenerated.
+    Environment {
+        /// The message.
+        text: String,
+    },
     /// A message from the runtime to the model (why an output was refused, a limit...).
     Note {
         /// The message.

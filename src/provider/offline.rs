@@ -108,7 +108,7 @@ mod tests {
 
     #[test]
     fn round_trip_through_the_real_tool() {
-        let registry = ToolRegistry::standard().unwrap();
+        let registry = ToolRegistry::offline().unwrap();
         let mut context = vec![ContextItem::User {
             text: "say hi".into(),
         }];

@@ -36,7 +36,7 @@ pub fn check_or_record(session: &mut Session, current: &Binding) -> Result<(), B
             &current.config_digest,
         ),
         (
-            "instruction set (AGENTS.md)",
+            "instructions (the base prompt or AGENTS.md)",
             &bound.instructions_digest,
             &current.instructions_digest,
         ),

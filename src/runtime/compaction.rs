@@ -95,7 +95,12 @@ pub fn assemble(split: &Split, summary: String) -> Vec<ContextItem> {
     let mut out: Vec<ContextItem> = split
         .old
         .iter()
-        .filter(|i| matches!(i, ContextItem::User { .. }))
+        .filter(|i| {
+            matches!(
+                i,
+                ContextItem::Environment { .. } | ContextItem::User { .. }
+            )
+        })
         .cloned()
         .collect();
     out.push(ContextItem::Compaction { summary });

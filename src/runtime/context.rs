@@ -99,7 +99,10 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                     }
                     _ => {}
                 }
-                if !matches!(item, ContextItem::User { .. }) {
+                if !matches!(
+                    item,
+                    ContextItem::User { .. } | ContextItem::Environment { .. }
+                ) {
                     r.next_generation = r.next_generation.max(p.generation + 1);
                 }
                 r.items.push(item);

@@ -86,6 +86,7 @@ fn outcome(request: u64, id: &str, output: &str) -> Record {
         status: ansa_sessions::ToolOutcomeStatus::Ok,
         reconciled: false,
         output: super::context::encode_output(output).expect("json"),
+        answer: None,
         instructions: vec!["sub".into()],
     })
 }

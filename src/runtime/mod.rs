@@ -23,6 +23,7 @@ use std::thread::JoinHandle;
 use ansa_sessions::{Binding, Session, SessionError};
 use ansa_ui::SessionLink;
 
+use crate::prompt::Prompt;
 use crate::provider::Provider;
 use crate::tools::{ToolExecutor, ToolRegistry};
 
@@ -56,8 +57,8 @@ pub struct RuntimeSetup {
     pub registry: ToolRegistry,
     /// Executors on the session's in-process engine.
     pub tools: ToolExecutor,
-    /// Initial instructions rendered for the model.
-    pub instructions: String,
+    /// The instructions of every generation (base prompt, plan addendum, AGENTS.md).
+    pub prompt: Prompt,
     /// What the session is (or must be) bound to.
     pub binding: Binding,
     /// Limits.
@@ -116,7 +117,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         provider,
         registry,
         mut tools,
-        instructions,
+        prompt,
         binding,
         limits,
         previews,
@@ -137,7 +138,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         provider,
         registry,
         tools,
-        instructions,
+        prompt,
         limits,
         previews,
         context: replayed,

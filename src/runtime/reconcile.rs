@@ -69,6 +69,7 @@ pub fn open_intents(
             status,
             reconciled: status != ToolOutcomeStatus::EffectUnknown,
             output,
+            answer: None,
             instructions: Vec::new(),
         }))?;
         done.push(Reconciled {

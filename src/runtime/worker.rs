@@ -22,6 +22,8 @@ use super::context::{PendingCall, Replayed, count_outputs, encode_item, encode_o
 use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::{compaction, crash};
+use crate::environment::Environment;
+use crate::prompt::Prompt;
 use crate::provider::{
     COMPACTION_PROMPT, ContextItem, Generated, GenerationRequest, ModelTurn, Provider,
     ProviderError, ToolCall, Usage,
@@ -38,8 +40,8 @@ pub struct Worker {
     pub registry: ToolRegistry,
     /// Tool executors.
     pub tools: ToolExecutor,
-    /// Initial instructions.
-    pub instructions: String,
+    /// The instructions of every generation.
+    pub prompt: Prompt,
     /// Limits.
     pub limits: Limits,
     /// Publish previews.
@@ -68,6 +70,27 @@ enum Stop {
     Auth(String),
     /// The provider said the context is too long (compaction runs once, then it fails).
     ContextTooLong(String),
+}
+
+/// A tool outcome on its way to the journal.
+struct Output {
+    /// What the model receives.
+    text: String,
+    /// The engine's canonical answer behind `text`, if there is one.
+    answer: Option<String>,
+    /// Nested instruction scopes first delivered with it.
+    instructions: Vec<String>,
+}
+
+impl Output {
+    /// An outcome the runtime or the tool layer wrote itself (no engine answer).
+    fn text(text: String) -> Output {
+        Output {
+            text,
+            answer: None,
+            instructions: Vec::new(),
+        }
+    }
 }
 
 /// Counters of one Resume segment.
@@ -136,6 +159,7 @@ impl Worker {
             (text, mode)
         };
         if !self.context.started.contains(&id) {
+            self.introduce(id)?;
             self.compact(id, false)?;
             let generation = self.context.next_generation;
             self.journal_item(id, generation, ContextItem::User { text })?;
@@ -217,6 +241,20 @@ impl Worker {
         }
     }
 
+    /// Before the first turn of a new session: journals the environment message, which is then
+    /// part of the exact context (replayed on resume, kept by compaction, never rebuilt).
+    fn introduce(&mut self, id: RequestId) -> Step<()> {
+        let fresh = self.context.items.is_empty()
+            && self.context.epoch == 0
+            && self.context.next_generation == 0;
+        if !fresh {
+            return Ok(());
+        }
+        let cwd = self.shared.lock().session.meta().cwd.clone();
+        let text = Environment::collect(&cwd).render();
+        self.journal_item(id, 0, ContextItem::Environment { text })
+    }
+
     fn check_cancel(&self) -> Step<()> {
         let core = self.shared.lock();
         match &core.active {
@@ -238,7 +276,7 @@ impl Worker {
         let tools = self.registry.provider_tools(tool_mode(mode));
         let request = GenerationRequest {
             generation,
-            instructions: &self.instructions,
+            instructions: self.prompt.for_mode(tool_mode(mode)),
             context: &self.context.items,
             tools: &tools,
             cancel: &flag,
@@ -355,8 +393,7 @@ impl Worker {
                     id,
                     call,
                     ToolOutcomeStatus::Error,
-                    output,
-                    Vec::new(),
+                    Output::text(output),
                     ToolPhase::Failed,
                 )?;
             }
@@ -390,8 +427,7 @@ impl Worker {
                         id,
                         call,
                         ToolOutcomeStatus::Cancelled,
-                        note.into(),
-                        Vec::new(),
+                        Output::text(note.into()),
                         ToolPhase::Failed,
                     )?;
                 }
@@ -432,34 +468,25 @@ impl Worker {
             .execute_supervised(&admitted.args, &engine, supervision);
         crash::point("outcome:before");
         let cancelled = engine.is_cancelled();
-        let (status, output, delivered, phase) = match result {
-            Ok(out) if cancelled => (
-                ToolOutcomeStatus::Cancelled,
-                out.text,
-                out.delivered,
-                ToolPhase::Finished,
-            ),
-            Ok(out) if out.timed_out => (
-                ToolOutcomeStatus::TimedOut,
-                out.text,
-                out.delivered,
-                ToolPhase::Failed,
-            ),
-            Ok(out) => (
-                ToolOutcomeStatus::Ok,
-                out.text,
-                out.delivered,
-                ToolPhase::Finished,
-            ),
-            Err(e) => (
-                ToolOutcomeStatus::Error,
-                e.to_string(),
-                Vec::new(),
-                ToolPhase::Failed,
-            ),
+        let (status, phase) = match &result {
+            Ok(_) if cancelled => (ToolOutcomeStatus::Cancelled, ToolPhase::Finished),
+            Ok(out) if out.timed_out => (ToolOutcomeStatus::TimedOut, ToolPhase::Failed),
+            Ok(_) => (ToolOutcomeStatus::Ok, ToolPhase::Finished),
+            Err(_) => (ToolOutcomeStatus::Error, ToolPhase::Failed),
         };
-        let delivered = delivered.iter().map(|p| p.display().to_string()).collect();
-        self.outcome(id, call, status, output, delivered, phase)
+        let output = match result {
+            Ok(out) => Output {
+                text: out.text,
+                answer: out.answer,
+                instructions: out
+                    .delivered
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect(),
+            },
+            Err(e) => Output::text(e.to_string()),
+        };
+        self.outcome(id, call, status, output, phase)
     }
 
     fn outcome(
@@ -467,12 +494,16 @@ impl Worker {
         id: RequestId,
         call: &ToolCall,
         status: ToolOutcomeStatus,
-        output: String,
-        instructions: Vec<String>,
+        output: Output,
         phase: ToolPhase,
     ) -> Step<()> {
         let call_id = CallId(call.call_id.clone());
-        let encoded = encode_output(&output).map_err(|e| Stop::Storage(e.to_string()))?;
+        let storage = |e: serde_json::Error| Stop::Storage(e.to_string());
+        let encoded = encode_output(&output.text).map_err(storage)?;
+        let answer = match &output.answer {
+            Some(a) => Some(encode_output(a).map_err(storage)?),
+            None => None,
+        };
         let mut core = self.shared.lock();
         let saved = core.durable(Record::ToolOutcome(ToolOutcome {
             request_id: id,
@@ -480,14 +511,15 @@ impl Worker {
             status,
             reconciled: false,
             output: encoded,
-            instructions,
+            answer,
+            instructions: output.instructions,
         }));
         crash::point("outcome:after");
         core.tool_status(id, &call_id, &call.name, None, phase);
         drop(core);
         self.context.items.push(ContextItem::ToolOutput {
             call_id: call.call_id.clone(),
-            output,
+            output: output.text,
         });
         saved.map_err(|e| Stop::Storage(e.to_string()))
     }

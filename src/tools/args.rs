@@ -93,12 +93,14 @@ pub struct EvidenceArgs {
     pub kind: EvidenceKind,
     /// Byte offset (0-based) or line (1-based).
     pub offset: u64,
-    /// Number of bytes or lines.
-    pub length: u64,
+    /// Number of bytes or lines; `None` reads (or searches) to the end of the value.
+    pub length: Option<u64>,
     /// The search query (`kind: "search"` only).
     pub query: Option<String>,
     /// Whether `query` is a regex.
     pub regex: bool,
+    /// Whether the search ignores case.
+    pub case_insensitive: bool,
 }
 
 /// Projection of `evidence`.
@@ -159,10 +161,18 @@ pub(super) struct RawExecArgs {
     pub(super) timeout_ms: Option<u64>,
 }
 
-/// `edit`: replace exact text in one file.
+/// `edit`: replace exact text in one or more files, applied as one all-or-nothing patch.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EditArgs {
+    /// The files, each with its replacements.
+    pub files: Vec<FileEdits>,
+}
+
+/// The replacements of one file of an `edit`.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileEdits {
     /// The file to patch.
     pub path: String,
     /// Replacements, each `old` occurring exactly once in the file as last read.
@@ -264,7 +274,12 @@ impl ToolArgs {
                 .chain(a.args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            ToolArgs::Edit(a) => a.path.clone(),
+            ToolArgs::Edit(a) => a
+                .files
+                .iter()
+                .map(|f| f.path.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
             ToolArgs::Files(a) => a
                 .actions
                 .iter()

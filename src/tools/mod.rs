@@ -9,11 +9,12 @@ mod rules;
 mod schema;
 mod standard;
 mod test_value;
+mod view;
 
 pub use args::{
     EditArgs, EnvChange, EvidenceArgs, EvidenceKind, ExecArgs, FileAction, FileActionKind,
-    FilesArgs, GetTestValueArgs, ListArgs, ListKind, ReadArgs, ReadMode, SearchArgs, SnapshotArgs,
-    TextEdit, ToolArgs,
+    FileEdits, FilesArgs, GetTestValueArgs, ListArgs, ListKind, ReadArgs, ReadMode, SearchArgs,
+    SnapshotArgs, TextEdit, ToolArgs,
 };
 pub use edit::{ByteEdit, EditError, compile_edits};
 pub use error::{RegistryError, ToolCallError};
@@ -26,5 +27,5 @@ pub use registry::{
     AdmittedCall, Mode, ParseFn, ProviderTool, ToolDescriptor, ToolRegistry, ToolSpec,
 };
 pub use schema::{JsonType, Schema, SchemaError, Violation};
-pub use standard::standard_specs;
+pub use standard::{offline_specs, standard_specs};
 pub use test_value::{TestValue, execute_get_test_value, test_value};

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::args::ToolArgs;
 use super::error::{RegistryError, ToolCallError};
 use super::schema::{Schema, Violation};
-use super::standard::standard_specs;
+use super::standard::{offline_specs, standard_specs};
 
 /// Turns schema-valid arguments into typed ones, applying domain rules the schema cannot express.
 pub type ParseFn = fn(Value) -> Result<ToolArgs, Violation>;
@@ -140,10 +140,28 @@ impl ToolRegistry {
         Self::default()
     }
 
-    /// The standard tool set of the spec.
+    /// The standard tool set of the spec: what a live session offers.
     pub fn standard() -> Result<Self, RegistryError> {
+        Self::of(standard_specs())
+    }
+
+    /// The offline profile's set: the standard tools and `get_test_value`.
+    pub fn offline() -> Result<Self, RegistryError> {
+        Self::of(offline_specs())
+    }
+
+    /// The registry of the session's profile.
+    pub fn for_profile(offline: bool) -> Result<Self, RegistryError> {
+        if offline {
+            Self::offline()
+        } else {
+            Self::standard()
+        }
+    }
+
+    fn of(specs: Vec<ToolSpec>) -> Result<Self, RegistryError> {
         let mut registry = Self::new();
-        for spec in standard_specs() {
+        for spec in specs {
             registry.register(spec)?;
         }
         Ok(registry)

@@ -4,7 +4,7 @@ use super::*;
 use crate::tools::args::*;
 
 fn registry() -> ToolRegistry {
-    ToolRegistry::standard().unwrap()
+    ToolRegistry::offline().unwrap()
 }
 
 fn admit(name: &str, arguments: Value) -> Result<ToolArgs, ToolCallError> {
@@ -183,6 +183,31 @@ fn strictness_errors_are_precise() {
 }
 
 #[test]
+fn the_live_set_has_only_real_tools() {
+    let live = ToolRegistry::standard().unwrap();
+    assert!(live.get("get_test_value").is_none());
+    assert!(
+        ToolRegistry::for_profile(false)
+            .unwrap()
+            .get("get_test_value")
+            .is_none()
+    );
+    assert!(
+        ToolRegistry::for_profile(true)
+            .unwrap()
+            .get("get_test_value")
+            .is_some()
+    );
+    let names: Vec<_> = live.tools(Mode::Basic).map(|t| t.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "read", "list", "search", "snapshot", "evidence", "exec", "edit", "files"
+        ]
+    );
+}
+
+#[test]
 fn domain_rules_are_enforced() {
     assert_eq!(
         invalid(
@@ -207,7 +232,7 @@ fn domain_rules_are_enforced() {
         .0,
         "paths"
     );
-    let evidence = |kind: &str, query: Value| json!({"ref": "@2", "kind": kind, "offset": 1, "length": 4, "query": query, "regex": false});
+    let evidence = |kind: &str, query: Value| json!({"ref": "@2", "kind": kind, "offset": 1, "length": 4, "query": query, "regex": false, "case_insensitive": false});
     assert!(admit("evidence", evidence("search", json!("x"))).is_ok());
     assert_eq!(
         invalid("evidence", evidence("search", Value::Null)).0,
@@ -220,8 +245,11 @@ fn domain_rules_are_enforced() {
     let mut bad_ref = evidence("bytes", Value::Null);
     bad_ref["ref"] = json!("@0");
     assert_eq!(invalid("evidence", bad_ref).0, "ref");
-    let edit = |old: &str| json!({"path": "a.rs", "edits": [{"old": "x", "new": "y"}, {"old": old, "new": "z"}]});
-    assert_eq!(invalid("edit", edit("")).0, "edits[1].old");
+    let edit = |old: &str| json!({"files": [{"path": "a.rs", "edits": [{"old": "x", "new": "y"}, {"old": old, "new": "z"}]}]});
+    assert_eq!(invalid("edit", edit("")).0, "files[0].edits[1].old");
+    let twice = json!({"files": [{"path": "a.rs", "edits": [{"old": "x", "new": "y"}]}, {"path": "a.rs", "edits": [{"old": "z", "new": "w"}]}]});
+    assert_eq!(invalid("edit", twice).0, "files[1].path");
+    assert_eq!(invalid("edit", json!({"files": []})).0, "files");
     let files = |kind: &str, to: Value, content: Value| json!({"actions": [{"kind": kind, "path": "a", "to": to, "content": content}]});
     assert!(admit("files", files("create", Value::Null, json!(""))).is_ok());
     assert!(admit("files", files("move", json!("b"), Value::Null)).is_ok());
@@ -260,10 +288,10 @@ fn typed_arguments_come_out() {
     assert_eq!(args.timeout_ms, Some(5000));
     let bad_env = json!({"program": "x", "args": [], "cwd": ".", "env": ["A=1", "=1"], "stdin": null, "timeout_ms": null});
     assert_eq!(invalid("exec", bad_env).0, "env[1]");
-    let ToolArgs::Evidence(args) = admit("evidence", json!({"ref": "@12", "kind": "lines", "offset": 3, "length": 2, "query": null, "regex": false})).unwrap() else { panic!() };
+    let ToolArgs::Evidence(args) = admit("evidence", json!({"ref": "@12", "kind": "lines", "offset": 3, "length": null, "query": null, "regex": false, "case_insensitive": false})).unwrap() else { panic!() };
     assert_eq!(
-        (args.reference.as_str(), args.kind),
-        ("@12", EvidenceKind::Lines)
+        (args.reference.as_str(), args.kind, args.length),
+        ("@12", EvidenceKind::Lines, None)
     );
     let ToolArgs::List(args) = admit(
         "list",

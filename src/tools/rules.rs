@@ -167,24 +167,41 @@ fn parse_env(index: usize, entry: String) -> Result<EnvChange, Violation> {
 
 impl EditArgs {
     pub(super) fn check(&self) -> Result<(), Violation> {
-        if self.path.is_empty() {
-            return Err(bad("path", "is empty", "name the file to edit"));
-        }
-        if self.edits.is_empty() {
+        if self.files.is_empty() {
             return Err(bad(
-                "edits",
+                "files",
                 "is empty",
-                "pass at least one {old, new} edit",
+                "pass at least one {path, edits} entry",
             ));
         }
-        match self.edits.iter().position(|edit| edit.old.is_empty()) {
-            Some(index) => Err(bad(
-                format!("edits[{index}].old"),
-                "is empty",
-                "quote the exact existing text to replace; to create a file use the `files` tool",
-            )),
-            None => Ok(()),
+        for (n, file) in self.files.iter().enumerate() {
+            let at = |field: &str| format!("files[{n}].{field}");
+            if file.path.is_empty() {
+                return Err(bad(at("path"), "is empty", "name the file to edit"));
+            }
+            if let Some(first) = self.files[..n].iter().position(|f| f.path == file.path) {
+                return Err(bad(
+                    at("path"),
+                    format!("repeats files[{first}].path"),
+                    "put all edits of one file in one entry",
+                ));
+            }
+            if file.edits.is_empty() {
+                return Err(bad(
+                    at("edits"),
+                    "is empty",
+                    "pass at least one {old, new} edit",
+                ));
+            }
+            if let Some(index) = file.edits.iter().position(|edit| edit.old.is_empty()) {
+                return Err(bad(
+                    at(&format!("edits[{index}].old")),
+                    "is empty",
+                    "quote the exact existing text to replace; to create a file use the `files` tool",
+                ));
+            }
         }
+        Ok(())
     }
 }
 

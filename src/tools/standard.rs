@@ -27,29 +27,35 @@ fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
 
-fn depth() -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": 64, "description": "How many levels below each root (0 = the root only)."})
+fn flag(what: &str) -> Value {
+    json!({"type": "boolean", "description": what})
 }
 
-fn hidden() -> Value {
-    json!({"type": "boolean", "description": "Include entries whose name starts with a dot."})
+fn depth() -> Value {
+    json!({"type": "integer", "minimum": 0, "maximum": 64, "description": "Levels below each path; 0 = the path only."})
 }
+
+fn text_or_null(what: &str) -> Value {
+    json!({"type": ["string", "null"], "description": what})
+}
+
+const HIDDEN: &str = "Include names starting with a dot.";
 
 fn read() -> ToolSpec {
     ToolSpec {
         name: "read",
-        description: "Read line or byte ranges of files. Returns the text and each file's BLAKE3 digest (needed by `edit`).",
+        description: "Read line or byte ranges of files.",
         schema: object(
             json!({
-                "paths": paths("Files to read, relative to the working directory."),
-                "mode": {"type": "string", "enum": ["lines", "bytes"], "description": "Whether offset and length count lines or bytes."},
-                "offset": {"type": "integer", "minimum": 0, "description": "First line (1-based) in lines mode, first byte (0-based) in bytes mode."},
-                "length": {"type": "integer", "minimum": 1, "description": "Number of lines or bytes to read."}
+                "paths": paths("Relative paths."),
+                "mode": {"type": "string", "enum": ["lines", "bytes"]},
+                "offset": {"type": "integer", "minimum": 0, "description": "First line (1-based) or byte (0-based)."},
+                "length": {"type": "integer", "minimum": 1, "description": "Lines or bytes."}
             }),
             &["paths", "mode", "offset", "length"],
         ),
         read_only: true,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: ReadArgs = typed(value)?;
             args.check()?;
@@ -61,18 +67,18 @@ fn read() -> ToolSpec {
 fn list() -> ToolSpec {
     ToolSpec {
         name: "list",
-        description: "List directory entries (path, kind, size), sorted by path. Symlinks are listed, not followed.",
+        description: "List directory entries with kind and size, sorted by path; symlinks are not followed.",
         schema: object(
             json!({
-                "paths": paths("Directories to walk, relative to the working directory."),
+                "paths": paths("Relative directories (\".\" for the working directory)."),
                 "depth": depth(),
-                "include_hidden": hidden(),
-                "kind": {"type": "string", "enum": ["all", "files", "dirs"], "description": "Which entries to list."}
+                "include_hidden": flag(HIDDEN),
+                "kind": {"type": "string", "enum": ["all", "files", "dirs"]}
             }),
             &["paths", "depth", "include_hidden", "kind"],
         ),
         read_only: true,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: ListArgs = typed(value)?;
             args.check()?;
@@ -84,14 +90,14 @@ fn list() -> ToolSpec {
 fn search() -> ToolSpec {
     ToolSpec {
         name: "search",
-        description: "Search files for text: the first match on each line, with line, byte column and the whole line.",
+        description: "Find the lines of files that contain a text or regex (first match per line).",
         schema: object(
             json!({
-                "query": {"type": "string", "description": "The text (or regex) to find."},
-                "paths": paths("Files or directories to search."),
-                "regex": {"type": "boolean", "description": "Treat query as a Rust regex."},
-                "case_insensitive": {"type": "boolean", "description": "Ignore case."},
-                "include_hidden": hidden()
+                "query": {"type": "string"},
+                "paths": paths("Relative files or directories."),
+                "regex": flag("The query is a Rust regex."),
+                "case_insensitive": flag("Ignore case."),
+                "include_hidden": flag(HIDDEN)
             }),
             &[
                 "query",
@@ -102,7 +108,7 @@ fn search() -> ToolSpec {
             ],
         ),
         read_only: true,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: SearchArgs = typed(value)?;
             args.check()?;
@@ -114,18 +120,18 @@ fn search() -> ToolSpec {
 fn snapshot() -> ToolSpec {
     ToolSpec {
         name: "snapshot",
-        description: "Capture a hashed manifest of a tree (retained as @N), or the changes since an earlier snapshot.",
+        description: "Record the state of a tree (kept as r:@N), or, given such a baseline, list what changed since.",
         schema: object(
             json!({
-                "paths": paths("Roots to capture."),
+                "paths": paths("Relative directories."),
                 "depth": depth(),
-                "include_hidden": hidden(),
-                "baseline": {"type": ["string", "null"], "description": "An earlier snapshot reference (\"@N\") to diff against, or null to capture."}
+                "include_hidden": flag(HIDDEN),
+                "baseline": text_or_null("The r:@N of an earlier snapshot with the same paths, depth and include_hidden, or null.")
             }),
             &["paths", "depth", "include_hidden", "baseline"],
         ),
         read_only: true,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: SnapshotArgs = typed(value)?;
             args.check()?;
@@ -137,20 +143,29 @@ fn snapshot() -> ToolSpec {
 fn evidence() -> ToolSpec {
     ToolSpec {
         name: "evidence",
-        description: "Take a byte slice, a line slice, or search inside a retained result (@N) without re-running the tool.",
+        description: "Read or search a retained value (@N from r, ro or re) instead of re-running the tool.",
         schema: object(
             json!({
-                "ref": {"type": "string", "description": "The retained result, e.g. \"@3\"."},
-                "kind": {"type": "string", "enum": ["bytes", "lines", "search"], "description": "Slice bytes, slice lines, or search a byte window."},
-                "offset": {"type": "integer", "minimum": 0, "description": "First byte (0-based; bytes and search) or line (1-based; lines)."},
-                "length": {"type": "integer", "minimum": 1, "description": "Number of bytes (bytes, search) or lines (lines)."},
-                "query": {"type": ["string", "null"], "description": "Text to find (search only), otherwise null."},
-                "regex": {"type": "boolean", "description": "Treat query as a regex (search only)."}
+                "ref": {"type": "string", "description": "\"@N\"."},
+                "kind": {"type": "string", "enum": ["lines", "bytes", "search"]},
+                "offset": {"type": "integer", "minimum": 0, "description": "First line (1-based) or byte (0-based; also for search)."},
+                "length": {"type": ["integer", "null"], "minimum": 1, "description": "Lines or bytes; null = to the end."},
+                "query": text_or_null("Search only."),
+                "regex": flag("The query is a regex."),
+                "case_insensitive": flag("Ignore case.")
             }),
-            &["ref", "kind", "offset", "length", "query", "regex"],
+            &[
+                "ref",
+                "kind",
+                "offset",
+                "length",
+                "query",
+                "regex",
+                "case_insensitive",
+            ],
         ),
         read_only: true,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: EvidenceArgs = typed(value)?;
             args.check()?;
@@ -162,20 +177,20 @@ fn evidence() -> ToolSpec {
 fn exec() -> ToolSpec {
     ToolSpec {
         name: "exec",
-        description: "Run a program with an argument vector (no shell; use program \"sh\" with args [\"-c\", …] to ask for one). Nonzero exits are results, not errors.",
+        description: "Run a program with arguments, without a shell (for one: program \"sh\", args [\"-c\", script]).",
         schema: object(
             json!({
-                "program": {"type": "string", "description": "The executable, e.g. \"cargo\"."},
-                "args": {"type": "array", "items": {"type": "string"}, "description": "Arguments after the program name."},
-                "cwd": {"type": "string", "description": "Working directory, relative to the session's (\".\" for it)."},
-                "env": {"type": "array", "items": {"type": "string"}, "description": "Environment changes: \"NAME=value\" sets, \"-NAME\" removes."},
-                "stdin": {"type": ["string", "null"], "description": "Text for standard input, or null for none."},
-                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "Timeout in milliseconds, or null for the configured default."}
+                "program": {"type": "string", "description": "A name looked up in PATH, or a relative path."},
+                "args": {"type": "array", "items": {"type": "string"}},
+                "cwd": {"type": "string", "description": "Relative directory; \".\" for the working directory."},
+                "env": {"type": "array", "items": {"type": "string"}, "description": "\"NAME=value\" sets, \"-NAME\" removes."},
+                "stdin": text_or_null("Standard input, or null."),
+                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "Null = the configured default."}
             }),
             &["program", "args", "cwd", "env", "stdin", "timeout_ms"],
         ),
         read_only: false,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let raw: RawExecArgs = typed(value)?;
             Ok(ToolArgs::Exec(ExecArgs::try_from(raw)?))
@@ -186,26 +201,33 @@ fn exec() -> ToolSpec {
 fn edit() -> ToolSpec {
     ToolSpec {
         name: "edit",
-        description: "Replace exact text in a file. Each `old` must occur exactly once in the file as last read; if the file changed since, the edit conflicts instead of overwriting.",
+        description: "Replace exact text in one or more files, all or nothing. Each old must occur exactly once in the file as you last read it; a file changed since conflicts.",
         schema: object(
             json!({
-                "path": {"type": "string", "description": "The file to edit."},
-                "edits": {
+                "files": {
                     "type": "array",
-                    "description": "Replacements; they must not overlap.",
                     "items": object(
                         json!({
-                            "old": {"type": "string", "description": "Exact existing text (non-empty, unique in the file)."},
-                            "new": {"type": "string", "description": "Replacement text."}
+                            "path": {"type": "string"},
+                            "edits": {
+                                "type": "array",
+                                "items": object(
+                                    json!({
+                                        "old": {"type": "string"},
+                                        "new": {"type": "string"}
+                                    }),
+                                    &["old", "new"],
+                                )
+                            }
                         }),
-                        &["old", "new"],
+                        &["path", "edits"],
                     )
                 }
             }),
-            &["path", "edits"],
+            &["files"],
         ),
         read_only: false,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: EditArgs = typed(value)?;
             args.check()?;
@@ -217,18 +239,17 @@ fn edit() -> ToolSpec {
 fn files() -> ToolSpec {
     ToolSpec {
         name: "files",
-        description: "Create, copy, move or remove files together; never overwrites an existing file.",
+        description: "Create, copy, move or remove files, all or nothing; never overwrites.",
         schema: object(
             json!({
                 "actions": {
                     "type": "array",
-                    "description": "Actions to apply.",
                     "items": object(
                         json!({
-                            "kind": {"type": "string", "enum": ["create", "copy", "move", "remove"], "description": "What to do."},
-                            "path": {"type": "string", "description": "The file created, copied, moved or removed."},
-                            "to": {"type": ["string", "null"], "description": "Destination for copy and move, otherwise null."},
-                            "content": {"type": ["string", "null"], "description": "Content for create, otherwise null."}
+                            "kind": {"type": "string", "enum": ["create", "copy", "move", "remove"]},
+                            "path": {"type": "string"},
+                            "to": text_or_null("Destination of copy and move."),
+                            "content": text_or_null("Content of create.")
                         }),
                         &["kind", "path", "to", "content"],
                     )
@@ -237,7 +258,7 @@ fn files() -> ToolSpec {
             &["actions"],
         ),
         read_only: false,
-        implementation_revision: 1,
+        implementation_revision: 2,
         parse: |value| {
             let args: FilesArgs = typed(value)?;
             args.check()?;
@@ -260,7 +281,7 @@ fn get_test_value() -> ToolSpec {
     }
 }
 
-/// The standard tools in the order providers see them.
+/// The standard tools in the order providers see them: the live profile's set.
 pub fn standard_specs() -> Vec<ToolSpec> {
     vec![
         read(),
@@ -271,8 +292,14 @@ pub fn standard_specs() -> Vec<ToolSpec> {
         exec(),
         edit(),
         files(),
-        get_test_value(),
     ]
+}
+
+/// The offline profile's tools: the standard set and `get_test_value`.
+pub fn offline_specs() -> Vec<ToolSpec> {
+    let mut specs = standard_specs();
+    specs.push(get_test_value());
+    specs
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ use serde_json::{Value, json};
 use super::super::registry::{Mode, ToolRegistry};
 
 fn registry() -> ToolRegistry {
-    ToolRegistry::standard().unwrap()
+    ToolRegistry::offline().unwrap()
 }
 
 /// The argument table of the spec, written independently of the schemas.
@@ -51,9 +51,10 @@ const SHAPES: &[(&str, &[(&str, &str)])] = &[
             ("ref", "string"),
             ("kind", "string"),
             ("offset", "integer"),
-            ("length", "integer"),
+            ("length", "integer|null"),
             ("query", "string|null"),
             ("regex", "boolean"),
+            ("case_insensitive", "boolean"),
         ],
     ),
     (
@@ -67,7 +68,7 @@ const SHAPES: &[(&str, &[(&str, &str)])] = &[
             ("timeout_ms", "integer|null"),
         ],
     ),
-    ("edit", &[("path", "string"), ("edits", "array<object>")]),
+    ("edit", &[("files", "array<object>")]),
     ("files", &[("actions", "array<object>")]),
     ("get_test_value", &[("key", "string")]),
 ];
@@ -128,8 +129,12 @@ fn standard_tools_have_exactly_the_spec_shapes() {
             );
         }
     }
-    let edit_item = &tools[6].parameters["properties"]["edits"]["items"];
-    assert_eq!(edit_item["required"], json!(["old", "new"]));
+    let file_item = &tools[6].parameters["properties"]["files"]["items"];
+    assert_eq!(file_item["required"], json!(["path", "edits"]));
+    assert_eq!(
+        file_item["properties"]["edits"]["items"]["required"],
+        json!(["old", "new"])
+    );
     let action = &tools[7].parameters["properties"]["actions"]["items"];
     assert_eq!(action["required"], json!(["kind", "path", "to", "content"]));
     assert_eq!(
@@ -146,7 +151,7 @@ fn standard_tools_have_exactly_the_spec_shapes() {
     );
     assert_eq!(
         tools[4].parameters["properties"]["kind"]["enum"],
-        json!(["bytes", "lines", "search"])
+        json!(["lines", "bytes", "search"])
     );
 }
 

@@ -312,7 +312,7 @@ fn resume_right_after_done_sees_the_finished_turn() {
 #[test]
 fn a_damaged_session_says_why_when_it_opens_and_never_claims_running() {
     let w = World::new();
-    // One byte of the tool intent (line 7) changed: its checksum no longer matches.
+    // One byte of the tool intent (line 8, after the environment message) changed: its checksum no longer matches.
     let dir = crate::harness::damaged_session(
         &w,
         "\"tool\":\"get_test_value\"",
@@ -324,7 +324,7 @@ fn a_damaged_session_says_why_when_it_opens_and_never_claims_running() {
     assert_eq!(snap["read_only"], true, "{snap}");
     let reason = snap["read_only_reason"].as_str().unwrap_or_default();
     assert!(
-        reason.contains("journal part 000001 line 7") && reason.contains("checksum mismatch"),
+        reason.contains("journal part 000001 line 8") && reason.contains("checksum mismatch"),
         "{reason}"
     );
     assert_ne!(snap["state"], "running", "{snap}");

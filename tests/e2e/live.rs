@@ -128,9 +128,25 @@ fn responses_session_over_https_resends_output_items_exactly() {
     assert_eq!(first["stream"], true);
     assert_eq!(first["store"], false);
     assert_eq!(first["model"], "gpt-5.5");
+    // ansa's base prompt leads the instructions; the session's environment message comes
+    // before the first task, and the live profile offers only real tools.
+    assert!(
+        first["instructions"]
+            .as_str()
+            .unwrap()
+            .starts_with(ansa::prompt::BASE)
+    );
+    let input = first["input"].as_array().unwrap();
+    assert_eq!(input.len(), 2, "{input:?}");
+    assert_eq!(input[0]["role"], "user");
+    let environment = input[0]["content"].as_str().unwrap();
+    assert!(
+        environment.starts_with("<environment>\ncwd: ") && environment.contains("\nos: linux "),
+        "{environment}"
+    );
     assert_eq!(
-        first["input"],
-        json!([{"role": "user", "content": "what is in notes.txt?"}])
+        input[1],
+        json!({"role": "user", "content": "what is in notes.txt?"})
     );
     let tools: Vec<&str> = first["tools"]
         .as_array()
@@ -139,7 +155,7 @@ fn responses_session_over_https_resends_output_items_exactly() {
         .map(|t| t["name"].as_str().unwrap())
         .collect();
     assert!(
-        tools.contains(&"read") && tools.contains(&"exec"),
+        tools.contains(&"read") && tools.contains(&"exec") && !tools.contains(&"get_test_value"),
         "{tools:?}"
     );
     assert!(

@@ -368,7 +368,7 @@ fn session_busy_says_it_once() {
 #[test]
 fn line_mode_says_at_once_why_a_damaged_session_is_read_only() {
     let w = World::new();
-    // The first mention is in the provider item on line 6.
+    // The first mention is in the provider item on line 7 (after the environment message).
     let dir = crate::harness::damaged_session(&w, "get_test_value", "get_test_valuE");
     let mut child = w
         .command(&["--offline", "--session", dir.to_str().unwrap()])
@@ -381,7 +381,7 @@ fn line_mode_says_at_once_why_a_damaged_session_is_read_only() {
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("this session is read-only: journal part 000001 line 6"),
+        err.contains("this session is read-only: journal part 000001 line 7"),
         "{err}"
     );
 }

@@ -11,7 +11,7 @@ fn edit_after_read_patches_the_file() {
     h.ok("read", READ_ALL);
     let out = h.ok(
         "edit",
-        r#"{"path":"a.rs","edits":[{"old":"fn b","new":"fn c"}]}"#,
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"fn b","new":"fn c"}]}]}"#,
     );
     assert_eq!(h.file("a.rs"), "fn a() {}\nfn c() {}\n");
     assert_eq!(
@@ -24,7 +24,7 @@ fn edit_after_read_patches_the_file() {
     // The committed digest is what the model now knows: a second edit needs no re-read.
     h.ok(
         "edit",
-        r#"{"path":"a.rs","edits":[{"old":"fn a","new":"fn z"}]}"#,
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"fn a","new":"fn z"}]}]}"#,
     );
     assert_eq!(h.file("a.rs"), "fn z() {}\nfn c() {}\n");
 }
@@ -38,7 +38,7 @@ fn partial_read_is_enough() {
     );
     h.ok(
         "edit",
-        r#"{"path":"a.rs","edits":[{"old":"three","new":"3"}]}"#,
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"three","new":"3"}]}]}"#,
     );
     assert_eq!(h.file("a.rs"), "one\ntwo\n3\n");
 }
@@ -50,7 +50,7 @@ fn stale_read_conflicts_and_leaves_the_file() {
     std::fs::write(h.dir.path().join("a.rs"), "x = 1\ny = 2\n").expect("write");
     let out = h.ok(
         "edit",
-        r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}"#,
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}]}"#,
     );
     // 501 with the observed digest; the preimage was the digest of the read.
     assert_eq!(
@@ -70,7 +70,7 @@ fn stale_read_conflicts_even_when_old_no_longer_matches() {
     std::fs::write(h.dir.path().join("a.rs"), "rewritten\n").expect("write");
     let out = h.ok(
         "edit",
-        r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}"#,
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 9"}]}]}"#,
     );
     assert!(out.contains("\ns:8\n") && out.contains("\n501,"), "{out}");
     assert_eq!(h.file("a.rs"), "rewritten\n");
@@ -80,7 +80,10 @@ fn stale_read_conflicts_even_when_old_no_longer_matches() {
 fn never_read_file_is_a_tool_error() {
     let mut h = Harness::new(&[("a.rs", "x\n")]);
     let err = h
-        .call("edit", r#"{"path":"a.rs","edits":[{"old":"x","new":"y"}]}"#)
+        .call(
+            "edit",
+            r#"{"files":[{"path":"a.rs","edits":[{"old":"x","new":"y"}]}]}"#,
+        )
         .unwrap_err();
     assert_eq!(
         err,
@@ -99,12 +102,13 @@ fn ambiguous_old_is_a_tool_error() {
     let err = h
         .call(
             "edit",
-            r#"{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 2"}]}"#,
+            r#"{"files":[{"path":"a.rs","edits":[{"old":"x = 1","new":"x = 2"}]}]}"#,
         )
         .unwrap_err();
     assert_eq!(
         err,
         ToolExecError::Edit {
+            path: "a.rs".into(),
             source: EditError::Ambiguous {
                 index: 0,
                 count: 2,

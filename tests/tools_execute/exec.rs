@@ -81,7 +81,7 @@ fn read_only_refuses_mutation_tools_but_reads() {
         ("exec", exec("true", "[]")),
         (
             "edit",
-            r#"{"path":"a.txt","edits":[{"old":"x","new":"y"}]}"#.to_owned(),
+            r#"{"files":[{"path":"a.txt","edits":[{"old":"x","new":"y"}]}]}"#.to_owned(),
         ),
         (
             "files",

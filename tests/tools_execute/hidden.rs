@@ -14,7 +14,7 @@ fn read(path: &str) -> String {
 }
 
 fn edit(path: &str) -> String {
-    format!(r#"{{"path":{path:?},"edits":[{{"old":"needle","new":"pin"}}]}}"#)
+    format!(r#"{{"files":[{{"path":{path:?},"edits":[{{"old":"needle","new":"pin"}}]}}]}}"#)
 }
 
 /// Asserts that `tool` refuses `json` because of `path`, naming `reason` to the model.

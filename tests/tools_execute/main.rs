@@ -76,7 +76,7 @@ impl Harness {
         let exclusion = FileExclusion::new(&AnsaHome::at(ansa), Some(&user), dir.path(), &patterns)
             .expect("exclusion");
         let tools = open(dir.path(), policy, exclusion);
-        let registry = ToolRegistry::standard().expect("registry");
+        let registry = ToolRegistry::offline().expect("registry");
         Harness {
             dir,
             home,
@@ -105,9 +105,14 @@ impl Harness {
         self.tools.execute(&args, &CancelToken::new())
     }
 
-    /// Runs one call, returning its text.
+    /// Runs one call, returning [`joined`].
     pub fn call(&mut self, tool: &str, json: &str) -> Result<String, ToolExecError> {
-        self.output(tool, json).map(|out| out.text)
+        self.output(tool, json).map(|out| joined(&out))
+    }
+
+    /// Runs one call that must produce an answer, returning what the model sees.
+    pub fn view(&mut self, tool: &str, json: &str) -> String {
+        self.output(tool, json).expect("answer").text
     }
 
     /// Runs one call that must produce an answer.
@@ -118,6 +123,15 @@ impl Harness {
     /// A workspace file's content.
     pub fn file(&self, path: &str) -> String {
         std::fs::read_to_string(self.dir.path().join(path)).expect("read back")
+    }
+}
+
+/// The delivered instructions and the canonical answer of an output (or its text when the
+/// engine did not answer it).
+pub fn joined(out: &ToolOutput) -> String {
+    match &out.answer {
+        Some(answer) => format!("{}{answer}", out.preamble),
+        None => out.text.clone(),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Nested AGENTS.md delivery (ANSA.md §3): prepended once to the first tool output touching its
 //! directory, with the instruction token; search skips undelivered scopes.
 
-use super::{Harness, answer_paths, open, policy, write};
+use super::{Harness, answer_paths, joined, open, policy, write};
 use ansa::home::AnsaHome;
 use ansa::instructions::FileExclusion;
 use ash_engine::cancel::CancelToken;
@@ -48,18 +48,18 @@ fn delivered_exactly_once_with_the_first_read_in_its_directory() {
     assert_eq!(token.len(), 12);
     assert!(token.bytes().all(|b| b.is_ascii_hexdigit()));
     assert_eq!(
-        prefix(&first.text),
+        prefix(&joined(&first)),
         block(&token, "sub", "Use tabs in sub.\n")
     );
     assert!(
-        first.text.ends_with("\"needle a\\n\",~\nz:0\nr:~\n"),
+        joined(&first).ends_with("\"needle a\\n\",~\nz:0\nr:~\n"),
         "{}",
-        first.text
+        joined(&first)
     );
     assert_eq!(first.delivered, [canonical(&h, "sub")]);
 
     let second = h.output("read", &read("sub/b.txt")).expect("answer");
-    assert!(second.text.starts_with("t:3\n"), "{}", second.text);
+    assert!(joined(&second).starts_with("t:3\n"), "{}", joined(&second));
     assert!(second.delivered.is_empty());
     assert_eq!(
         h.tools.instruction_token(),
@@ -69,7 +69,7 @@ fn delivered_exactly_once_with_the_first_read_in_its_directory() {
 
     // The cwd's own AGENTS.md is initial, never delivered by the tools.
     let top = h.output("read", &read("top.txt")).expect("answer");
-    assert!(top.text.starts_with("t:3\n") && top.delivered.is_empty());
+    assert!(joined(&top).starts_with("t:3\n") && top.delivered.is_empty());
 }
 
 #[test]
@@ -78,7 +78,7 @@ fn a_deeper_access_delivers_every_scope_on_the_way_outermost_first() {
     let out = h.output("read", &read("sub/deep/c.txt")).expect("answer");
     let token = h.tools.instruction_token().to_owned();
     assert_eq!(
-        prefix(&out.text),
+        prefix(&joined(&out)),
         block(&token, "sub", "Use tabs in sub.\n") + &block(&token, "sub/deep", "Deep rules.\n")
     );
     assert_eq!(
@@ -95,7 +95,7 @@ fn search_skips_undelivered_scopes_until_they_are_accessed() {
         out.delivered.is_empty(),
         "a search from the cwd delivers nothing"
     );
-    assert_eq!(answer_paths(&out.text), ["top.txt"]);
+    assert_eq!(answer_paths(&joined(&out)), ["top.txt"]);
 
     h.ok(
         "list",
@@ -103,7 +103,7 @@ fn search_skips_undelivered_scopes_until_they_are_accessed() {
     );
     let out = h.output("search", SEARCH_ALL).expect("answer");
     assert_eq!(
-        answer_paths(&out.text),
+        answer_paths(&joined(&out)),
         ["sub/a.txt", "sub/b.txt"],
         "`sub` was accessed, `sub/deep` was not"
     );
@@ -115,8 +115,8 @@ fn search_skips_undelivered_scopes_until_they_are_accessed() {
         )
         .expect("answer");
     assert_eq!(out.delivered, [canonical(&h, "sub/deep")]);
-    assert!(prefix(&out.text).contains("scope=sub/deep⟧\nDeep rules.\n"));
-    assert_eq!(answer_paths(&out.text), ["sub/deep/c.txt"]);
+    assert!(prefix(&joined(&out)).contains("scope=sub/deep⟧\nDeep rules.\n"));
+    assert_eq!(answer_paths(&joined(&out)), ["sub/deep/c.txt"]);
 }
 
 #[test]
@@ -137,9 +137,9 @@ fn exec_cwd_and_file_changes_deliver_too() {
         .expect("answer");
     assert_eq!(out.delivered, [canonical(&h, "sub/deep")]);
     assert!(
-        out.text.contains("⟦end instructions⟧\nt:3\n"),
+        joined(&out).contains("⟦end instructions⟧\nt:3\n"),
         "{}",
-        out.text
+        joined(&out)
     );
 }
 
@@ -150,7 +150,8 @@ fn a_symlinked_nested_agents_md_is_reported_as_skipped_not_loaded() {
         .expect("symlink");
     let before = h.tools.instruction_token().to_owned();
     let out = h.output("read", &read("linked/x.txt")).expect("answer");
-    let shown = prefix(&out.text);
+    let text = joined(&out);
+    let shown = prefix(&text);
     assert!(
         shown.starts_with("⟦instructions skipped scope=linked⟧ AGENTS.md was not loaded: "),
         "{shown}"
@@ -162,9 +163,9 @@ fn a_symlinked_nested_agents_md_is_reported_as_skipped_not_loaded() {
     assert_eq!(h.tools.instruction_token(), before, "nothing was loaded");
     let again = h.output("read", &read("linked/x.txt")).expect("answer");
     assert!(
-        again.text.starts_with("t:3\n"),
+        joined(&again).starts_with("t:3\n"),
         "reported once: {}",
-        again.text
+        joined(&again)
     );
 }
 
@@ -173,7 +174,7 @@ fn a_refused_call_delivers_nothing() {
     let mut h = tree();
     let err = h.call(
         "edit",
-        r#"{"path":"sub/a.txt","edits":[{"old":"needle","new":"pin"}]}"#,
+        r#"{"files":[{"path":"sub/a.txt","edits":[{"old":"needle","new":"pin"}]}]}"#,
     );
     assert!(err.is_err(), "not read yet");
     let out = h.output("read", &read("sub/a.txt")).expect("answer");
@@ -197,7 +198,7 @@ fn a_reopened_session_keeps_its_deliveries_and_its_token() {
     let again = reopened
         .execute(&args, &CancelToken::new())
         .expect("answer");
-    assert!(again.delivered.is_empty() && again.text.starts_with("t:3\n"));
+    assert!(again.delivered.is_empty() && joined(&again).starts_with("t:3\n"));
 
     write(h.dir.path(), "sub/AGENTS.md", "Changed.\n");
     let exclusion = FileExclusion::new(&home, None, Path::new(h.dir.path()), &[]).expect("x");

@@ -112,7 +112,7 @@ fn evidence_slices_and_searches_a_retained_result() {
     );
     let bytes = h.ok(
         "evidence",
-        r#"{"ref":"@1","kind":"bytes","offset":0,"length":7,"query":null,"regex":false}"#,
+        r#"{"ref":"@1","kind":"bytes","offset":0,"length":7,"query":null,"regex":false,"case_insensitive":false}"#,
     );
     assert_eq!(
         bytes,
@@ -123,7 +123,7 @@ fn evidence_slices_and_searches_a_retained_result() {
     );
     let lines = h.ok(
         "evidence",
-        r#"{"ref":"@1","kind":"lines","offset":3,"length":2,"query":null,"regex":false}"#,
+        r#"{"ref":"@1","kind":"lines","offset":3,"length":2,"query":null,"regex":false,"case_insensitive":false}"#,
     );
     assert_eq!(
         lines,
@@ -134,7 +134,7 @@ fn evidence_slices_and_searches_a_retained_result() {
     );
     let found = h.ok(
         "evidence",
-        r#"{"ref":"@1","kind":"search","offset":0,"length":100,"query":"line 1","regex":false}"#,
+        r#"{"ref":"@1","kind":"search","offset":0,"length":100,"query":"line 1","regex":false,"case_insensitive":false}"#,
     );
     assert_eq!(
         found,

@@ -52,7 +52,7 @@ fn is_ident(b: u8) -> bool {
 }
 
 /// Whether `line` is a failure anchor (see the module docs).
-pub(crate) fn is_anchor(line: &[u8]) -> bool {
+pub fn is_anchor(line: &[u8]) -> bool {
     let mut i = 0;
     while i < line.len() {
         if !is_ident(line[i]) {

@@ -31,6 +31,7 @@ mod utf8;
 #[cfg(test)]
 mod tests;
 
+pub use anchor::is_anchor;
 pub use focus::failure_focus;
 pub use head_tail::{Cut, MIN_CUT_BUDGET, SEPARATOR, head_tail};
 pub use normalize::normalize;

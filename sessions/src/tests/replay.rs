@@ -73,6 +73,7 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
         status: ToolOutcomeStatus::EffectUnknown,
         reconciled: false,
         output: OpaqueJson::from_text("null").expect("json"),
+        answer: None,
         instructions: Vec::new(),
     }))
     .expect("outcome");

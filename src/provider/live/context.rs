@@ -10,7 +10,9 @@ pub fn responses_input(context: &[ContextItem]) -> Vec<ResponsesInput> {
     let mut out = Vec::with_capacity(context.len());
     for item in context {
         match item {
-            ContextItem::User { text } => out.push(ResponsesInput::User(text.clone())),
+            ContextItem::User { text } | ContextItem::Environment { text } => {
+                out.push(ResponsesInput::User(text.clone()))
+            }
             ContextItem::Native(n) => out.push(ResponsesInput::Output(n.to_raw())),
             ContextItem::ToolOutput { call_id, output } => {
                 out.push(ResponsesInput::FunctionCallOutput {
@@ -36,7 +38,9 @@ pub fn chat_messages(context: &[ContextItem]) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(context.len());
     for item in context {
         match item {
-            ContextItem::User { text } => out.push(ChatMessage::User(text.clone())),
+            ContextItem::User { text } | ContextItem::Environment { text } => {
+                out.push(ChatMessage::User(text.clone()))
+            }
             ContextItem::Native(n) => {
                 if let Some(m) = chat_assistant(n) {
                     out.push(m);

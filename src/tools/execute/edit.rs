@@ -6,45 +6,63 @@ use super::error::ToolExecError;
 use super::ledger::ReadLedger;
 use ash_engine::protocol::{Content, Edit, Op, PatchArgs, PatchFile};
 
-/// Builds the patch of `args` for `current`, the file as it is now.
+/// Builds the one patch of `args` from `current`, each file as it is now (same order as
+/// `args.files`); the engine applies it to every file or to none.
 ///
-/// The preimage digest is always the one the model last read. When the file still has it,
-/// the current bytes *are* the bytes the model read and the edits compile against them. When
-/// it changed, the patch still carries the old digest so the engine answers 501 (conflict)
-/// and leaves the file untouched; the edits then compile against the current bytes if they
-/// can, or become one empty edit, which the conflict check rejects before any write.
+/// Each file's preimage digest is the one the model last read. When a file still has it, the
+/// current bytes *are* the bytes the model read and the edits compile against them. When it
+/// changed, the patch still carries the old digest so the engine answers 501 (conflict) and
+/// leaves every file untouched; that file's edits then compile against the current bytes if
+/// they can, or become one empty edit, which the conflict check rejects before any write.
 pub fn patch(
     args: &EditArgs,
-    current: &CurrentFile,
+    current: &[CurrentFile],
     ledger: &ReadLedger,
 ) -> Result<Op, ToolExecError> {
-    let seen = ledger
-        .digest(&current.path)
-        .ok_or_else(|| ToolExecError::NotRead {
-            path: args.path.clone(),
-        })?;
-    let compiled = compile_edits(&current.bytes, &args.edits);
-    let edits: Vec<Edit> = match compiled {
-        Ok(edits) => edits
-            .into_iter()
-            .map(|e| Edit {
-                offset: e.offset as u64,
-                delete: e.len as u64,
-                insert: Content::Text(e.new),
-            })
-            .collect(),
-        Err(e) if seen == current.digest => return Err(e.into()),
-        Err(_) => vec![Edit {
-            offset: 0,
-            delete: 0,
-            insert: Content::Text(String::new()),
-        }],
-    };
-    Ok(Op::Patch(PatchArgs {
-        files: vec![PatchFile {
-            path: current.path.clone(),
+    let mut files = Vec::with_capacity(args.files.len());
+    for (file, now) in args.files.iter().zip(current) {
+        let seen = ledger
+            .digest(&now.path)
+            .ok_or_else(|| ToolExecError::NotRead {
+                path: file.path.clone(),
+            })?;
+        let edits: Vec<Edit> = match compile_edits(&now.bytes, &file.edits) {
+            Ok(edits) => edits
+                .into_iter()
+                .map(|e| Edit {
+                    offset: e.offset as u64,
+                    delete: e.len as u64,
+                    insert: Content::Text(e.new),
+                })
+                .collect(),
+            Err(source) if seen == now.digest => {
+                return Err(ToolExecError::Edit {
+                    path: file.path.clone(),
+                    source,
+                });
+            }
+            Err(_) => vec![Edit {
+                offset: 0,
+                delete: 0,
+                insert: Content::Text(String::new()),
+            }],
+        };
+        files.push(PatchFile {
+            path: now.path.clone(),
             digest: seen,
             edits,
-        }],
-    }))
+        });
+    }
+    // ASH/1 wants a patch's paths strictly sorted by bytes.
+    files.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    if let Some(pair) = files.windows(2).find(|w| w[0].path == w[1].path) {
+        return Err(ToolExecError::Invalid {
+            tool: "edit",
+            detail: format!(
+                "two entries of `files` name the same file `{}`; put all its edits in one entry",
+                pair[0].path
+            ),
+        });
+    }
+    Ok(Op::Patch(PatchArgs { files }))
 }

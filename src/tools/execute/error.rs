@@ -33,7 +33,7 @@ pub enum ToolExecError {
     },
     /// `edit` of a file the model has not read in this session.
     #[error(
-        "edit refused: `{path}` has not been read in this session. Nothing was changed. Call read on it first, then quote its text in edits[].old."
+        "edit refused: `{path}` has not been read in this session. Nothing was changed in any file. Call read on it first, then quote its text in edits[].old."
     )]
     NotRead {
         /// The file.
@@ -75,10 +75,11 @@ pub enum ToolExecError {
         detail: String,
     },
     /// The `{old,new}` edits do not compile against the file as last read.
-    #[error("edit refused: {source}. Nothing was changed.")]
+    #[error("edit refused: in `{path}`, {source}. Nothing was changed in any file.")]
     Edit {
+        /// The file whose edits do not compile.
+        path: String,
         /// The compile error.
-        #[from]
         source: EditError,
     },
 }

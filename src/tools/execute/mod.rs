@@ -21,7 +21,7 @@ pub use error::{ToolExecError, ToolOpenError};
 pub use ledger::{PathNames, ReadLedger};
 pub use policy::{MAX_EXEC_TIMEOUT_MS, READ_MS, READ_REC, READ_TOK, ToolPolicy};
 
-use super::{ToolArgs, execute_get_test_value};
+use super::{ToolArgs, execute_get_test_value, view};
 use crate::config::AccessMode;
 use crate::instructions::{ExclusionReason, FileExclusion, NestedInstructions};
 use ash_engine::cancel::CancelToken;
@@ -75,6 +75,11 @@ pub struct ToolOutput {
     pub delivered: Vec<PathBuf>,
     /// Whether the engine stopped the request at its deadline (an `exec` timeout: `s:6`).
     pub timed_out: bool,
+    /// The canonical ASON answer exactly as the engine encoded it, for the journal (`None`
+    /// for `get_test_value`, which is not an engine request). `text` is the model's view of it.
+    pub answer: Option<String>,
+    /// The nested instruction blocks at the start of `text` (empty when none were delivered).
+    pub preamble: String,
 }
 
 /// Runs tool calls of one agent session against its workspace.
@@ -85,6 +90,7 @@ pub struct ToolExecutor {
     deliveries: Deliveries,
     names: PathNames,
     ledger: ReadLedger,
+    plane: Arc<ComputePlane>,
     next_id: u64,
 }
 
@@ -111,7 +117,7 @@ impl ToolExecutor {
             hidden: Some(filter),
             ..session_config(&policy)
         };
-        let session = Session::open(root, config, plane)?;
+        let session = Session::open(root, config, Arc::clone(&plane))?;
         Ok(ToolExecutor {
             session,
             policy,
@@ -119,6 +125,7 @@ impl ToolExecutor {
             deliveries: Deliveries::new(nested, &instructions_digest),
             names: PathNames::default(),
             ledger: ReadLedger::default(),
+            plane,
             next_id: 1,
         })
     }
@@ -180,13 +187,21 @@ impl ToolExecutor {
                     text: execute_get_test_value(&a.key),
                     delivered: Vec::new(),
                     timed_out: false,
+                    answer: None,
+                    preamble: String::new(),
                 });
             }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
             ToolArgs::List(a) => ("list", requests::list(a)?, read),
             ToolArgs::Search(a) => ("search", requests::search(a), read),
             ToolArgs::Snapshot(a) => ("snapshot", requests::snapshot(a)?, read),
-            ToolArgs::Evidence(a) => ("evidence", requests::evidence(a)?, read),
+            ToolArgs::Evidence(a) => {
+                let len = requests::reference("evidence", "ref", &a.reference)
+                    .ok()
+                    .and_then(|r| self.session.store().get(r))
+                    .map(|body| body.len());
+                ("evidence", requests::evidence(a, len)?, read)
+            }
             ToolArgs::Exec(a) => {
                 self.writable("exec")?;
                 self.check_sudo(&a.program)?;
@@ -195,8 +210,11 @@ impl ToolExecutor {
             }
             ToolArgs::Edit(a) => {
                 self.writable("edit")?;
-                let id = self.fresh_id();
-                let current = current_file(&self.session, id, "edit", &a.path)?;
+                let mut current = Vec::with_capacity(a.files.len());
+                for file in &a.files {
+                    let id = self.fresh_id();
+                    current.push(current_file(&self.session, id, "edit", &file.path)?);
+                }
                 ("edit", edit::patch(a, &current, &self.ledger)?, read)
             }
             ToolArgs::Files(a) => {
@@ -211,15 +229,30 @@ impl ToolExecutor {
             .deliveries
             .take(tool, touched::named(args).iter().map(|n| n.dir()))?;
         let supervision = supervision.filter(|_| tool == "exec");
-        let (response, text) =
+        let (response, answer) =
             self.session
                 .execute_supervised(&request, cancel.clone(), supervision);
         self.names.learn(&response);
         self.ledger.observe(&self.names, &response);
+        let view = {
+            let store = self.session.store();
+            view::render(
+                &response,
+                &view::ViewContext {
+                    tool,
+                    names: &self.names,
+                    store: &store,
+                    plane: &self.plane,
+                    exec_limit: self.policy.exec_limit(),
+                },
+            )
+        };
         Ok(ToolOutput {
-            text: delivery.prefix + &text,
+            text: format!("{}{view}", delivery.prefix),
             delivered: delivery.dirs,
             timed_out: response.status == ash_engine::protocol::Status::TimedOut,
+            answer: Some(answer),
+            preamble: delivery.prefix,
         })
     }
 

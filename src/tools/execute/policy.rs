@@ -66,6 +66,11 @@ impl ToolPolicy {
         }
     }
 
+    /// The presentation limit of an `exec` in bytes (4 × the `tok` of [`Self::exec_budget`]).
+    pub fn exec_limit(&self) -> usize {
+        usize::try_from(self.exec_budget(None).tok * 4).unwrap_or(usize::MAX)
+    }
+
     /// The budget of an `exec`: 4 bytes per token of `process_output_bytes`, and the model's
     /// timeout or the configured one as `ms`.
     pub fn exec_budget(&self, timeout_ms: Option<u64>) -> Budget {

@@ -3,8 +3,8 @@
 use super::super::args as tool;
 use super::error::ToolExecError;
 use ash_engine::protocol::{
-    EnvChange, ExecArgs, Formula, ListArgs, ListFilter, Op, ReadArgs, ReadMode, SearchArgs,
-    SnapshotArgs, SnapshotMode, Stdin,
+    EnvChange, ExecArgs, Formula, ListArgs, ListFilter, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS, Op,
+    ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode, Stdin,
 };
 
 /// `read` → `r`.
@@ -64,29 +64,37 @@ pub fn snapshot(args: &tool::SnapshotArgs) -> Result<Op, ToolExecError> {
 }
 
 /// `evidence` → `/` (bytes), `#` (lines) or `?` (search).
-pub fn evidence(args: &tool::EvidenceArgs) -> Result<Op, ToolExecError> {
+///
+/// A `length` of null covers the rest of the value: `value_len` is its size when the session
+/// holds it (an unknown reference is left to the engine, which answers 700).
+pub fn evidence(args: &tool::EvidenceArgs, value_len: Option<u64>) -> Result<Op, ToolExecError> {
     let source = reference("evidence", "ref", &args.reference)?;
+    let rest = || {
+        value_len
+            .map_or(1, |len| len.saturating_sub(args.offset))
+            .clamp(1, MAX_WINDOW_BYTES)
+    };
     let formula = match args.kind {
         tool::EvidenceKind::Bytes => Formula::Slice {
             source,
             offset: args.offset,
-            len: args.length,
+            len: args.length.unwrap_or_else(rest),
         },
         tool::EvidenceKind::Lines => Formula::LineSlice {
             source,
             line: args.offset,
-            lines: args.length,
+            lines: args.length.unwrap_or(MAX_WINDOW_ROWS),
         },
         tool::EvidenceKind::Search => Formula::Find {
             source,
             offset: args.offset,
-            len: args.length,
+            len: args.length.unwrap_or_else(rest),
             query: args.query.clone().ok_or_else(|| ToolExecError::Invalid {
                 tool: "evidence",
                 detail: "kind \"search\" needs a query".to_owned(),
             })?,
             regex: args.regex,
-            case_insensitive: false,
+            case_insensitive: args.case_insensitive,
         },
     };
     Ok(Op::Formula(formula))

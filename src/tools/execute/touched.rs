@@ -65,7 +65,7 @@ pub(super) fn named(args: &ToolArgs) -> Vec<Named<'_>> {
             }
             named
         }
-        ToolArgs::Edit(a) => vec![file(&a.path)],
+        ToolArgs::Edit(a) => a.files.iter().map(|f| file(&f.path)).collect(),
         ToolArgs::Files(a) => a
             .actions
             .iter()

@@ -1,0 +1,169 @@
+//! The model's view of an ASH/1 answer (docs/agent.md, "What the model sees").
+//!
+//! The journal keeps every canonical answer byte for byte; the model receives this view of it,
+//! which leaves out only what the model cannot use and keeps everything reachable:
+//! - no `t`/`i` envelope; `z` only when nonzero and `r` only when it names a value;
+//! - no `h` digest columns (the `edit` and `files` tools track digests themselves);
+//! - a `p[N]{i,v}` table defining *every* path id the answer's rows use, so an answer reads on
+//!   its own after a compaction dropped the one that introduced an id (ids stay session-wide);
+//! - `next:"…"` after an error record, saying what to do about it;
+//! - `more:"…"` when rows or text were cut, naming the `evidence` call that reads the rest;
+//! - exec streams cut at line boundaries from the retained output (see [`stream`]).
+
+mod hints;
+mod stream;
+
+use ash_engine::ason::{self, Atom, Cell, Document, Value};
+use ash_engine::compute::ComputePlane;
+use ash_engine::protocol::{Data, Flags, Response};
+use ash_engine::session::store::RetainedStore;
+
+use super::execute::PathNames;
+
+use hints::next_step;
+
+/// Columns the model never needs: whole-file digests.
+const DIGEST_COLUMN: &str = "h";
+
+/// What the view needs besides the answer.
+pub struct ViewContext<'a> {
+    /// The tool the model called (for the wording of hints).
+    pub tool: &'static str,
+    /// Names of every path id of the session so far (this answer's included).
+    pub names: &'a PathNames,
+    /// The retained values, for exec streams cut at line boundaries.
+    pub store: &'a RetainedStore,
+    /// Where reducers run.
+    pub plane: &'a ComputePlane,
+    /// The presentation limit of an exec (4 × its `tok`), from which stream budgets follow.
+    pub exec_limit: usize,
+}
+
+/// The model's view of `response`.
+pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
+    let mut doc = Document::new().with(
+        "s",
+        Value::Scalar(Atom::uint(u64::from(response.status.as_u8()))),
+    );
+    let ids = path_ids(response.data.as_ref());
+    if !ids.is_empty() {
+        let rows = ids
+            .iter()
+            .map(|id| {
+                let name = cx.names.get(*id).unwrap_or("?");
+                vec![Cell::Atom(Atom::uint(*id)), Cell::Atom(Atom::text(name))]
+            })
+            .collect();
+        doc.push("p", Value::table(&["i", "v"], rows));
+    }
+    let mut more = Vec::new();
+    if let Some(data) = &response.data {
+        let mut value = data.to_value();
+        drop_column(&mut value, DIGEST_COLUMN);
+        if let Data::Exec(exec) = data {
+            stream::reshape(&mut value, exec, cx, &mut more);
+        }
+        doc.push("d", value);
+    }
+    if let Some(e) = &response.error {
+        doc.push(
+            "e",
+            Value::record(
+                &["c", "q", "p", "x", "a"],
+                vec![
+                    uint(u64::from(e.code.as_u16())),
+                    uint(u64::from(e.retry.as_u8())),
+                    uint(u64::from(e.stage.as_u8())),
+                    Cell::Atom(Atom::opt_ref(e.evidence)),
+                    Cell::Atom(Atom::opt_ref(e.argument)),
+                ],
+            ),
+        );
+        doc.push(
+            "next",
+            Value::Scalar(Atom::text(next_step(cx.tool, response))),
+        );
+    }
+    if let Some(note) = cut_rows_note(response) {
+        more.push(note);
+    }
+    if !more.is_empty() {
+        doc.push("more", Value::Scalar(Atom::text(more.join(" "))));
+    }
+    if !response.flags.is_empty() {
+        doc.push(
+            "z",
+            Value::Scalar(Atom::uint(u64::from(response.flags.bits()))),
+        );
+    }
+    if let Some(r) = response.reference {
+        doc.push("r", Value::Scalar(Atom::Ref(r)));
+    }
+    ason::encode(&doc)
+}
+
+fn uint(n: u64) -> Cell {
+    Cell::Atom(Atom::uint(n))
+}
+
+/// Every path id the rows of `data` use, ascending and unique.
+fn path_ids(data: Option<&Data>) -> Vec<u64> {
+    let mut ids: Vec<u64> = match data {
+        Some(Data::Read(rows)) => rows.iter().map(|r| r.path).collect(),
+        Some(Data::List(rows)) => rows.iter().map(|r| r.path).collect(),
+        Some(Data::Search(rows)) => rows.iter().map(|r| r.path).collect(),
+        Some(Data::Patch(rows)) => rows.iter().map(|r| r.path).collect(),
+        Some(Data::Snapshot(rows)) => rows.iter().map(|r| r.path).collect(),
+        Some(Data::Fs(rows)) => rows
+            .iter()
+            .flat_map(|r| std::iter::once(r.path).chain(r.destination))
+            .collect(),
+        Some(Data::Materialize(m)) => vec![m.path],
+        _ => Vec::new(),
+    };
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Removes column `name` from a record or table value.
+fn drop_column(value: &mut Value, name: &str) {
+    match value {
+        Value::Record(record) => {
+            if let Some(at) = record.cols.iter().position(|c| c == name) {
+                record.cols.remove(at);
+                record.row.remove(at);
+            }
+        }
+        Value::Table(table) => {
+            if let Some(at) = table.cols.iter().position(|c| c == name) {
+                table.cols.remove(at);
+                for row in &mut table.rows {
+                    row.remove(at);
+                }
+            }
+        }
+        Value::Scalar(_) | Value::Vector(_) => {}
+    }
+}
+
+/// For a row table cut to a prefix (`z` bit 0 with a top-level `r`): where the other rows are.
+/// The retained document has two header lines (`k:…`, `d[N]{…}:`), then one row per line.
+fn cut_rows_note(response: &Response) -> Option<String> {
+    let reference = response.reference?;
+    if !response.flags.contains(Flags::TRUNCATED) {
+        return None;
+    }
+    let shown = match &response.data {
+        Some(Data::List(rows)) => rows.len(),
+        Some(Data::Search(rows)) => rows.len(),
+        _ => return None,
+    };
+    let first = shown + 3;
+    Some(format!(
+        "Only the first {shown} rows are shown; @{reference} holds all of them (literal paths, one row per line from line 3). Read on with evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":{first},\"length\":200}} or search it with kind \"search\"."
+    ))
+}
+
+#[cfg(test)]
+mod tests;

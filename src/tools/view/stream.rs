@@ -1,0 +1,170 @@
+//! Exec streams for the model: when the engine had to cut a stream to its budget (a byte-exact
+//! head/tail with `...` between, ASH/1 §5), the view cuts the retained output at line
+//! boundaries instead, within the same budget, and says how many lines and bytes it left out,
+//! which `evidence` call reads them, and (for a failed command) which left-out lines look like
+//! the failure.
+//!
+//! A stream the reducers alone made fit (`×N`, `×N#K`, `⋯N`) is shown as the engine projected
+//! it; the legend explains the markers and the full text stays in `ro`/`re`.
+
+use std::fmt::Write as _;
+
+use ash_engine::ason::{Atom, Cell, Value};
+use ash_engine::protocol::{ExecResult, ExitKind};
+use ash_engine::reduce::{
+    ExitOutcome, failure_focus, is_anchor, normalize, repeat_blocks, repeat_lines, stream_budgets,
+};
+
+use super::ViewContext;
+
+/// Retained streams larger than this are shown as the engine projected them.
+const MAX_REVIEWED: u64 = 64 << 20;
+
+/// Left-out lines that look like a failure, listed at most.
+const LISTED_ANCHORS: usize = 5;
+
+/// Bytes of one listed line, at most.
+const ANCHOR_BYTES: usize = 240;
+
+/// One stream's line-boundary view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct StreamView {
+    /// The kept first lines, then the kept last lines, with the marker between.
+    pub text: String,
+    /// The note naming what was left out and how to read it.
+    pub note: String,
+}
+
+/// Replaces the `o`/`e` cells of an exec record with line-boundary views where the engine cut.
+pub(super) fn reshape(
+    value: &mut Value,
+    exec: &ExecResult,
+    cx: &ViewContext<'_>,
+    more: &mut Vec<String>,
+) {
+    let Value::Record(record) = value else { return };
+    let outcome = match (exec.kind, exec.code) {
+        (ExitKind::Exited, Some(0)) => ExitOutcome::Succeeded,
+        (ExitKind::Exited | ExitKind::Signaled, _) => ExitOutcome::ExitedUnsuccessfully,
+        _ => ExitOutcome::TimedOutOrCancelled,
+    };
+    let budgets = stream_budgets(cx.exec_limit, outcome);
+    let streams = [
+        ("o", "stdout", exec.stdout_ref, budgets.stdout),
+        ("e", "stderr", exec.stderr_ref, budgets.stderr),
+    ];
+    for (column, name, reference, budget) in streams {
+        let Some(reference) = reference else { continue };
+        let Some(raw) = retained_text(cx, reference) else {
+            continue;
+        };
+        let Some(view) = line_view(cx, &raw, outcome, budget, name, reference) else {
+            continue;
+        };
+        if let Some(at) = record.cols.iter().position(|c| c == column) {
+            record.row[at] = Cell::Atom(Atom::text(view.text));
+        }
+        more.push(view.note);
+    }
+}
+
+fn retained_text(cx: &ViewContext<'_>, reference: u64) -> Option<String> {
+    let body = cx.store.get(reference)?;
+    if body.len() > MAX_REVIEWED {
+        return None;
+    }
+    String::from_utf8(body.read_all().ok()?).ok()
+}
+
+/// The line-boundary view of `raw` when the engine's projection had to cut it, else `None`.
+fn line_view(
+    cx: &ViewContext<'_>,
+    raw: &str,
+    outcome: ExitOutcome,
+    budget: usize,
+    name: &str,
+    reference: u64,
+) -> Option<StreamView> {
+    let normalized = normalize(raw);
+    let lines = repeat_lines(cx.plane, &normalized);
+    let blocks = repeat_blocks(cx.plane, &lines);
+    let reduced = match outcome {
+        ExitOutcome::ExitedUnsuccessfully => failure_focus(cx.plane, &blocks).len(),
+        _ => blocks.len(),
+    };
+    if reduced <= budget {
+        return None;
+    }
+    Some(cut_lines(
+        &normalized,
+        budget,
+        outcome == ExitOutcome::ExitedUnsuccessfully,
+        name,
+        reference,
+    ))
+}
+
+/// Keeps whole lines from the start (up to half the budget) and from the end (the rest),
+/// marks the gap, and names it.
+pub(super) fn cut_lines(
+    text: &str,
+    budget: usize,
+    failed: bool,
+    name: &str,
+    reference: u64,
+) -> StreamView {
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+        .filter(|&i| i < text.len())
+        .collect();
+    let total = starts.len();
+    let end_of = |line: usize| starts.get(line + 1).copied().unwrap_or(text.len());
+    let half = budget / 2;
+    let mut head = 0;
+    while head < total && end_of(head) <= half {
+        head += 1;
+    }
+    let head_bytes = if head == 0 { 0 } else { end_of(head - 1) };
+    let room = budget.saturating_sub(head_bytes);
+    let mut tail = total;
+    while tail > head && text.len() - starts[tail - 1] <= room {
+        tail -= 1;
+    }
+    let tail_start = if tail < total {
+        starts[tail]
+    } else {
+        text.len()
+    };
+    let (first, left) = (head + 1, tail - head);
+    let left_bytes = tail_start - head_bytes;
+    let mut out = String::with_capacity(budget + 160);
+    out.push_str(&text[..head_bytes]);
+    let _ = writeln!(
+        out,
+        "⋯ lines {first}-{} of {name} left out ({left} lines, {left_bytes} bytes) ⋯",
+        tail
+    );
+    out.push_str(&text[tail_start..]);
+    let mut note = format!(
+        "{name} is cut at line boundaries: lines {first}-{tail} of {total} are left out; read them with evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":{first},\"length\":{left}}} or search @{reference} with kind \"search\"."
+    );
+    if failed {
+        let anchors: Vec<String> = (head..tail)
+            .filter(|&i| is_anchor(&text.as_bytes()[starts[i]..end_of(i)]))
+            .take(LISTED_ANCHORS)
+            .map(|i| {
+                let line = text[starts[i]..end_of(i)].trim_end_matches('\n');
+                let shown = &line[..line.floor_char_boundary(ANCHOR_BYTES)];
+                format!("{}: {shown}", i + 1)
+            })
+            .collect();
+        if !anchors.is_empty() {
+            let _ = write!(
+                note,
+                " Left-out lines that look like the failure: {}",
+                anchors.join(" | ")
+            );
+        }
+    }
+    StreamView { text: out, note }
+}

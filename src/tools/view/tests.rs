@@ -1,0 +1,107 @@
+use super::stream::cut_lines;
+use super::*;
+use ash_engine::protocol::{ErrorCode, ErrorRecord, ReadRow, SearchRow, Status};
+use ash_engine::session::store::StoreQuota;
+
+fn names(pairs: &[(u64, &str)]) -> PathNames {
+    let mut names = PathNames::default();
+    let mut r = Response::success(1, Data::List(Vec::new()));
+    r.paths = pairs.iter().map(|(i, p)| (*i, (*p).to_owned())).collect();
+    names.learn(&r);
+    names
+}
+
+fn view(tool: &'static str, response: &Response, names: &PathNames) -> String {
+    let store = RetainedStore::new(StoreQuota::default());
+    let plane = ComputePlane::new(1).unwrap();
+    render(
+        response,
+        &ViewContext {
+            tool,
+            names,
+            store: &store,
+            plane: &plane,
+            exec_limit: 16384,
+        },
+    )
+}
+
+#[test]
+fn read_drops_envelope_digest_and_default_trailer_and_defines_its_ids() {
+    // Id 2 was introduced by an earlier answer: the view defines it again.
+    let names = names(&[(1, "a.txt"), (2, "src/app.py")]);
+    let mut response = Response::success(
+        7,
+        Data::Read(vec![ReadRow {
+            path: 2,
+            offset: 1,
+            len: 1,
+            digest: ash_engine::protocol::Digest::of(b"x\n"),
+            text: Some("x\n".into()),
+            reference: None,
+        }]),
+    );
+    response.paths.clear();
+    assert_eq!(
+        view("read", &response, &names),
+        "s:0\np[1]{i,v}:\n2,src/app.py\nd[1]{p,o,n,t,r}:\n2,1,1,\"x\\n\",~\n"
+    );
+}
+
+#[test]
+fn an_error_names_what_to_do_next() {
+    let response = Response::error(3, ErrorRecord::typical(ErrorCode::UnknownReference));
+    let text = view("snapshot", &response, &names(&[]));
+    assert!(
+        text.starts_with("s:4\ne{c,q,p,x,a}:\n700,1,2,~,~\nnext:\"That @N is not a retained value"),
+        "{text}"
+    );
+    assert_eq!(response.status, Status::NotFound);
+}
+
+#[test]
+fn a_cut_search_says_where_the_other_rows_are() {
+    let names = names(&[(1, "a.txt")]);
+    let mut response = Response::success(
+        2,
+        Data::Search(vec![SearchRow {
+            path: 1,
+            line: 4,
+            column: 1,
+            text: "hit".into(),
+        }]),
+    );
+    response.flags = Flags::TRUNCATED | Flags::REDUCED | Flags::RETAINED;
+    response.reference = Some(5);
+    let text = view("search", &response, &names);
+    assert!(text.contains("\"offset\\\":4"), "{text}");
+    assert!(text.ends_with("z:11\nr:@5\n"), "{text}");
+}
+
+#[test]
+fn a_line_cut_keeps_whole_lines_and_names_the_gap() {
+    let text: String = (1..=1000).map(|n| format!("line {n}\n")).collect();
+    let mut with_error = text.clone();
+    with_error = with_error.replace("line 500\n", "error: boom at 500\n");
+    let view = cut_lines(&with_error, 200, true, "stdout", 3);
+    assert!(view.text.starts_with("line 1\n"), "{}", view.text);
+    assert!(view.text.ends_with("line 1000\n"), "{}", view.text);
+    for line in view.text.lines() {
+        assert!(
+            line.starts_with("line ") || line.starts_with("⋯ lines "),
+            "{line}"
+        );
+    }
+    let first: usize = view.text.lines().count();
+    assert!(first > 10, "{}", view.text);
+    assert!(
+        view.note.contains("\"ref\":\"@3\",\"kind\":\"lines\""),
+        "{}",
+        view.note
+    );
+    assert!(
+        view.note.contains("500: error: boom at 500"),
+        "{}",
+        view.note
+    );
+}
