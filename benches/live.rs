@@ -5,23 +5,16 @@
 //!
 //! Run: `cargo bench -p ansa --bench live`.
 
+#[path = "../tests/support/live_runtime.rs"]
+mod live_runtime;
 #[path = "../tests/support/mock_provider.rs"]
 mod mock_provider;
 
 use std::path::Path;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ansa::config::AccessMode;
-use ansa::instructions::FileExclusion;
-use ansa::provider::http::ClientOptions;
-use ansa::provider::live::{LiveProvider, Wire};
-use ansa::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeSetup};
-use ansa::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
-use ansa_sessions::protocol::{Command, CommandBody, EventBody, ToolPhase};
-use ansa_sessions::{Binding, CommandId, ContextPolicy, JournalOptions, Mode, Profile, Session};
-use ansa_ui::{SessionLink, ToRuntime};
-use ash_engine::compute::ComputePlane;
+use ansa::provider::live::Wire;
+use ansa_sessions::protocol::{EventBody, ToolPhase};
 use mock_provider::{Gate, MockChunk, MockProvider, MockResponse};
 
 const ROUNDS: usize = 60;
@@ -32,7 +25,7 @@ fn main() {
     std::fs::create_dir_all(&ws).unwrap();
     std::fs::write(ws.join("notes.txt"), "the secret number is 42\n").unwrap();
     let mock = MockProvider::http();
-    let link = start(&mock, dir.path(), &ws);
+    let link = live_runtime::start(&mock.base_url(), Wire::Responses, dir.path(), &ws, 1 << 30);
     let tool = fixture("responses-tool.sse");
     let text = fixture("responses-text.sse");
     let (tool_head, tool_tail) = split_before_last_event(&tool);
@@ -54,12 +47,16 @@ fn main() {
                 .chunk(MockChunk::new(text_delta.clone()).gated(&preview_gate))
                 .chunk(MockChunk::new(text_rest.clone())),
         );
-        submit(&link, round);
+        live_runtime::submit(
+            &link,
+            &format!("bench-{round}"),
+            &format!("what is in notes.txt? ({round})"),
+        );
         // Let the request reach the gate before the clock starts.
         std::thread::sleep(Duration::from_millis(20));
         let t0 = Instant::now();
         tool_gate.open();
-        wait(&link, |b| {
+        live_runtime::wait(&link, |b| {
             matches!(
                 b,
                 EventBody::ToolStatus {
@@ -72,13 +69,13 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
         let t1 = Instant::now();
         preview_gate.open();
-        wait(&link, |b| matches!(b, EventBody::TextPreview { .. }));
+        live_runtime::wait(&link, |b| matches!(b, EventBody::TextPreview { .. }));
         to_preview.push(t1.elapsed());
-        wait(&link, |b| matches!(b, EventBody::Done { .. }));
+        live_runtime::wait(&link, |b| matches!(b, EventBody::Done { .. }));
     }
     report("last SSE byte → tool started", to_tool);
     report("text delta sent → preview event", to_preview);
-    let _ = link.commands.send(ToRuntime::InputClosed);
+    live_runtime::close(link);
 }
 
 fn fixture(name: &str) -> String {
@@ -106,102 +103,6 @@ fn split_around_first(stream: &str, kind: &str) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
         stream.as_bytes()[start..end].to_vec(),
         stream.as_bytes()[end..].to_vec(),
     )
-}
-
-fn start(mock: &MockProvider, root: &Path, ws: &Path) -> SessionLink {
-    let session = Session::open_or_create_at(
-        &root.join("session"),
-        None,
-        ws,
-        Profile::Live,
-        JournalOptions::default(),
-    )
-    .unwrap();
-    let home = ansa::home::AnsaHome::at(root.join("home"));
-    let provider = LiveProvider::new(
-        Wire::Responses,
-        &mock.base_url(),
-        None,
-        &ClientOptions::default(),
-        "gpt-5.5",
-        "gpt-5.5",
-    )
-    .unwrap();
-    let policy = ToolPolicy {
-        exec_env_deny: Vec::new(),
-        access_mode: AccessMode::FullAccess,
-        allow_sudo: false,
-        process_timeout_ms: 10_000,
-        process_output_bytes: 16_384,
-    };
-    let files = ToolFiles {
-        exclusion: FileExclusion::new(&home, None, ws, &[]).unwrap(),
-        instructions_digest: String::new(),
-    };
-    let tools =
-        ToolExecutor::open(ws, policy, Arc::new(ComputePlane::new(2).unwrap()), files).unwrap();
-    let setup = RuntimeSetup {
-        session,
-        provider: Box::new(provider),
-        registry: ToolRegistry::standard().unwrap(),
-        tools,
-        prompt: ansa::prompt::Prompt::new("", ""),
-        binding: Binding {
-            account_hash: None,
-            requested_model: "gpt-5.5".into(),
-            returned_model: "gpt-5.5".into(),
-            context_policy: ContextPolicy {
-                compact_bytes: 1 << 30,
-                max_items: None,
-            },
-            config_digest: "bench".into(),
-            instructions_digest: "bench".into(),
-        },
-        limits: Limits {
-            tool_rounds: 64,
-            tool_calls: 256,
-            compact_bytes: 1 << 30,
-            queue: DEFAULT_QUEUE,
-        },
-        previews: true,
-        evidence_dir: root.join("evidence"),
-        supervisor: None,
-    };
-    let (link, _handle) = runtime::start(setup).unwrap();
-    wait(&link, |b| matches!(b, EventBody::Snapshot(_)));
-    link
-}
-
-fn submit(link: &SessionLink, n: usize) {
-    let command = Command {
-        turn: 0,
-        command_id: CommandId::new(format!("bench-{n}")).unwrap(),
-        body: CommandBody::Submit {
-            text: format!("what is in notes.txt? ({n})"),
-            mode: Mode::Basic,
-        },
-    };
-    link.commands.send(ToRuntime::Command(command)).unwrap();
-}
-
-fn wait(link: &SessionLink, pred: impl Fn(&EventBody) -> bool) {
-    loop {
-        let event = link
-            .events
-            .recv_timeout(Duration::from_secs(20))
-            .expect("event");
-        if pred(&event.body) {
-            return;
-        }
-        if let EventBody::TurnState { state, reason, .. } = &event.body
-            && matches!(
-                state,
-                ansa_sessions::TurnState::Paused | ansa_sessions::TurnState::Failed
-            )
-        {
-            panic!("turn stopped: {reason:?}");
-        }
-    }
 }
 
 fn report(name: &str, mut times: Vec<Duration>) {

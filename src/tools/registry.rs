@@ -82,6 +82,24 @@ impl ToolDescriptor {
     }
 }
 
+/// Removes `minimum`/`maximum` from a schema and every schema inside it.
+fn strip_bounds(schema: &mut Value) {
+    match schema {
+        Value::Object(map) => {
+            map.remove("minimum");
+            map.remove("maximum");
+            if let Some(Value::Object(props)) = map.get_mut("properties") {
+                props.values_mut().for_each(strip_bounds);
+            }
+            if let Some(items) = map.get_mut("items") {
+                strip_bounds(items);
+            }
+        }
+        Value::Array(list) => list.iter_mut().for_each(strip_bounds),
+        _ => {}
+    }
+}
+
 /// serde_json appends " at line L column C"; the error carries those separately.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
@@ -213,13 +231,19 @@ impl ToolRegistry {
         self.tools.iter().filter(move |tool| mode.admits(tool))
     }
 
-    /// What the provider is shown in `mode`: names, descriptions and schemas only.
+    /// What the provider is shown in `mode`: names, descriptions and schemas, without the
+    /// numeric bounds, which admission enforces with a precise message instead (they cost
+    /// tokens on every request and rarely change what a model sends).
     pub fn provider_tools(&self, mode: Mode) -> Vec<ProviderTool> {
         self.tools(mode)
-            .map(|tool| ProviderTool {
-                name: tool.name().to_owned(),
-                description: tool.description().to_owned(),
-                parameters: tool.schema().clone(),
+            .map(|tool| {
+                let mut parameters = tool.schema().clone();
+                strip_bounds(&mut parameters);
+                ProviderTool {
+                    name: tool.name().to_owned(),
+                    description: tool.description().to_owned(),
+                    parameters,
+                }
             })
             .collect()
     }

@@ -19,27 +19,22 @@ fn typed<T: DeserializeOwned>(value: Value) -> Result<T, Violation> {
     })
 }
 
-fn paths(what: &str) -> Value {
-    json!({"type": "array", "items": {"type": "string"}, "description": what})
+/// Paths are relative to the working directory (the base prompt says so once).
+fn paths() -> Value {
+    json!({"type": "array", "items": {"type": "string"}})
 }
 
 fn object(properties: Value, required: &[&str]) -> Value {
     json!({"type": "object", "properties": properties, "required": required, "additionalProperties": false})
 }
 
-fn flag(what: &str) -> Value {
-    json!({"type": "boolean", "description": what})
-}
-
 fn depth() -> Value {
-    json!({"type": "integer", "minimum": 0, "maximum": 64, "description": "Levels below each path; 0 = the path only."})
+    json!({"type": "integer", "minimum": 0, "maximum": 64, "description": "0 = the path only."})
 }
 
 fn text_or_null(what: &str) -> Value {
     json!({"type": ["string", "null"], "description": what})
 }
-
-const HIDDEN: &str = "Include names starting with a dot.";
 
 fn read() -> ToolSpec {
     ToolSpec {
@@ -47,10 +42,10 @@ fn read() -> ToolSpec {
         description: "Read line or byte ranges of files.",
         schema: object(
             json!({
-                "paths": paths("Relative paths."),
+                "paths": paths(),
                 "mode": {"type": "string", "enum": ["lines", "bytes"]},
-                "offset": {"type": "integer", "minimum": 0, "description": "First line (1-based) or byte (0-based)."},
-                "length": {"type": "integer", "minimum": 1, "description": "Lines or bytes."}
+                "offset": {"type": "integer", "minimum": 0, "description": "1-based line or 0-based byte."},
+                "length": {"type": "integer", "minimum": 1}
             }),
             &["paths", "mode", "offset", "length"],
         ),
@@ -67,12 +62,12 @@ fn read() -> ToolSpec {
 fn list() -> ToolSpec {
     ToolSpec {
         name: "list",
-        description: "List directory entries with kind and size, sorted by path; symlinks are not followed.",
+        description: "List directory entries; symlinks are not followed.",
         schema: object(
             json!({
-                "paths": paths("Relative directories (\".\" for the working directory)."),
+                "paths": paths(),
                 "depth": depth(),
-                "include_hidden": flag(HIDDEN),
+                "include_hidden": {"type": "boolean"},
                 "kind": {"type": "string", "enum": ["all", "files", "dirs"]}
             }),
             &["paths", "depth", "include_hidden", "kind"],
@@ -90,14 +85,14 @@ fn list() -> ToolSpec {
 fn search() -> ToolSpec {
     ToolSpec {
         name: "search",
-        description: "Find the lines of files that contain a text or regex (first match per line).",
+        description: "Find lines containing a text or regex.",
         schema: object(
             json!({
                 "query": {"type": "string"},
-                "paths": paths("Relative files or directories."),
-                "regex": flag("The query is a Rust regex."),
-                "case_insensitive": flag("Ignore case."),
-                "include_hidden": flag(HIDDEN)
+                "paths": paths(),
+                "regex": {"type": "boolean", "description": "Rust regex syntax."},
+                "case_insensitive": {"type": "boolean"},
+                "include_hidden": {"type": "boolean"}
             }),
             &[
                 "query",
@@ -120,13 +115,13 @@ fn search() -> ToolSpec {
 fn snapshot() -> ToolSpec {
     ToolSpec {
         name: "snapshot",
-        description: "Record the state of a tree (kept as r:@N), or, given such a baseline, list what changed since.",
+        description: "Record a tree's state as r:@N, or list changes since that baseline.",
         schema: object(
             json!({
-                "paths": paths("Relative directories."),
+                "paths": paths(),
                 "depth": depth(),
-                "include_hidden": flag(HIDDEN),
-                "baseline": text_or_null("The r:@N of an earlier snapshot with the same paths, depth and include_hidden, or null.")
+                "include_hidden": {"type": "boolean"},
+                "baseline": text_or_null("r:@N of an earlier snapshot with the same arguments, or null.")
             }),
             &["paths", "depth", "include_hidden", "baseline"],
         ),
@@ -143,16 +138,16 @@ fn snapshot() -> ToolSpec {
 fn evidence() -> ToolSpec {
     ToolSpec {
         name: "evidence",
-        description: "Read or search a retained value (@N from r, ro or re) instead of re-running the tool.",
+        description: "Read or search a retained @N instead of re-running a tool.",
         schema: object(
             json!({
-                "ref": {"type": "string", "description": "\"@N\"."},
+                "ref": {"type": "string"},
                 "kind": {"type": "string", "enum": ["lines", "bytes", "search"]},
-                "offset": {"type": "integer", "minimum": 0, "description": "First line (1-based) or byte (0-based; also for search)."},
-                "length": {"type": ["integer", "null"], "minimum": 1, "description": "Lines or bytes; null = to the end."},
-                "query": text_or_null("Search only."),
-                "regex": flag("The query is a regex."),
-                "case_insensitive": flag("Ignore case.")
+                "offset": {"type": "integer", "minimum": 0, "description": "1-based line, or 0-based byte."},
+                "length": {"type": ["integer", "null"], "minimum": 1, "description": "null = to the end."},
+                "query": {"type": ["string", "null"]},
+                "regex": {"type": "boolean"},
+                "case_insensitive": {"type": "boolean"}
             }),
             &[
                 "ref",
@@ -177,15 +172,15 @@ fn evidence() -> ToolSpec {
 fn exec() -> ToolSpec {
     ToolSpec {
         name: "exec",
-        description: "Run a program with arguments, without a shell (for one: program \"sh\", args [\"-c\", script]).",
+        description: "Run a program, no shell (for one: program \"sh\", args [\"-c\", script]).",
         schema: object(
             json!({
-                "program": {"type": "string", "description": "A name looked up in PATH, or a relative path."},
+                "program": {"type": "string"},
                 "args": {"type": "array", "items": {"type": "string"}},
-                "cwd": {"type": "string", "description": "Relative directory; \".\" for the working directory."},
-                "env": {"type": "array", "items": {"type": "string"}, "description": "\"NAME=value\" sets, \"-NAME\" removes."},
-                "stdin": text_or_null("Standard input, or null."),
-                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "Null = the configured default."}
+                "cwd": {"type": "string", "description": "\".\" = working dir."},
+                "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
+                "stdin": {"type": ["string", "null"]},
+                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."}
             }),
             &["program", "args", "cwd", "env", "stdin", "timeout_ms"],
         ),
@@ -201,7 +196,7 @@ fn exec() -> ToolSpec {
 fn edit() -> ToolSpec {
     ToolSpec {
         name: "edit",
-        description: "Replace exact text in one or more files, all or nothing. Each old must occur exactly once in the file as you last read it; a file changed since conflicts.",
+        description: "Replace exact text in files, all or nothing; each old must occur once in the file as last read.",
         schema: object(
             json!({
                 "files": {
@@ -248,8 +243,8 @@ fn files() -> ToolSpec {
                         json!({
                             "kind": {"type": "string", "enum": ["create", "copy", "move", "remove"]},
                             "path": {"type": "string"},
-                            "to": text_or_null("Destination of copy and move."),
-                            "content": text_or_null("Content of create.")
+                            "to": text_or_null("For copy, move."),
+                            "content": text_or_null("For create.")
                         }),
                         &["kind", "path", "to", "content"],
                     )

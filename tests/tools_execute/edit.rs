@@ -77,22 +77,68 @@ fn stale_read_conflicts_even_when_old_no_longer_matches() {
 }
 
 #[test]
-fn never_read_file_is_a_tool_error() {
-    let mut h = Harness::new(&[("a.rs", "x\n")]);
+fn a_file_never_read_is_edited_as_it_is_now_when_old_matches_exactly() {
+    let mut h = Harness::new(&[("a.rs", "x\n"), ("b.rs", "fn old_name() {}\n")]);
     let err = h
         .call(
             "edit",
-            r#"{"files":[{"path":"a.rs","edits":[{"old":"x","new":"y"}]}]}"#,
+            r#"{"files":[{"path":"a.rs","edits":[{"old":"nope","new":"y"}]}]}"#,
         )
         .unwrap_err();
-    assert_eq!(
-        err,
-        ToolExecError::NotRead {
-            path: "a.rs".into()
-        }
+    assert!(
+        matches!(&err, ToolExecError::Edit { path, source: EditError::NotFound { index: 0 } } if path == "a.rs"),
+        "{err:?}"
     );
-    assert!(err.to_string().contains("Call read on it first"), "{err}");
     assert_eq!(h.file("a.rs"), "x\n");
+    // Several files in one call: one atomic patch, answered with the list of what changed.
+    let out = h.ok(
+        "edit",
+        r#"{"files":[{"path":"b.rs","edits":[{"old":"old_name","new":"new_name"}]},{"path":"a.rs","edits":[{"old":"x","new":"y"}]}]}"#,
+    );
+    assert!(out.contains("\ns:0\n"), "{out}");
+    assert_eq!(
+        (h.file("a.rs"), h.file("b.rs")),
+        ("y\n".into(), "fn new_name() {}\n".into())
+    );
+}
+
+#[test]
+fn one_bad_file_leaves_every_file_of_the_edit_unchanged() {
+    let mut h = Harness::new(&[("a.rs", "x\n"), ("b.rs", "y\n")]);
+    let err = h
+        .call(
+            "edit",
+            r#"{"files":[{"path":"a.rs","edits":[{"old":"x","new":"z"}]},{"path":"b.rs","edits":[{"old":"missing","new":"w"}]}]}"#,
+        )
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("in `b.rs`, edits[0].old was not found"),
+        "{err}"
+    );
+    assert_eq!(
+        (h.file("a.rs"), h.file("b.rs")),
+        ("x\n".into(), "y\n".into())
+    );
+    // A stale second file conflicts for the whole patch: the first is not written either.
+    h.ok(
+        "read",
+        r#"{"paths":["a.rs","b.rs"],"mode":"lines","offset":1,"length":5}"#,
+    );
+    std::fs::write(h.dir.path().join("b.rs"), "y changed\n").unwrap();
+    let view = h.view(
+        "edit",
+        r#"{"files":[{"path":"a.rs","edits":[{"old":"x","new":"z"}]},{"path":"b.rs","edits":[{"old":"y","new":"w"}]}]}"#,
+    );
+    assert!(view.starts_with("s:8\n"), "{view}");
+    assert!(
+        view.contains("next:\"The file changed since you last read it"),
+        "{view}"
+    );
+    assert_eq!(
+        (h.file("a.rs"), h.file("b.rs")),
+        ("x\n".into(), "y changed\n".into())
+    );
 }
 
 #[test]

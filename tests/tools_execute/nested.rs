@@ -174,9 +174,9 @@ fn a_refused_call_delivers_nothing() {
     let mut h = tree();
     let err = h.call(
         "edit",
-        r#"{"files":[{"path":"sub/a.txt","edits":[{"old":"needle","new":"pin"}]}]}"#,
+        r#"{"files":[{"path":"sub/a.txt","edits":[{"old":"absent","new":"pin"}]}]}"#,
     );
-    assert!(err.is_err(), "not read yet");
+    assert!(err.is_err(), "old text not found");
     let out = h.output("read", &read("sub/a.txt")).expect("answer");
     assert_eq!(out.delivered, [canonical(&h, "sub")]);
 }

@@ -9,7 +9,8 @@ use ash_engine::protocol::{Content, Edit, Op, PatchArgs, PatchFile};
 /// Builds the one patch of `args` from `current`, each file as it is now (same order as
 /// `args.files`); the engine applies it to every file or to none.
 ///
-/// Each file's preimage digest is the one the model last read. When a file still has it, the
+/// Each file's preimage digest is the one the model last read (or, for a file it never read,
+/// the current one). When a file still has it, the
 /// current bytes *are* the bytes the model read and the edits compile against them. When it
 /// changed, the patch still carries the old digest so the engine answers 501 (conflict) and
 /// leaves every file untouched; that file's edits then compile against the current bytes if
@@ -21,11 +22,9 @@ pub fn patch(
 ) -> Result<Op, ToolExecError> {
     let mut files = Vec::with_capacity(args.files.len());
     for (file, now) in args.files.iter().zip(current) {
-        let seen = ledger
-            .digest(&now.path)
-            .ok_or_else(|| ToolExecError::NotRead {
-                path: file.path.clone(),
-            })?;
+        // A file the model never read is taken as it is now: its `old` texts must still
+        // match exactly once, so nothing is edited blind.
+        let seen = ledger.digest(&now.path).unwrap_or(now.digest);
         let edits: Vec<Edit> = match compile_edits(&now.bytes, &file.edits) {
             Ok(edits) => edits
                 .into_iter()

@@ -31,14 +31,6 @@ pub enum ToolExecError {
         /// What is wrong.
         detail: String,
     },
-    /// `edit` of a file the model has not read in this session.
-    #[error(
-        "edit refused: `{path}` has not been read in this session. Nothing was changed in any file. Call read on it first, then quote its text in edits[].old."
-    )]
-    NotRead {
-        /// The file.
-        path: String,
-    },
     /// The file to edit or move could not be read through the engine.
     #[error("{tool} refused: `{path}` could not be read ({answer}). Nothing was changed.")]
     Unreadable {

@@ -8,7 +8,9 @@
 //!   its own after a compaction dropped the one that introduced an id (ids stay session-wide);
 //! - `next:"…"` after an error record, saying what to do about it;
 //! - `more:"…"` when rows or text were cut, naming the `evidence` call that reads the rest;
-//! - exec streams cut at line boundaries from the retained output (see [`stream`]).
+//! - exec streams cut at line boundaries from the retained output (see [`stream`]);
+//! - multi-line texts (file text, command output) shown raw after the answer: the cell holds
+//!   `>>>N` and block N is the line `>>>N` followed by the text as it is.
 
 mod hints;
 mod stream;
@@ -57,11 +59,15 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
         doc.push("p", Value::table(&["i", "v"], rows));
     }
     let mut more = Vec::new();
+    let mut blocks = Vec::new();
     if let Some(data) = &response.data {
         let mut value = data.to_value();
         drop_column(&mut value, DIGEST_COLUMN);
         if let Data::Exec(exec) = data {
             stream::reshape(&mut value, exec, cx, &mut more);
+        }
+        for column in TEXT_COLUMNS {
+            lift_text(&mut value, column, &mut blocks);
         }
         doc.push("d", value);
     }
@@ -99,7 +105,57 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
     if let Some(r) = response.reference {
         doc.push("r", Value::Scalar(Atom::Ref(r)));
     }
-    ason::encode(&doc)
+    let mut out = ason::encode(&doc);
+    for (n, text) in blocks.iter().enumerate() {
+        out.push_str(&block_marker(n + 1));
+        out.push('\n');
+        out.push_str(text);
+        if !text.ends_with('\n') {
+            out.push_str(NO_FINAL_NEWLINE);
+        }
+    }
+    out
+}
+
+/// Columns whose multi-line texts are shown raw below the answer: read and slice `t`, exec
+/// `o` and `e`.
+const TEXT_COLUMNS: [&str; 3] = ["t", "o", "e"];
+
+/// Said after a raw block whose text does not end with a newline (one was added to show it).
+const NO_FINAL_NEWLINE: &str = "\n(no newline at end)\n";
+
+/// The cell that stands for block `n`, and the line that starts it.
+fn block_marker(n: usize) -> String {
+    format!(">>>{n}")
+}
+
+/// Replaces each text of two or more lines in `column` with a block marker, keeping the text in
+/// `blocks`: raw text costs fewer tokens than quoted text with escapes, and reads as written.
+fn lift_text(value: &mut Value, column: &str, blocks: &mut Vec<String>) {
+    let mut lift = |cell: &mut Cell| {
+        // One line stays inline: a block would cost more than its two escapes.
+        if let Cell::Atom(Atom::Text(text)) = cell
+            && text.trim_end_matches('\n').contains('\n')
+        {
+            blocks.push(std::mem::take(text));
+            *cell = Cell::Atom(Atom::text(block_marker(blocks.len())));
+        }
+    };
+    match value {
+        Value::Record(record) => {
+            if let Some(at) = record.cols.iter().position(|c| c == column) {
+                lift(&mut record.row[at]);
+            }
+        }
+        Value::Table(table) => {
+            if let Some(at) = table.cols.iter().position(|c| c == column) {
+                for row in &mut table.rows {
+                    lift(&mut row[at]);
+                }
+            }
+        }
+        Value::Scalar(_) | Value::Vector(_) => {}
+    }
 }
 
 fn uint(n: u64) -> Cell {

@@ -56,9 +56,16 @@ pub(super) fn reshape(
     for (column, name, reference, budget) in streams {
         let Some(reference) = reference else { continue };
         let Some(raw) = retained_text(cx, reference) else {
+            more.push(format!(
+                "{name} is kept whole as @{reference} but is not shown as text (not UTF-8, or very large): read it with evidence kind \"bytes\"."
+            ));
             continue;
         };
         let Some(view) = line_view(cx, &raw, outcome, budget, name, reference) else {
+            let lines = raw.lines().count();
+            more.push(format!(
+                "{name} as shown is reduced (markers ×N, ⋯N); all {lines} lines are @{reference}: evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":1,\"length\":null}} or kind \"search\"."
+            ));
             continue;
         };
         if let Some(at) = record.cols.iter().position(|c| c == column) {

@@ -49,6 +49,27 @@ fn read_drops_envelope_digest_and_default_trailer_and_defines_its_ids() {
 }
 
 #[test]
+fn multi_line_texts_are_shown_raw_after_the_answer() {
+    let names = names(&[(1, "a.py")]);
+    let row = |text: &str| ReadRow {
+        path: 1,
+        offset: 1,
+        len: 2,
+        digest: ash_engine::protocol::Digest::of(b""),
+        text: Some(text.into()),
+        reference: None,
+    };
+    let response = Response::success(
+        2,
+        Data::Read(vec![row("print(\"a\")\nx = 1\n"), row("last\nno newline")]),
+    );
+    assert_eq!(
+        view("read", &response, &names),
+        "s:0\np[1]{i,v}:\n1,a.py\nd[2]{p,o,n,t,r}:\n1,1,2,>>>1,~\n1,1,2,>>>2,~\n>>>1\nprint(\"a\")\nx = 1\n>>>2\nlast\nno newline\n(no newline at end)\n"
+    );
+}
+
+#[test]
 fn an_error_names_what_to_do_next() {
     let response = Response::error(3, ErrorRecord::typical(ErrorCode::UnknownReference));
     let text = view("snapshot", &response, &names(&[]));
