@@ -33,6 +33,15 @@ pub(crate) struct Layer {
     pub(crate) access_mode: Option<AccessMode>,
     pub(crate) allow_sudo: Option<bool>,
     pub(crate) exec_env_deny: Option<Vec<String>>,
+    /// Per-model settings (`"models": {"<model>": {"reasoning": bool}}`).
+    pub(crate) models: Option<Vec<(String, ModelEntry)>>,
+}
+
+/// What the config says about one model.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct ModelEntry {
+    /// Whether Responses requests ask for reasoning (`reasoning`, `include`).
+    pub(crate) reasoning: Option<bool>,
 }
 
 /// Parses and validates one config file's bytes; `file` names it in errors.
@@ -81,10 +90,29 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             }
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
+            "models" => layer.models = Some(models(&r, v)?),
             _ => return Err(r.err(key, "unknown field")),
         }
     }
     Ok(layer)
+}
+
+fn models(r: &Reader<'_>, v: &Value) -> Result<Vec<(String, ModelEntry)>, ConfigError> {
+    let mut out = Vec::new();
+    for (name, entry) in r.object("models", v)? {
+        let at = format!("models.{name}");
+        super::strict::check_name(name).map_err(|reason| r.err(&at, reason))?;
+        let mut parsed = ModelEntry::default();
+        for (key, v) in r.object(&at, entry)? {
+            let field = format!("{at}.{key}");
+            match key.as_str() {
+                "reasoning" => parsed.reasoning = Some(r.bool(&field, v)?),
+                _ => return Err(r.err(&field, "unknown field; a model entry has `reasoning`")),
+            }
+        }
+        out.push((name.clone(), parsed));
+    }
+    Ok(out)
 }
 
 fn exclude(r: &Reader<'_>, v: &Value) -> Result<Vec<String>, ConfigError> {

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use super::env::{self, Env};
 use super::error::ConfigError;
-use super::layer::{Layer, Origin, parse_layer};
+use super::layer::{Layer, ModelEntry, Origin, parse_layer};
 use super::{AccessMode, Config, Provider, bounds};
 use crate::home::{AnsaHome, CONFIG_FILE};
 use crate::safe_open::{Dir, Lookup};
@@ -114,7 +114,26 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         access_mode: upper.access_mode.or(lower.access_mode),
         allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
         exec_env_deny: upper.exec_env_deny.or(lower.exec_env_deny),
+        models: merge_models(lower.models, upper.models),
     }
+}
+
+/// Model entries add up; an upper entry for the same model wins field by field.
+fn merge_models(
+    lower: Option<Vec<(String, ModelEntry)>>,
+    upper: Option<Vec<(String, ModelEntry)>>,
+) -> Option<Vec<(String, ModelEntry)>> {
+    let (mut out, upper) = match (lower, upper) {
+        (None, None) => return None,
+        (a, b) => (a.unwrap_or_default(), b.unwrap_or_default()),
+    };
+    for (name, entry) in upper {
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, old)) => old.reasoning = entry.reasoning.or(old.reasoning),
+            None => out.push((name, entry)),
+        }
+    }
+    Some(out)
 }
 
 /// Applies the environment and the defaults.
@@ -150,7 +169,20 @@ pub(crate) fn finish(
         }
     };
     let api_key = env::api_key(env, &provider)?;
+    let configured = layer
+        .models
+        .as_ref()
+        .and_then(|m| m.iter().find(|(name, _)| *name == model))
+        .and_then(|(_, entry)| entry.reasoning);
+    let reasoning = configured.unwrap_or_else(|| match &provider {
+        Provider::Responses { base_url } => crate::provider::live::catalog_reasoning(
+            &crate::provider::live::host_of(base_url.as_str()),
+            &model,
+        ),
+        Provider::Chat { .. } | Provider::Offline => false,
+    });
     Ok(Config {
+        reasoning,
         model,
         returned_model,
         compact_bytes: layer.compact_bytes.unwrap_or(262_144),

@@ -186,6 +186,9 @@ pub struct Config {
     pub allow_sudo: bool,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
+    /// Whether Responses requests ask for reasoning: `models.<model>.reasoning`, else OpenAI's
+    /// catalog for api.openai.com, else no.
+    pub reasoning: bool,
     /// API key from the environment, if any (login tokens live elsewhere).
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.

@@ -38,6 +38,7 @@ fn binding_value(c: &Config) -> Map<String, Value> {
     m.insert("access_mode".into(), json!(c.access_mode.as_str()));
     m.insert("allow_sudo".into(), json!(c.allow_sudo));
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
+    m.insert("reasoning".into(), json!(c.reasoning));
     m
 }
 

@@ -433,3 +433,34 @@ fn insecure_home_is_refused_before_reading_config() {
     let e = f.load(&[]).unwrap_err().to_string();
     assert!(e.contains("insecure permissions"), "{e}");
 }
+
+#[test]
+fn reasoning_follows_the_model_entry_else_the_catalog() {
+    let f = fixture();
+    // OpenAI's GPT-5 family reasons; the default endpoint is api.openai.com.
+    assert!(f.load(&[]).unwrap().reasoning);
+    let other = f.load(&[("AI_MODEL", "gpt-4.1")]).unwrap();
+    assert!(!other.reasoning);
+    f.user(&format!(
+        r#"{{"models":{{"{DEFAULT_RESPONSES_MODEL}":{{"reasoning":false}},"local":{{"reasoning":true}}}}}}"#
+    ));
+    assert!(!f.load(&[]).unwrap().reasoning);
+    // A project entry for the same model wins; entries for other models stay.
+    f.project(&format!(
+        r#"{{"models":{{"{DEFAULT_RESPONSES_MODEL}":{{"reasoning":true}}}}}}"#
+    ));
+    assert!(f.load(&[]).unwrap().reasoning);
+    assert!(f.load(&[("AI_MODEL", "local")]).unwrap().reasoning);
+    let e = user_err(r#"{"models":{"m":{"effort":"high"}}}"#);
+    assert!(
+        e.contains("`models.m.effort`") && e.contains("unknown field"),
+        "{e}"
+    );
+    let e = user_err(r#"{"models":{"m":{"reasoning":"yes"}}}"#);
+    assert!(
+        e.contains("`models.m.reasoning`") && e.contains("expected a boolean"),
+        "{e}"
+    );
+    let e = user_err(r#"{"models":[]}"#);
+    assert!(e.contains("`models`") && e.contains("an object"), "{e}");
+}

@@ -6,6 +6,7 @@ mod crash;
 mod harness;
 mod jsonl;
 mod live;
+mod llama;
 mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;

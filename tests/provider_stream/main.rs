@@ -4,6 +4,7 @@
 
 mod chat_faults;
 mod common;
+mod compatible;
 mod fixtures;
 mod request;
 mod responses_faults;

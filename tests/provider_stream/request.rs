@@ -26,6 +26,7 @@ fn responses_body_matches_the_recorded_request() {
         "",
         &[ResponsesInput::User("hi".into())],
         &[read_tool()],
+        true,
     )
     .unwrap();
     let expected = r#"{"model":"gpt-5.5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"read","description":"Read files","strict":true,"parameters":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["lines","bytes"]},"offset":{"type":"integer"},"length":{"type":"integer"}},"required":["paths","mode","offset","length"],"additionalProperties":false}}]}"#;
@@ -35,6 +36,17 @@ fn responses_body_matches_the_recorded_request() {
     // so check the prefix textually).
     let text = String::from_utf8(body).unwrap();
     assert!(text.starts_with(r#"{"model":"gpt-5.5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":"#), "{text}");
+}
+
+#[test]
+fn a_model_without_reasoning_gets_no_reasoning_parameters() {
+    let body = responses::request_body(MODEL, "", &[ResponsesInput::User("hi".into())], &[], false)
+        .unwrap();
+    let text = String::from_utf8(body).unwrap();
+    assert_eq!(
+        text,
+        r#"{"model":"gpt-5.5","stream":true,"store":false,"input":[{"role":"user","content":"hi"}]}"#
+    );
 }
 
 #[test]
@@ -58,7 +70,7 @@ fn responses_tool_round_resends_items_byte_for_byte() {
         call_id: done.tool_calls[0].call_id.clone(),
         output: "line 1\n\"quoted\"".into(),
     });
-    let body = responses::request_body(MODEL, "Be brief.", &input, &[]).unwrap();
+    let body = responses::request_body(MODEL, "Be brief.", &input, &[], true).unwrap();
     let text = String::from_utf8(body).unwrap();
     let items = done_items("responses-tool.sse");
     let expected_input = format!(
@@ -81,7 +93,8 @@ fn responses_other_inputs() {
         }),
     ];
     let body: Value =
-        serde_json::from_slice(&responses::request_body(MODEL, "", &input, &[]).unwrap()).unwrap();
+        serde_json::from_slice(&responses::request_body(MODEL, "", &input, &[], true).unwrap())
+            .unwrap();
     assert_eq!(
         body["input"],
         json!([

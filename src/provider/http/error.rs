@@ -178,6 +178,16 @@ pub enum HttpError {
         /// The server's message.
         message: String,
     },
+    /// A 400 naming a request parameter the server or model does not support.
+    #[error("{url} does not accept the request parameter `{parameter}` (HTTP 400): {message}")]
+    UnsupportedParameter {
+        /// The URL of the request.
+        url: String,
+        /// The parameter, as the server named it (`reasoning`, `include`, …).
+        parameter: String,
+        /// The server's message.
+        message: String,
+    },
     /// Any other 4xx.
     #[error("{url} rejected the request (HTTP {status}): {message}")]
     Rejected {
@@ -247,7 +257,7 @@ impl HttpError {
             | HttpError::Rejected { status, .. }
             | HttpError::UnexpectedStatus { status, .. } => Some(*status),
             HttpError::RateLimited { .. } | HttpError::QuotaExceeded { .. } => Some(429),
-            HttpError::ContextLength { .. } => Some(400),
+            HttpError::ContextLength { .. } | HttpError::UnsupportedParameter { .. } => Some(400),
             _ => None,
         }
     }

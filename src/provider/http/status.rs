@@ -58,6 +58,11 @@ pub(crate) fn classify(
             message,
         },
         400 | 413 if detail.is_context_length() => HttpError::ContextLength { url, message },
+        400 if detail.unsupported_parameter().is_some() => HttpError::UnsupportedParameter {
+            url,
+            parameter: detail.unsupported_parameter().unwrap_or_default(),
+            message,
+        },
         500..=599 => HttpError::Server {
             url,
             status,
@@ -77,9 +82,41 @@ pub(crate) fn classify(
 struct ErrorDetail {
     message: String,
     code: Option<String>,
+    param: Option<String>,
 }
 
+/// Request parameters ansa leaves out for a model configured without them.
+const OPTIONAL_PARAMETERS: [&str; 3] = ["reasoning", "include", "reasoning.encrypted_content"];
+
 impl ErrorDetail {
+    /// The optional request parameter a 400 rejects: named by `param` with an
+    /// `unsupported_parameter`/`unsupported_value` code (OpenAI), or named in a message that
+    /// says it is not supported (other servers).
+    fn unsupported_parameter(&self) -> Option<String> {
+        let coded = matches!(
+            self.code.as_deref(),
+            Some("unsupported_parameter" | "unsupported_value")
+        );
+        if let Some(param) = &self.param
+            && (coded || OPTIONAL_PARAMETERS.iter().any(|p| param.starts_with(p)))
+        {
+            return Some(param.clone());
+        }
+        let lower = self.message.to_ascii_lowercase();
+        let refuses = [
+            "not supported",
+            "unsupported",
+            "unrecognized",
+            "unknown parameter",
+        ]
+        .iter()
+        .any(|w| lower.contains(w));
+        refuses
+            .then(|| OPTIONAL_PARAMETERS.iter().find(|p| lower.contains(*p)))
+            .flatten()
+            .map(|p| (*p).to_owned())
+    }
+
     fn parse(headers: &HeaderMap, body: &[u8]) -> ErrorDetail {
         if let Ok(json) = serde_json::from_slice::<Value>(body) {
             let error = json.get("error").unwrap_or(&json);
@@ -90,7 +127,12 @@ impl ErrorDetail {
                 .or_else(|| text(json.get("detail")))
                 .unwrap_or_else(|| "(no message)".into());
             let code = text(error.get("code")).or_else(|| text(error.get("type")));
-            return ErrorDetail { message, code };
+            let param = text(error.get("param"));
+            return ErrorDetail {
+                message,
+                code,
+                param,
+            };
         }
         let media = media_type(headers);
         let message = match media.as_deref() {
@@ -105,6 +147,7 @@ impl ErrorDetail {
         ErrorDetail {
             message,
             code: None,
+            param: None,
         }
     }
 
@@ -205,6 +248,21 @@ mod tests {
         assert!(matches!(
             classify("U", 400, &json(), vllm, None),
             HttpError::ContextLength { .. }
+        ));
+        let openai = br#"{"error":{"message":"Unsupported parameter: 'reasoning.effort' is not supported with this model.","type":"invalid_request_error","param":"reasoning.effort","code":"unsupported_parameter"}}"#;
+        assert!(matches!(
+            classify("U", 400, &json(), openai, None),
+            HttpError::UnsupportedParameter { ref parameter, .. } if parameter == "reasoning.effort"
+        ));
+        let plain = br#"{"error":{"message":"include is not supported for this model","type":"invalid_request_error"}}"#;
+        assert!(matches!(
+            classify("U", 400, &json(), plain, None),
+            HttpError::UnsupportedParameter { ref parameter, .. } if parameter == "include"
+        ));
+        let unrelated = br#"{"error":{"message":"temperature is not supported"}}"#;
+        assert!(matches!(
+            classify("U", 400, &json(), unrelated, None),
+            HttpError::Rejected { .. }
         ));
         let other = br#"{"error":"model not found"}"#;
         assert_eq!(

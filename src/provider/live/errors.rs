@@ -22,9 +22,12 @@ pub enum LiveSetupError {
     Http(HttpError),
 }
 
-/// Maps a request that failed before its stream started (retries already spent).
-pub fn from_http(e: HttpError) -> ProviderError {
+/// Maps a request for `model` that failed before its stream started (retries already spent).
+pub fn from_http(e: HttpError, model: &str) -> ProviderError {
     match e {
+        e @ HttpError::UnsupportedParameter { .. } => ProviderError::Rejected(format!(
+            "{e}; this model does not take reasoning parameters: set \"models\": {{\"{model}\": {{\"reasoning\": false}}}} in ~/.ansa/config.json (or the project's .ansa/config.json), then resume"
+        )),
         HttpError::Cancelled => ProviderError::Cancelled,
         e @ HttpError::Auth { .. } => ProviderError::Auth(format!(
             "{e}; check AI_API_KEY / OPENAI_API_KEY, then resume"

@@ -12,7 +12,8 @@ use super::chat::{ChatReducer, request_body as chat_body};
 use super::http::{
     ClientOptions, Headers, HttpClient, Limits, MimePolicy, StreamError, StreamRequest,
 };
-use super::responses::{ResponsesReducer, request_body as responses_body};
+use super::responses::{ResponsesReducer, StreamProfile, request_body as responses_body};
+use super::sse::SseLimits;
 use super::{
     Generated, GenerationRequest, ModelTurn, NativeItem, Provider, ProviderError, ToolCall, Usage,
 };
@@ -53,6 +54,32 @@ pub struct LiveProvider {
     headers: Headers,
     model: String,
     returned_model: String,
+    profile: StreamProfile,
+    reasoning: bool,
+}
+
+/// Whether OpenAI's catalog makes `model` a reasoning model (GPT-5 and later, the o-series,
+/// codex models); other servers' models are taken as non-reasoning unless configured.
+pub fn catalog_reasoning(host: &str, model: &str) -> bool {
+    if !host.eq_ignore_ascii_case("api.openai.com") {
+        return false;
+    }
+    let leading = |s: &str| -> Option<u32> {
+        let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().ok()
+    };
+    match model.strip_prefix("gpt-") {
+        Some(rest) => leading(rest).is_some_and(|major| major >= 5),
+        None => model.starts_with("codex") || model.strip_prefix('o').and_then(leading).is_some(),
+    }
+}
+
+/// The host of a base URL (empty when it has none).
+pub fn host_of(base_url: &str) -> String {
+    reqwest::Url::parse(base_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 impl LiveProvider {
@@ -64,14 +91,22 @@ impl LiveProvider {
             ca_file: config.ca_file.clone(),
             ..ClientOptions::default()
         };
-        Self::new(
+        Ok(Self::new(
             wire,
             base.as_str(),
             key,
             &options,
             &config.model,
             &config.returned_model,
-        )
+        )?
+        .with_reasoning(config.reasoning))
+    }
+
+    /// Sends (or leaves out) the reasoning parameters of Responses requests, whatever the
+    /// catalog says.
+    pub fn with_reasoning(mut self, reasoning: bool) -> Self {
+        self.reasoning = reasoning;
+        self
     }
 
     /// The cheap checks of [`Self::from_config`] (no client is built): a live kind, and a key
@@ -102,12 +137,15 @@ impl LiveProvider {
         if let Some(key) = key {
             headers = headers.bearer(key).map_err(LiveSetupError::Http)?;
         }
+        let host = host_of(base_url);
         Ok(LiveProvider {
             wire,
             client,
             headers,
             model: model.to_owned(),
             returned_model: returned_model.to_owned(),
+            profile: StreamProfile::for_host(&host),
+            reasoning: catalog_reasoning(&host, model),
         })
     }
 
@@ -116,7 +154,7 @@ impl LiveProvider {
         let body = self
             .client
             .get_json("/models", &self.headers, &Limits::json(), cancel)
-            .map_err(errors::from_http)?;
+            .map_err(|e| errors::from_http(e, &self.model))?;
         errors::model_ids(&body)
     }
 
@@ -127,6 +165,7 @@ impl LiveProvider {
                 request.instructions,
                 &context::responses_input(request.context),
                 request.tools,
+                self.reasoning,
             ),
             Wire::Chat => chat_body(
                 &self.model,
@@ -174,7 +213,7 @@ impl LiveProvider {
                     self.wire.name()
                 )))
             }
-            Err(StreamError::Request(e)) => Err(errors::from_http(e)),
+            Err(StreamError::Request(e)) => Err(errors::from_http(e, &self.model)),
         }
     }
 }
@@ -199,7 +238,11 @@ impl Provider for LiveProvider {
     ) -> Result<Generated, ProviderError> {
         match self.wire {
             Wire::Responses => {
-                let mut reducer = ResponsesReducer::new(&self.returned_model);
+                let mut reducer = ResponsesReducer::with_profile(
+                    &self.returned_model,
+                    SseLimits::default(),
+                    self.profile,
+                );
                 self.stream(request, &mut reducer, |r, chunk| {
                     r.push(chunk, &mut *preview).map_err(|e| e.to_string())
                 })?;

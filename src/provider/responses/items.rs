@@ -151,6 +151,14 @@ impl Item {
         }
     }
 
+    /// How many parts of the kind (`summary`: reasoning summary parts) were added so far.
+    pub fn part_count(&self, summary: bool) -> usize {
+        match (&self.body, summary) {
+            (Body::Message { parts }, false) | (Body::Reasoning { parts }, true) => parts.len(),
+            _ => 0,
+        }
+    }
+
     /// The parts of a message (`summary == false`) or of a reasoning item (`summary == true`).
     fn parts_mut(&mut self, cx: &Cx<'_>, summary: bool) -> Result<&mut Vec<PartState>> {
         let kind = self.type_name();

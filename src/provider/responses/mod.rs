@@ -24,6 +24,7 @@ use super::sse::{Feed, SseLimits};
 
 pub use error::{At, ResponsesError};
 pub use request::{ResponsesInput, request_body};
+pub use state::StreamProfile;
 
 /// Token usage reported by the provider for one generation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -87,16 +88,25 @@ pub struct ResponsesReducer {
 }
 
 impl ResponsesReducer {
-    /// A reducer that admits only responses from exactly `expected_model`, with default SSE
-    /// limits.
+    /// A strict reducer that admits only responses from exactly `expected_model`, with
+    /// default SSE limits.
     pub fn new(expected_model: impl Into<String>) -> Self {
         Self::with_limits(expected_model, SseLimits::default())
     }
 
-    /// A reducer with explicit SSE limits.
+    /// A strict reducer with explicit SSE limits.
     pub fn with_limits(expected_model: impl Into<String>, limits: SseLimits) -> Self {
+        Self::with_profile(expected_model, limits, StreamProfile::Strict)
+    }
+
+    /// A reducer holding the server to `profile`.
+    pub fn with_profile(
+        expected_model: impl Into<String>,
+        limits: SseLimits,
+        profile: StreamProfile,
+    ) -> Self {
         Self {
-            feed: Feed::new(limits, state::State::new(expected_model.into())),
+            feed: Feed::new(limits, state::State::new(expected_model.into(), profile)),
         }
     }
 

@@ -100,8 +100,10 @@ struct Body<'a> {
     model: &'a str,
     stream: bool,
     store: bool,
-    include: [&'static str; 1],
-    reasoning: Reasoning,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    include: Option<[&'static str; 1]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasoning: Option<Reasoning>,
     #[serde(skip_serializing_if = "str::is_empty")]
     instructions: &'a str,
     input: &'a [ResponsesInput],
@@ -109,21 +111,24 @@ struct Body<'a> {
     tools: Vec<Tool<'a>>,
 }
 
-/// The JSON body of a streaming, stateless (`store:false`) Responses request that asks for
-/// re-sendable reasoning (`include:["reasoning.encrypted_content"]`) and reasoning summaries.
-/// `instructions` is omitted when empty, `tools` when there are none; every tool is strict.
+/// The JSON body of a streaming, stateless (`store:false`) Responses request. For a reasoning
+/// model (`reasoning`) it asks for re-sendable reasoning
+/// (`include:["reasoning.encrypted_content"]`) and reasoning summaries; for others both are
+/// left out, since servers reject them there. `instructions` is omitted when empty, `tools`
+/// when there are none; every tool is strict.
 pub fn request_body(
     model: &str,
     instructions: &str,
     input: &[ResponsesInput],
     tools: &[ProviderTool],
+    reasoning: bool,
 ) -> Result<Vec<u8>, serde_json::Error> {
     serde_json::to_vec(&Body {
         model,
         stream: true,
         store: false,
-        include: ["reasoning.encrypted_content"],
-        reasoning: Reasoning { summary: "auto" },
+        include: reasoning.then_some(["reasoning.encrypted_content"]),
+        reasoning: reasoning.then_some(Reasoning { summary: "auto" }),
         instructions,
         input,
         tools: tools

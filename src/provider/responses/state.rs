@@ -14,9 +14,34 @@ type Result<T> = std::result::Result<T, ResponsesError>;
 /// Between the texts of two assistant messages (a commentary and an answer, say).
 const MESSAGE_SEPARATOR: &str = "\n\n";
 
+/// How much of the Responses stream contract a server must keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamProfile {
+    /// OpenAI's own API: every event numbered from 0 and addressed by index, every lifecycle
+    /// event naming the model.
+    Strict,
+    /// Other servers (llama.cpp's `llama-server`, …): `sequence_number`, `output_index`,
+    /// `content_index` and the lifecycle `model` may be absent. What is present is still
+    /// checked, items are then addressed by `item_id`, and nothing is admitted before a
+    /// terminal event and a clean end of the stream.
+    Compatible,
+}
+
+impl StreamProfile {
+    /// The profile of a server at `host`: strict for `api.openai.com`, compatible elsewhere.
+    pub fn for_host(host: &str) -> StreamProfile {
+        if host.eq_ignore_ascii_case("api.openai.com") {
+            StreamProfile::Strict
+        } else {
+            StreamProfile::Compatible
+        }
+    }
+}
+
 /// Reduction state between events.
 #[derive(Debug)]
 pub(super) struct State {
+    profile: StreamProfile,
     model: String,
     events: u64,
     next_seq: u64,
@@ -31,8 +56,9 @@ pub(super) struct State {
 }
 
 impl State {
-    pub fn new(model: String) -> Self {
+    pub fn new(model: String, profile: StreamProfile) -> Self {
         Self {
+            profile,
             model,
             events: 0,
             next_seq: 0,
@@ -47,7 +73,7 @@ impl State {
     /// Reduces one event.
     pub fn event(&mut self, ev: SseEvent<'_>, preview: &mut dyn FnMut(&str)) -> Result<()> {
         self.events += 1;
-        let parsed: Event<'_> =
+        let mut parsed: Event<'_> =
             serde_json::from_str(ev.data).map_err(|e| ResponsesError::Json {
                 at: Cx {
                     event: self.events,
@@ -57,6 +83,9 @@ impl State {
                 .at(),
                 message: e.to_string(),
             })?;
+        if self.profile == StreamProfile::Compatible && parsed.kind.as_str() != "error" {
+            self.fill_in(&mut parsed);
+        }
         let kind = parsed.kind.as_str();
         let cx = Cx {
             event: self.events,
@@ -241,6 +270,45 @@ impl State {
         }
     }
 
+    /// For a compatible server: the numbering it left out, inferred from the stream so far
+    /// (the next sequence number; the item named by `item_id`; its latest part).
+    fn fill_in(&self, ev: &mut Event<'_>) {
+        ev.sequence_number.get_or_insert(self.next_seq);
+        let kind = ev.kind.as_str();
+        if ev.output_index.is_none() {
+            ev.output_index = if kind == "response.output_item.added" {
+                Some(self.items.len() as u64)
+            } else {
+                let id = opt(&ev.item_id).map(str::to_owned).or_else(|| {
+                    ev.item
+                        .and_then(|raw| serde_json::from_str::<ItemHead<'_>>(raw.get()).ok())
+                        .and_then(|head| opt(&head.id).map(str::to_owned))
+                });
+                id.and_then(|id| {
+                    self.items
+                        .iter()
+                        .rposition(|i| i.id == id && i.done.is_none())
+                })
+                .map(|i| i as u64)
+            };
+        }
+        let summary = kind.starts_with("response.reasoning_summary");
+        let slot = if summary {
+            &mut ev.summary_index
+        } else {
+            &mut ev.content_index
+        };
+        if slot.is_none()
+            && let Some(item) = ev
+                .output_index
+                .and_then(|i| self.items.get(usize::try_from(i).ok()?))
+        {
+            let parts = item.part_count(summary) as u64;
+            let adds = kind.ends_with("_part.added");
+            *slot = Some(if adds { parts } else { parts.saturating_sub(1) });
+        }
+    }
+
     /// A refusal or reasoning-summary delta.
     fn delta(&mut self, cx: &Cx<'_>, ev: &Event<'_>, kind: PartKind) -> Result<()> {
         let delta = opt(&ev.delta).ok_or_else(|| cx.missing("delta"))?;
@@ -295,7 +363,11 @@ impl State {
     }
 
     fn check_model(&self, cx: &Cx<'_>, response: &ResponseWire<'_>) -> Result<()> {
-        let got = opt(&response.model).ok_or_else(|| cx.missing("response.model"))?;
+        let got = match (opt(&response.model), self.profile) {
+            (Some(got), _) => got,
+            (None, StreamProfile::Compatible) => return Ok(()),
+            (None, StreamProfile::Strict) => return Err(cx.missing("response.model")),
+        };
         if got != self.model {
             return Err(ResponsesError::Model {
                 at: cx.at(),

