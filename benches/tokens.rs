@@ -21,14 +21,14 @@ mod live_runtime;
 mod mock_provider;
 #[path = "../tests/support/responses_script.rs"]
 mod responses_script;
+#[path = "../tests/support/tasks.rs"]
+mod tasks;
 
 use std::path::Path;
 
-use ansa::provider::live::Wire;
-use ansa_sessions::protocol::EventBody;
-use mock_provider::{MockProvider, MockResponse};
 use responses_script::Turn;
-use serde_json::{Value, json};
+use serde_json::Value;
+use tasks::{Task, tasks};
 use tiktoken_rs::CoreBPE;
 
 fn main() {
@@ -43,44 +43,10 @@ fn main() {
     }
 }
 
-/// One scripted task: files, the user's message, the model's turns, and the Codex-format
-/// rendering of each call's output for the baseline.
-struct Task {
-    name: &'static str,
-    files: Vec<(String, String)>,
-    prompt: &'static str,
-    turns: Vec<Turn>,
-}
-
 fn run(task: &Task, bpe: &CoreBPE) {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
-    for (path, text) in &task.files {
-        let file = ws.join(path);
-        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
-        std::fs::write(&file, text).unwrap();
-    }
-    let mock = MockProvider::http();
-    for (n, turn) in task.turns.iter().enumerate() {
-        mock.push(
-            "/v1/responses",
-            MockResponse::sse([responses_script::stream(n, turn)]),
-        );
-    }
-    let link = live_runtime::start(&mock.base_url(), Wire::Responses, dir.path(), &ws, 1 << 30);
-    live_runtime::submit(&link, "task", task.prompt);
-    live_runtime::wait(&link, |b| matches!(b, EventBody::Done { .. }));
-    live_runtime::close(link);
-    let bodies: Vec<Value> = mock
-        .requests_to("/v1/responses")
-        .iter()
-        .map(|r| r.json())
-        .collect();
-    assert_eq!(
-        bodies.len(),
-        task.turns.len(),
-        "one request per scripted turn"
-    );
+    let bodies = tasks::run(task, dir.path());
     let count = |text: &str| bpe.encode_ordinary(text).len();
     let (mut instr, mut tools, mut items, mut outputs) = (0, 0, 0, 0);
     for body in &bodies {
@@ -243,121 +209,4 @@ fn walk(ws: &Path) -> Vec<(String, String)> {
         }
     }
     out
-}
-
-fn read(paths: &[&str], length: u64) -> (&'static str, Value) {
-    (
-        "read",
-        json!({"paths": paths, "mode": "lines", "offset": 1, "length": length}),
-    )
-}
-
-fn search(query: &str, paths: &[&str]) -> (&'static str, Value) {
-    (
-        "search",
-        json!({"query": query, "paths": paths, "regex": false, "case_insensitive": false, "include_hidden": false}),
-    )
-}
-
-fn exec(program: &str, args: &[&str]) -> (&'static str, Value) {
-    (
-        "exec",
-        json!({"program": program, "args": args, "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}),
-    )
-}
-
-fn python_project() -> Vec<(String, String)> {
-    let module = |name: &str, funcs: usize| -> String {
-        let mut s = format!(
-            "\"\"\"{name}: part of the inventory service.\"\"\"\n\nfrom decimal import Decimal\n\n"
-        );
-        for f in 0..funcs {
-            s += &format!(
-                "\ndef {name}_{f}(items, rate=Decimal(\"0.{f}\")):\n    \"\"\"Sum the {name} of items at a rate.\"\"\"\n    total = Decimal(0)\n    for item in items:\n        total += item.price * item.count * rate\n    return total.quantize(Decimal(\"0.01\"))\n"
-            );
-        }
-        s
-    };
-    vec![
-        ("src/pricing.py".into(), module("price", 4)),
-        ("src/inventory.py".into(), module("stock", 3)),
-        ("src/discount.py".into(), module("discount", 2)),
-        ("src/cli.py".into(), "import sys\n\nfrom .pricing import price_0\n\n\ndef main(argv=None):\n    argv = argv or sys.argv[1:]\n    # TODO: parse the rate option\n    print(price_0([]))\n    return 0\n".into()),
-        ("tests/test_pricing.py".into(), "from decimal import Decimal\n\nfrom src.pricing import price_1\n\n\ndef test_empty():\n    assert price_1([]) == Decimal(\"0.00\")\n".into()),
-        ("README.md".into(), "# inventory\n\nPrices and stock for the shop.\n\nRun the tests with `python -m pytest`.\n".into()),
-    ]
-}
-
-fn tasks() -> Vec<Task> {
-    let failing = {
-        let mut log = String::new();
-        for n in 1..=3000 {
-            if n == 1837 {
-                log += "src/discount.py:12: error: Unsupported operand types for * (\"Decimal\" and \"float\")\n";
-            } else {
-                log += &format!("src/module_{:04}.py: checked {} definitions\n", n, n % 17);
-            }
-        }
-        log
-    };
-    let mut rename = Vec::new();
-    for n in 0..16 {
-        rename.push((
-            format!("pkg/mod_{n:02}.py"),
-            format!("from .store import fetch_record\n\n\ndef load_{n}(key):\n    return fetch_record(key)\n"),
-        ));
-    }
-    let rename_files: Vec<Value> = (0..16)
-        .map(|n| {
-            json!({"path": format!("pkg/mod_{n:02}.py"), "edits": [
-            {"old": "import fetch_record", "new": "import load_record"},
-            {"old": "return fetch_record(key)", "new": "return load_record(key)"}]})
-        })
-        .collect();
-    let mut failing_files = python_project();
-    failing_files.push(("check.log".into(), failing));
-    vec![
-        Task {
-            name: "ten-call",
-            files: python_project(),
-            prompt: "The discount rate is applied twice somewhere. Find where and tell me.",
-            turns: vec![
-                Turn::Calls(vec![search("def ", &["src"])]),
-                Turn::Calls(vec![read(&["src/pricing.py"], 40)]),
-                Turn::Calls(vec![read(&["src/discount.py"], 40)]),
-                Turn::Calls(vec![search("rate", &["src/cli.py", "tests"])]),
-                Turn::Calls(vec![read(&["src/cli.py"], 20)]),
-                Turn::Calls(vec![read(&["tests/test_pricing.py"], 20)]),
-                Turn::Calls(vec![search("TODO", &["."])]),
-                Turn::Calls(vec![read(&["README.md"], 10)]),
-                Turn::Calls(vec![read(&["src/inventory.py"], 12)]),
-                Turn::Calls(vec![exec("grep", &["-c", "def ", "src/pricing.py"])]),
-                Turn::Text("discount_1 multiplies by the rate, and price_0 applies it again."),
-            ],
-        },
-        Task {
-            name: "failing-build",
-            files: failing_files,
-            prompt: "Run the type check and fix what fails.",
-            turns: vec![
-                Turn::Calls(vec![exec("sh", &["-c", "cat check.log; exit 1"])]),
-                Turn::Calls(vec![(
-                    "evidence",
-                    json!({"ref": "@1", "kind": "lines", "offset": 1835, "length": 5, "query": null, "regex": false, "case_insensitive": false}),
-                )]),
-                Turn::Text("src/discount.py:12 multiplies a Decimal by a float."),
-            ],
-        },
-        Task {
-            name: "rename-16",
-            files: rename,
-            prompt: "Rename fetch_record to load_record everywhere.",
-            turns: vec![
-                Turn::Calls(vec![search("fetch_record", &["pkg"])]),
-                Turn::Calls(vec![("edit", json!({"files": rename_files}))]),
-                Turn::Calls(vec![exec("grep", &["-rc", "load_record", "pkg"])]),
-                Turn::Text("Renamed in all 16 files."),
-            ],
-        },
-    ]
 }

@@ -14,6 +14,7 @@ const OWN_TAGS: &[&str] = &[
     "tool_call",
     "tool_output",
     "malformed_output",
+    "environment",
     "note",
     "compaction",
 ];
@@ -89,11 +90,18 @@ mod tests {
 
     #[test]
     fn own_items_round_trip_and_native_items_stay_exact() {
-        let own = ContextItem::User { text: "hi".into() };
-        assert_eq!(
-            ContextItem::from_json(&own.to_json().unwrap()).unwrap(),
-            own
-        );
+        for own in [
+            ContextItem::User { text: "hi".into() },
+            ContextItem::Environment {
+                text: "<environment>\n</environment>\n".into(),
+            },
+            ContextItem::Note { text: "n".into() },
+        ] {
+            assert_eq!(
+                ContextItem::from_json(&own.to_json().unwrap()).unwrap(),
+                own
+            );
+        }
         let raw =
             r#"{"type":"reasoning","id":"rs_1","encrypted_content":"gAAA","summary":[],"n":1.0e3}"#;
         let native = ContextItem::from_json(raw).unwrap();

@@ -137,14 +137,14 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                     let before = r.compacted_outputs + count_outputs(&r.items);
                     r.items.clear();
                     for (n, item) in c.items.iter().enumerate() {
-                        let item: ContextItem =
-                            serde_json::from_str(item.get()).map_err(|err| {
-                                ContextError::Undecodable {
-                                    seq: *seq,
-                                    what: "compaction item",
-                                    reason: format!("item {n}: {err}"),
-                                }
-                            })?;
+                        // Native provider items are kept verbatim, like in provider items.
+                        let item = ContextItem::from_json(item.get()).map_err(|err| {
+                            ContextError::Undecodable {
+                                seq: *seq,
+                                what: "compaction item",
+                                reason: format!("item {n}: {err}"),
+                            }
+                        })?;
                         r.items.push(item);
                     }
                     r.compacted_outputs = before - count_outputs(&r.items).min(before);

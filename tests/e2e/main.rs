@@ -6,11 +6,18 @@ mod crash;
 mod harness;
 mod jsonl;
 mod live;
+#[path = "../support/live_runtime.rs"]
+mod live_runtime;
 mod llama;
 mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
+mod model_view;
 mod oneshot;
+#[path = "../support/responses_script.rs"]
+mod responses_script;
 mod secrets;
+#[path = "../support/tasks.rs"]
+mod tasks;
 mod tmux;
 mod tui;

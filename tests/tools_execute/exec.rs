@@ -134,3 +134,66 @@ fn policy_comes_from_the_user_config_in_ansa_home() {
     assert_eq!(p.exec_budget(None).ms, 1234);
     assert_eq!(p.exec_budget(Some(7)).ms, 7);
 }
+
+/// The `evidence` call a view's `more` note names, as JSON arguments.
+fn named_evidence(view: &str) -> String {
+    let start = view.find("evidence {").expect("an evidence call") + "evidence ".len();
+    let end = start + view[start..].find('}').expect("its end") + 1;
+    view[start..end].replace("\\\"", "\"")
+}
+
+#[test]
+fn a_long_output_is_cut_at_lines_and_the_named_evidence_call_reads_exactly_what_was_left_out() {
+    let mut h = Harness::new(&[]);
+    let view = h.view("exec", &exec("seq", r#"["1","5000"]"#));
+    let (answer, blocks) = view.split_once("\n>>>1\n").expect("a raw block");
+    let shown: Vec<&str> = blocks.lines().collect();
+    // Whole lines only: the numbers run 1..=head, then the marker, then tail..=5000.
+    let marker = shown
+        .iter()
+        .position(|l| l.starts_with("⋯ lines "))
+        .expect("a cut marker");
+    let head: Vec<u32> = shown[..marker].iter().map(|l| l.parse().unwrap()).collect();
+    let tail: Vec<u32> = shown[marker + 1..]
+        .iter()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(head, (1..=head.len() as u32).collect::<Vec<_>>());
+    assert_eq!(*tail.last().unwrap(), 5000);
+    let (first, last) = (head.len() as u32 + 1, tail[0] - 1);
+    assert_eq!(
+        shown[marker],
+        format!(
+            "⋯ lines {first}-{last} of stdout left out ({} lines, {} bytes) ⋯",
+            last - first + 1,
+            (first..=last)
+                .map(|n| n.to_string().len() + 1)
+                .sum::<usize>()
+        )
+    );
+    assert!(
+        answer.contains("more:\"stdout is cut at line boundaries"),
+        "{answer}"
+    );
+    // The view stays within the engine's stdout budget (half of process_output_bytes).
+    assert!(blocks.len() <= 16_384 / 2 + 100, "{}", blocks.len());
+    let call = named_evidence(answer);
+    let read = h.view("evidence", &call);
+    let expected: String = (first..=last).map(|n| format!("{n}\n")).collect();
+    assert!(read.ends_with(&format!(">>>1\n{expected}")), "{read}");
+}
+
+#[test]
+fn a_failed_command_names_left_out_lines_that_look_like_the_failure() {
+    let mut h = Harness::new(&[]);
+    let script = "for i in $(seq 1 4000); do echo \"step $i\"; done; echo 'FAILED tests/test_x.py::test_y'; for i in $(seq 1 4000); do echo \"more $i\"; done; exit 3";
+    let view = h.view(
+        "exec",
+        &format!(
+            r#"{{"program":"sh","args":["-c",{script:?}],"cwd":".","env":[],"stdin":null,"timeout_ms":null}}"#
+        ),
+    );
+    assert!(view.starts_with("s:5\n"), "{view}");
+    // The failure focus keeps the anchor in view, or the note lists it with its line number.
+    assert!(view.contains("FAILED tests/test_x.py::test_y"), "{view}");
+}

@@ -203,6 +203,15 @@ fn drop_column(value: &mut Value, name: &str) {
     }
 }
 
+/// The complete arguments of an `evidence` call reading `length` lines (`None`: to the end)
+/// of `@reference` from line `offset`, as the model can send them unchanged.
+pub(super) fn evidence_lines(reference: u64, offset: u64, length: Option<u64>) -> String {
+    let length = length.map_or_else(|| "null".to_owned(), |n| n.to_string());
+    format!(
+        "{{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":{offset},\"length\":{length},\"query\":null,\"regex\":false,\"case_insensitive\":false}}"
+    )
+}
+
 /// For a row table cut to a prefix (`z` bit 0 with a top-level `r`): where the other rows are.
 /// The retained document has two header lines (`k:…`, `d[N]{…}:`), then one row per line.
 fn cut_rows_note(response: &Response) -> Option<String> {
@@ -215,11 +224,14 @@ fn cut_rows_note(response: &Response) -> Option<String> {
         Some(Data::Search(rows)) => rows.len(),
         _ => return None,
     };
-    let first = shown + 3;
+    let first = shown as u64 + 3;
     Some(format!(
-        "Only the first {shown} rows are shown; @{reference} holds all of them (literal paths, one row per line from line 3). Read on with evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":{first},\"length\":200}} or search it with kind \"search\"."
+        "Only the first {shown} rows are shown; @{reference} holds all of them (literal paths, one row per line from line 3). Read on with evidence {} or search it with kind \"search\".",
+        evidence_lines(reference, first, Some(200))
     ))
 }
 
+#[cfg(test)]
+mod legend_tests;
 #[cfg(test)]
 mod tests;

@@ -64,7 +64,8 @@ pub(super) fn reshape(
         let Some(view) = line_view(cx, &raw, outcome, budget, name, reference) else {
             let lines = raw.lines().count();
             more.push(format!(
-                "{name} as shown is reduced (markers ×N, ⋯N); all {lines} lines are @{reference}: evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":1,\"length\":null}} or kind \"search\"."
+                "{name} as shown is shortened or normalized (markers ×N, ⋯N; CRLF as LF); all {lines} lines are @{reference}: evidence {} or kind \"search\".",
+                super::evidence_lines(reference, 1, None)
             ));
             continue;
         };
@@ -153,7 +154,8 @@ pub(super) fn cut_lines(
     );
     out.push_str(&text[tail_start..]);
     let mut note = format!(
-        "{name} is cut at line boundaries: lines {first}-{tail} of {total} are left out; read them with evidence {{\"ref\":\"@{reference}\",\"kind\":\"lines\",\"offset\":{first},\"length\":{left}}} or search @{reference} with kind \"search\"."
+        "{name} is cut at line boundaries: lines {first}-{tail} of {total} are left out; read them with evidence {} or search @{reference} with kind \"search\".",
+        super::evidence_lines(reference, first as u64, Some(left as u64))
     );
     if failed {
         let anchors: Vec<String> = (head..tail)

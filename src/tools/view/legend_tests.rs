@@ -1,0 +1,242 @@
+//! The legend in the base prompt covers every status, flag, code, header and marker a model
+//! view can contain: a new one fails here until the legend explains it.
+
+use super::*;
+use crate::prompt::BASE;
+use ash_engine::protocol::{
+    Change, Digest, EntryKind, ErrorCode, ErrorRecord, ExecResult, ExitKind, FindRow, FsKind,
+    FsRow, ListRow, MutationState, PatchRow, ReadRow, SearchRow, SliceResult, SnapshotRow, Status,
+};
+use ash_engine::session::store::StoreQuota;
+
+fn names() -> PathNames {
+    let mut names = PathNames::default();
+    let mut r = Response::success(1, Data::List(Vec::new()));
+    r.paths = vec![(1, "a".to_owned()), (2, "b".to_owned())];
+    names.learn(&r);
+    names
+}
+
+fn header_of(tool: &'static str, data: Data) -> String {
+    let store = RetainedStore::new(StoreQuota::default());
+    let plane = ComputePlane::new(1).unwrap();
+    let names = names();
+    let text = render(
+        &Response::success(1, data),
+        &ViewContext {
+            tool,
+            names: &names,
+            store: &store,
+            plane: &plane,
+            exec_limit: 16384,
+        },
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with('d'))
+        .expect("a d field");
+    // `d[3]{…}:` is written `d[N]{…}` in the legend.
+    let open = line.find('{').unwrap();
+    let cols = &line[open..line.len() - 1];
+    if line.starts_with("d[") {
+        format!("d[N]{cols}")
+    } else {
+        format!("d{cols}")
+    }
+}
+
+fn digest() -> Digest {
+    Digest::of(b"")
+}
+
+#[test]
+fn every_view_header_is_in_the_legend() {
+    let headers = [
+        header_of(
+            "read",
+            Data::Read(vec![ReadRow {
+                path: 1,
+                offset: 1,
+                len: 1,
+                digest: digest(),
+                text: Some("x".into()),
+                reference: None,
+            }]),
+        ),
+        header_of(
+            "list",
+            Data::List(vec![ListRow {
+                path: 1,
+                kind: EntryKind::File,
+                size: Some(1),
+            }]),
+        ),
+        header_of(
+            "search",
+            Data::Search(vec![SearchRow {
+                path: 1,
+                line: 1,
+                column: 1,
+                text: "x".into(),
+            }]),
+        ),
+        header_of(
+            "exec",
+            Data::Exec(ExecResult {
+                kind: ExitKind::Exited,
+                code: Some(0),
+                ms: 1,
+                stdout: None,
+                stderr: None,
+                stdout_ref: None,
+                stderr_ref: None,
+            }),
+        ),
+        header_of(
+            "edit",
+            Data::Patch(vec![PatchRow {
+                path: 1,
+                state: MutationState::Committed,
+                digest: Some(digest()),
+            }]),
+        ),
+        header_of(
+            "files",
+            Data::Fs(vec![FsRow {
+                id: 1,
+                kind: FsKind::Copy,
+                path: 1,
+                destination: Some(2),
+                state: MutationState::Committed,
+                digest: Some(digest()),
+            }]),
+        ),
+        header_of(
+            "snapshot",
+            Data::Snapshot(vec![SnapshotRow {
+                path: 1,
+                change: Change::Added,
+                kind: EntryKind::File,
+                size: Some(1),
+                digest: Some(digest()),
+            }]),
+        ),
+        header_of(
+            "evidence",
+            Data::Slice(SliceResult {
+                offset: 0,
+                len: 1,
+                projected: 1,
+                digest: digest(),
+                text: Some("x".into()),
+                bytes: None,
+            }),
+        ),
+        header_of(
+            "evidence",
+            Data::Find(vec![FindRow {
+                offset: 0,
+                line: 1,
+                column: 1,
+                text: "x".into(),
+            }]),
+        ),
+    ];
+    for header in headers {
+        assert!(
+            BASE.contains(&format!("`{header}`")),
+            "the legend does not explain {header}"
+        );
+    }
+}
+
+/// The legend line that starts with `` - `key` ``.
+fn legend_line(key: &str) -> &'static str {
+    BASE.lines()
+        .find(|l| l.starts_with(&format!("- `{key}")))
+        .unwrap_or_else(|| panic!("no legend line for `{key}`"))
+}
+
+#[test]
+fn every_status_flag_and_kind_is_explained() {
+    let s = legend_line("s`");
+    for n in 0..=10u8 {
+        assert!(Status::from_u8(n).is_some());
+        assert!(s.contains(&format!("{n} ")), "status {n}: {s}");
+    }
+    let z = legend_line("z`");
+    for bit in [1, 2, 4, 8, 16, 32] {
+        assert!(z.contains(&format!("{bit} ")), "flag {bit}: {z}");
+    }
+    let kinds: [(&str, &[u8]); 5] = [
+        ("exec `d{k", &[0, 1, 2, 3]),
+        ("list `d[N]{p,k,z}`", &[0, 1, 2, 3]),
+        ("edit `d[N]{p,s}`", &[0, 1, 2, 3, 4]),
+        ("snapshot `d[N]", &[0, 1, 2, 3]),
+        ("files `d[N]", &[0, 1, 2, 3]),
+    ];
+    for (start, values) in kinds {
+        let line = BASE
+            .lines()
+            .find(|l| l.trim_start().starts_with(&format!("- {start}")))
+            .unwrap_or_else(|| panic!("no legend line for {start}"));
+        for v in values {
+            assert!(
+                line.contains(&format!("{v} ")),
+                "{start}: value {v}: {line}"
+            );
+        }
+    }
+    assert!(
+        ExitKind::from_u8(4).is_some(),
+        "4 (killed) is reserved, never emitted"
+    );
+    for key in [
+        "p[N]{i,v}",
+        "e{c,q,p,x,a}",
+        "next",
+        "more",
+        "r:@N",
+        "ro",
+        "re",
+    ] {
+        assert!(
+            BASE.contains(&format!("`{key}")),
+            "the legend does not name {key}"
+        );
+    }
+    for marker in ["×N", "×N#K", "⋯N", ">>>N", "⟦instructions"] {
+        assert!(
+            BASE.contains(marker),
+            "the legend does not explain {marker}"
+        );
+    }
+}
+
+#[test]
+fn every_error_code_has_a_next_step_and_the_legend_names_the_common_ones() {
+    let mut seen = 0;
+    for n in 0..=1000u16 {
+        let Some(code) = ErrorCode::from_u16(n) else {
+            continue;
+        };
+        seen += 1;
+        let response = Response::error(1, ErrorRecord::typical(code));
+        for tool in [
+            "read", "search", "exec", "edit", "files", "snapshot", "evidence",
+        ] {
+            let next = next_step(tool, &response);
+            assert!(
+                next.len() > 20 && next.ends_with('.'),
+                "{n} ({tool}): {next:?}"
+            );
+        }
+    }
+    assert_eq!(seen, 23);
+    for code in [201, 402, 501, 600, 700] {
+        assert!(
+            BASE.contains(&format!("{code} ")),
+            "the legend explains {code}"
+        );
+    }
+}
