@@ -150,3 +150,71 @@ fn get_test_value_is_the_pure_executor() {
         execute_get_test_value("k")
     );
 }
+
+#[test]
+fn the_model_sees_changes_not_digests_and_a_large_capture_as_a_count() {
+    let files: Vec<(String, String)> = (0..30)
+        .map(|n| (format!("src/f{n:02}.txt"), format!("{n}\n")))
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(p, c)| (p.as_str(), c.as_str()))
+        .collect();
+    let mut h = Harness::new(&refs);
+    let capture = h.view(
+        "snapshot",
+        r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":null}"#,
+    );
+    assert!(
+        capture.starts_with("s:0\nd[0]{p,c,k,z}:\nmore:\"Captured 31 entries (30 files) as @1;"),
+        "{capture}"
+    );
+    assert!(!capture.contains(&hash("1\n")), "{capture}");
+    std::fs::write(h.dir.path().join("src/f03.txt"), "changed\n").unwrap();
+    let delta = h.view(
+        "snapshot",
+        r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":"@1"}"#,
+    );
+    assert!(
+        delta.starts_with("s:0\np[1]{i,v}:\n5,src/f03.txt\nd[1]{p,c,k,z}:\n5,2,0,8\n"),
+        "{delta}"
+    );
+    // The request number is not a retained value: the answer says so in words.
+    let wrong = h.view(
+        "snapshot",
+        r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":"@7"}"#,
+    );
+    assert!(
+        wrong.contains("700,1,2") && wrong.contains("next:\"That @N is not a retained value"),
+        "{wrong}"
+    );
+    // The whole manifest is still there, at the line the note names.
+    let call = capture
+        .split("evidence ")
+        .nth(1)
+        .and_then(|rest| rest.split_once('}'))
+        .map(|(call, _)| format!("{call}}}").replace("\\\"", "\""))
+        .expect("a named call");
+    let rows = h.view("evidence", &call);
+    assert!(rows.contains("src/f29.txt"), "{rows}");
+}
+
+#[test]
+fn evidence_searches_to_the_end_without_a_length_and_ignores_case_on_request() {
+    let long: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
+    let mut h = Harness::new(&[("big.txt", long.as_str())]);
+    h.ok(
+        "read",
+        r#"{"paths":["big.txt"],"mode":"bytes","offset":0,"length":100000}"#,
+    );
+    let found = h.view(
+        "evidence",
+        r#"{"ref":"@1","kind":"search","offset":0,"length":null,"query":"LINE 2999","regex":false,"case_insensitive":true}"#,
+    );
+    assert!(found.contains(",2999,1,\"line 2999\""), "{found}");
+    let tail = h.view(
+        "evidence",
+        r#"{"ref":"@1","kind":"lines","offset":2999,"length":null,"query":null,"regex":false,"case_insensitive":false}"#,
+    );
+    assert!(tail.ends_with(">>>1\nline 2999\nline 3000\n"), "{tail}");
+}

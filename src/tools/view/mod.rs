@@ -47,7 +47,12 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
         "s",
         Value::Scalar(Atom::uint(u64::from(response.status.as_u8()))),
     );
-    let ids = path_ids(response.data.as_ref());
+    let capture = large_capture(response);
+    let ids = if capture.is_some() {
+        Vec::new()
+    } else {
+        path_ids(response.data.as_ref())
+    };
     if !ids.is_empty() {
         let rows = ids
             .iter()
@@ -63,6 +68,10 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
     if let Some(data) = &response.data {
         let mut value = data.to_value();
         drop_column(&mut value, DIGEST_COLUMN);
+        if let (Some(note), Value::Table(table)) = (&capture, &mut value) {
+            table.rows.clear();
+            more.push(note.clone());
+        }
         if let Data::Exec(exec) = data {
             stream::reshape(&mut value, exec, cx, &mut more);
         }
@@ -201,6 +210,35 @@ fn drop_column(value: &mut Value, name: &str) {
         }
         Value::Scalar(_) | Value::Vector(_) => {}
     }
+}
+
+/// A capture lists at most this many entries; a larger one is summarised (its manifest is the
+/// baseline of a later delta, and `list` shows a tree better).
+const CAPTURE_ROWS_SHOWN: usize = 16;
+
+/// The note that replaces the rows of a large snapshot capture, or `None` to show them.
+fn large_capture(response: &Response) -> Option<String> {
+    let Some(Data::Snapshot(rows)) = &response.data else {
+        return None;
+    };
+    let reference = response.reference?;
+    let captured = rows
+        .iter()
+        .all(|r| r.change == ash_engine::protocol::Change::Captured);
+    if !captured || rows.len() <= CAPTURE_ROWS_SHOWN {
+        return None;
+    }
+    let files = rows
+        .iter()
+        .filter(|r| r.kind == ash_engine::protocol::EntryKind::File)
+        .count();
+    // The manifest is `k:s`, `v:1`, the scope record (2 lines) and the table header: rows from
+    // line 6, literal paths.
+    Some(format!(
+        "Captured {} entries ({files} files) as @{reference}; pass \"@{reference}\" as the baseline of a later snapshot to list what changed. The entries are the manifest's rows from line 6: evidence {}.",
+        rows.len(),
+        evidence_lines(reference, 6, None)
+    ))
 }
 
 /// The complete arguments of an `evidence` call reading `length` lines (`None`: to the end)
