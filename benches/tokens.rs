@@ -7,6 +7,7 @@
 //! - `ten-call`: 6 reads, 3 searches, 1 exec on a small Python project;
 //! - `failing-build`: a check that prints 3,000 lines with one failure in the middle, found
 //!   through the cut's note and one `evidence` call;
+//! - `edit-20`: a search, one read of two files, one 20-file `edit`, one check;
 //! - `rename-16`: one search, one 16-file `edit`, one check.
 //!
 //! For the tool outputs, the same calls are also rendered the way Codex CLI's shell tool

@@ -272,11 +272,7 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
         live_runtime::wait(&link, |b| matches!(b, EventBody::Done { .. }));
     }
     live_runtime::close(link);
-    let bodies: Vec<Value> = mock
-        .requests_to("/v1/responses")
-        .iter()
-        .map(|r| r.json())
-        .collect();
+    let bodies = tasks::bodies(&mock);
     assert_eq!(bodies.len(), 9);
     let first = &bodies[0];
     let environment = first["input"][0].clone();
@@ -309,8 +305,7 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
     live_runtime::submit(&link, "c5", "task 5");
     live_runtime::wait(&link, |b| matches!(b, EventBody::Done { .. }));
     live_runtime::close(link);
-    let resumed = mock.requests_to("/v1/responses");
-    let resumed = resumed.last().unwrap().json();
+    let resumed = tasks::bodies(&mock).pop().unwrap();
     assert_eq!(resumed["instructions"], first["instructions"]);
     assert_eq!(resumed["input"][0], environment);
     let environments = resumed["input"]

@@ -23,6 +23,14 @@ pub struct Task {
     pub turns: Vec<Turn>,
 }
 
+/// Every Responses request body `mock` received, in order.
+pub fn bodies(mock: &MockProvider) -> Vec<Value> {
+    mock.requests_to("/v1/responses")
+        .iter()
+        .map(|r| r.json())
+        .collect()
+}
+
 /// Runs `task` in a fresh workspace under `root`; returns every request body, in order.
 pub fn run(task: &Task, root: &Path) -> Vec<Value> {
     let ws = root.join("ws");
@@ -42,11 +50,7 @@ pub fn run(task: &Task, root: &Path) -> Vec<Value> {
     live_runtime::submit(&link, "task", task.prompt);
     live_runtime::wait(&link, |b| matches!(b, EventBody::Done { .. }));
     live_runtime::close(link);
-    let bodies: Vec<Value> = mock
-        .requests_to("/v1/responses")
-        .iter()
-        .map(|r| r.json())
-        .collect();
+    let bodies = bodies(&mock);
     assert_eq!(
         bodies.len(),
         task.turns.len(),
@@ -98,7 +102,7 @@ pub fn python_project() -> Vec<(String, String)> {
     ]
 }
 
-/// The benchmark's tasks: `ten-call`, `failing-build`, `rename-16`.
+/// The benchmark's tasks: `ten-call`, `failing-build`, `edit-20`, `rename-16`.
 pub fn tasks() -> Vec<Task> {
     let failing = {
         let mut log = String::new();
@@ -124,6 +128,17 @@ pub fn tasks() -> Vec<Task> {
             {"old": "import fetch_record", "new": "import load_record"},
             {"old": "return fetch_record(key)", "new": "return load_record(key)"}]})
         })
+        .collect();
+    let mut config = Vec::new();
+    for n in 0..20 {
+        config.push((
+            format!("services/svc_{n:02}.toml"),
+            format!("[service]\nname = \"svc-{n}\"\n# TODO: raise the timeout\ntimeout_ms = 1000\nretries = {}\n", n % 3),
+        ));
+    }
+    let config_edits: Vec<Value> = (0..20)
+        .map(|n| json!({"path": format!("services/svc_{n:02}.toml"), "edits": [
+            {"old": "# TODO: raise the timeout\ntimeout_ms = 1000", "new": format!("timeout_ms = {}", 5000 + n * 100)}]}))
         .collect();
     let mut failing_files = python_project();
     failing_files.push(("check.log".into(), failing));
@@ -157,6 +172,21 @@ pub fn tasks() -> Vec<Task> {
                     json!({"ref": "@1", "kind": "lines", "offset": 1835, "length": 5, "query": null, "regex": false, "case_insensitive": false}),
                 )]),
                 Turn::Text("src/discount.py:12 multiplies a Decimal by a float."),
+            ],
+        },
+        Task {
+            name: "edit-20",
+            files: config,
+            prompt: "Raise every service's timeout as the TODOs say: 5000 ms plus 100 per service number.",
+            turns: vec![
+                Turn::Calls(vec![search("TODO", &["services"])]),
+                Turn::Calls(vec![read(
+                    &["services/svc_00.toml", "services/svc_19.toml"],
+                    10,
+                )]),
+                Turn::Calls(vec![("edit", json!({"files": config_edits}))]),
+                Turn::Calls(vec![exec("grep", &["-rh", "timeout_ms", "services"])]),
+                Turn::Text("All 20 services have their new timeout."),
             ],
         },
         Task {

@@ -220,3 +220,19 @@ fn files_remove_of_a_file_changed_since_read_conflicts() {
     assert!(out.contains("\ns:8\n"), "{out}");
     assert_eq!(h.file("a.txt"), "v2");
 }
+
+#[test]
+fn editing_a_missing_file_says_what_to_do() {
+    let mut h = Harness::new(&[]);
+    let err = h
+        .call(
+            "edit",
+            r#"{"files":[{"path":"nope.rs","edits":[{"old":"x","new":"y"}]}]}"#,
+        )
+        .unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("`nope.rs` could not be read (error 201: The path does not exist: check its spelling with `list`"),
+        "{text}"
+    );
+}

@@ -58,7 +58,14 @@ pub fn current_file(
     let response = executed.response();
     let row = match (&response.status, &response.data) {
         (Status::Success, Some(Data::Read(rows))) if rows.len() == 1 => &rows[0],
-        _ => return Err(unreadable(response.encode().trim_end().replace('\n', " "))),
+        _ => {
+            let code = response
+                .error
+                .as_ref()
+                .map_or_else(String::new, |e| format!("error {}: ", e.code.as_u16()));
+            let next = super::super::view::next_step(tool, response);
+            return Err(unreadable(format!("{code}{next}")));
+        }
     };
     let name = response
         .paths

@@ -22,7 +22,7 @@ use ash_engine::session::store::RetainedStore;
 
 use super::execute::PathNames;
 
-use hints::next_step;
+pub(super) use hints::next_step;
 
 /// Columns the model never needs: whole-file digests.
 const DIGEST_COLUMN: &str = "h";
