@@ -8,7 +8,7 @@
 
 mod git;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 pub use git::{Changes, GitState, Head};
@@ -72,6 +72,34 @@ impl Environment {
         }
         lines.push("</environment>".to_owned());
         lines.join("\n") + "\n"
+    }
+}
+
+/// An environment message being collected on its own thread (the Git index of a large work
+/// tree takes tens of milliseconds to check), so a new session's first task does not wait.
+#[derive(Debug)]
+pub struct PendingEnvironment {
+    cwd: PathBuf,
+    thread: Option<std::thread::JoinHandle<String>>,
+}
+
+impl PendingEnvironment {
+    /// Starts collecting the message for `cwd`.
+    pub fn collect(cwd: PathBuf) -> PendingEnvironment {
+        let for_thread = cwd.clone();
+        let thread = std::thread::Builder::new()
+            .name("ansa-environment".into())
+            .spawn(move || Environment::collect(&for_thread).render())
+            .ok();
+        PendingEnvironment { cwd, thread }
+    }
+
+    /// The message (collected here if the thread could not be started or died).
+    pub fn wait(self) -> String {
+        match self.thread.map(std::thread::JoinHandle::join) {
+            Some(Ok(text)) => text,
+            _ => Environment::collect(&self.cwd).render(),
+        }
     }
 }
 

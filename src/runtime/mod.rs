@@ -23,6 +23,7 @@ use std::thread::JoinHandle;
 use ansa_sessions::{Binding, Session, SessionError};
 use ansa_ui::SessionLink;
 
+use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
 use crate::provider::Provider;
 use crate::tools::{ToolExecutor, ToolRegistry};
@@ -128,6 +129,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir)?;
     let replayed = context::replay(&session.read_records()?)?;
     tools.restore_delivered(replayed.delivered.iter().cloned());
+    // A new session's environment message is collected while the user types the first task.
+    let fresh = replayed.items.is_empty() && replayed.epoch == 0 && replayed.next_generation == 0;
+    let environment = fresh.then(|| PendingEnvironment::collect(session.meta().cwd.clone()));
     let (sink, events) = events::EventSink::new(EVENT_QUEUE);
     let (commands_tx, commands_rx) = channel();
     let core = core::Core::new(session, sink, limits.queue);
@@ -145,6 +149,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         evidence_dir,
         supervisor,
         control: commands_tx.clone(),
+        environment,
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

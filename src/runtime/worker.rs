@@ -22,7 +22,7 @@ use super::context::{PendingCall, Replayed, count_outputs, encode_item, encode_o
 use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::{compaction, crash};
-use crate::environment::Environment;
+use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
 use crate::provider::{
     COMPACTION_PROMPT, ContextItem, Generated, GenerationRequest, ModelTurn, Provider,
@@ -54,6 +54,9 @@ pub struct Worker {
     pub supervisor: Option<PathBuf>,
     /// Tells the control thread the worker stopped.
     pub control: Sender<ToRuntime>,
+    /// The environment message of a new session, being collected; `None` once journaled or
+    /// for a session that already has a context.
+    pub environment: Option<PendingEnvironment>,
 }
 
 /// How a turn stopped before a final answer.
@@ -244,14 +247,10 @@ impl Worker {
     /// Before the first turn of a new session: journals the environment message, which is then
     /// part of the exact context (replayed on resume, kept by compaction, never rebuilt).
     fn introduce(&mut self, id: RequestId) -> Step<()> {
-        let fresh = self.context.items.is_empty()
-            && self.context.epoch == 0
-            && self.context.next_generation == 0;
-        if !fresh {
+        let Some(pending) = self.environment.take() else {
             return Ok(());
-        }
-        let cwd = self.shared.lock().session.meta().cwd.clone();
-        let text = Environment::collect(&cwd).render();
+        };
+        let text = pending.wait();
         self.journal_item(id, 0, ContextItem::Environment { text })
     }
 
