@@ -320,3 +320,32 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
         .count();
     assert_eq!(environments, 1);
 }
+
+#[test]
+fn the_journal_keeps_every_answer_byte_for_byte_beside_what_the_model_received() {
+    let dir = tempfile::tempdir().unwrap();
+    let task = &tasks::tasks()[0];
+    let bodies = tasks::run(task, dir.path());
+    let sent: Vec<String> = bodies.last().unwrap()["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["output"].as_str().map(str::to_owned))
+        .collect();
+    let journal = crate::harness::journal_text(&dir.path().join("session"));
+    let outcomes: Vec<Value> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|r| r["kind"] == "tool_outcome")
+        .map(|r| r["body"].clone())
+        .collect();
+    assert_eq!(outcomes.len(), 10, "{journal}");
+    for (outcome, sent) in outcomes.iter().zip(&sent) {
+        assert_eq!(outcome["output"].as_str(), Some(sent.as_str()));
+        let answer = outcome["answer"].as_str().expect("the canonical answer");
+        assert!(answer.starts_with("t:3\ni:") && answer.contains("\nz:"), "{answer}");
+        // The canonical answer decodes as ASH/1; the view is derived from it.
+        let limits = ash_engine::ason::Limits::default();
+        ash_engine::protocol::Response::decode(answer.as_bytes(), &limits).expect("canonical");
+    }
+}
