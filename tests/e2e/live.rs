@@ -549,3 +549,54 @@ fn model_flags_bind_the_requested_and_the_exact_returned_model() {
         "gpt-alias"
     );
 }
+
+#[test]
+fn a_rejected_reasoning_parameter_names_the_setting_to_change() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    let body = r#"{"error":{"message":"Unsupported parameter: 'reasoning.summary' is not supported with this model.","type":"invalid_request_error","param":"reasoning.summary","code":"unsupported_parameter"}}"#;
+    mock.push("/v1/responses", MockResponse::json(400, body));
+    // A loopback server gets no reasoning parameters unless the config asks for them.
+    std::fs::write(
+        w.ansa_home().join("config.json"),
+        r#"{"models":{"gpt-5.5":{"reasoning":true}}}"#,
+    )
+    .unwrap();
+    let out = live_command(&w, &mock, "responses", &["what?"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "stderr: {stderr}");
+    assert!(
+        stderr.contains("does not accept the request parameter `reasoning.summary`")
+            && stderr.contains(r#""models": {"gpt-5.5": {"reasoning": false}}"#),
+        "{stderr}"
+    );
+    let sent = mock.requests_to("/v1/responses")[0].json();
+    assert_eq!(sent["reasoning"], json!({"summary": "auto"}));
+    assert_eq!(sent["include"], json!(["reasoning.encrypted_content"]));
+}
+
+#[test]
+fn a_loopback_server_gets_no_reasoning_parameters_by_default() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 333),
+    );
+    let out = live_command(&w, &mock, "responses", &["hi"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let sent = mock.requests_to("/v1/responses")[0].json();
+    assert!(
+        sent.get("reasoning").is_none() && sent.get("include").is_none(),
+        "{sent}"
+    );
+}

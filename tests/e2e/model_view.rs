@@ -343,7 +343,10 @@ fn the_journal_keeps_every_answer_byte_for_byte_beside_what_the_model_received()
     for (outcome, sent) in outcomes.iter().zip(&sent) {
         assert_eq!(outcome["output"].as_str(), Some(sent.as_str()));
         let answer = outcome["answer"].as_str().expect("the canonical answer");
-        assert!(answer.starts_with("t:3\ni:") && answer.contains("\nz:"), "{answer}");
+        assert!(
+            answer.starts_with("t:3\ni:") && answer.contains("\nz:"),
+            "{answer}"
+        );
         // The canonical answer decodes as ASH/1; the view is derived from it.
         let limits = ash_engine::ason::Limits::default();
         ash_engine::protocol::Response::decode(answer.as_bytes(), &limits).expect("canonical");
