@@ -89,6 +89,12 @@ fn run(task: &Task, bpe: &CoreBPE) {
         codex
     );
     if task.name == "ten-call" {
+        let plan = ansa::prompt::Prompt::new("", "");
+        println!(
+            "  base prompt {} tokens, with the plan addendum {}",
+            count(plan.for_mode(ansa::tools::Mode::Basic)),
+            count(plan.for_mode(ansa::tools::Mode::Plan))
+        );
         let first = &bodies[0];
         println!(
             "  fixed prefix (first request): instructions {} + tools {} = {}",

@@ -197,8 +197,11 @@ fn parse(b: &[u8]) -> Option<Index> {
         let signature = b.get(at..at + 4)?;
         let len = be32(b, at + 4)? as usize;
         let data = b.get(at + 8..at + 8 + len)?;
-        if signature == b"TREE" {
-            index.tree_valid = Some(tree_root_valid(data)?);
+        match signature {
+            b"TREE" => index.tree_valid = Some(tree_root_valid(data)?),
+            // A split index keeps most entries in a shared file: not judged here.
+            b"link" => return None,
+            _ => {}
         }
         at += 8 + len;
     }
@@ -248,12 +251,15 @@ fn entry_changed(worktree: &Path, entry: &Entry, index_stamp: (i64, i64)) -> boo
     if kind == 0o100000 && (meta.mode() & 0o100 != 0) != (entry.mode & 0o100 != 0) {
         return true;
     }
-    let mtime = (meta.mtime(), meta.mtime_nsec());
-    if meta.len() != u64::from(entry.size) && entry.size != 0 {
+    // The index keeps sizes (and mtime seconds) truncated to 32 bits.
+    let size = meta.len() as u32;
+    let mtime = (i64::from(meta.mtime() as u32), meta.mtime_nsec());
+    // Git smudges a racily clean entry by zeroing its size; such an entry is hashed below.
+    if size != entry.size && entry.size != 0 {
         return true;
     }
-    let racy = mtime >= index_stamp;
-    if mtime == entry.mtime && meta.len() == u64::from(entry.size) && !racy {
+    let racy = (meta.mtime(), meta.mtime_nsec()) >= index_stamp;
+    if mtime == entry.mtime && size == entry.size && !racy {
         return false;
     }
     blob_sha(&path, kind == 0o120000).is_none_or(|sha| sha != entry.sha)

@@ -1,4 +1,4 @@
-//! The model's view of an ASH/1 answer (docs/agent.md, "What the model sees").
+//! The model's view of an ASH/1 answer (docs/agent.md, "Answers").
 //!
 //! The journal keeps every canonical answer byte for byte; the model receives this view of it,
 //! which leaves out only what the model cannot use and keeps everything reachable:

@@ -63,6 +63,12 @@ pub(super) fn reshape(
         };
         let Some(view) = line_view(cx, &raw, outcome, budget, name, reference) else {
             let lines = raw.lines().count();
+            if let Some(at) = record.cols.iter().position(|c| c == column)
+                && let Cell::Atom(Atom::Text(shown)) = &record.row[at]
+                && let Some(annotated) = annotate_gaps(shown, lines)
+            {
+                record.row[at] = Cell::Atom(Atom::text(annotated));
+            }
             more.push(format!(
                 "{name} as shown is shortened or normalized (markers ×N, ⋯N; CRLF as LF); all {lines} lines are @{reference}: evidence {} or kind \"search\".",
                 super::evidence_lines(reference, 1, None)
@@ -74,6 +80,43 @@ pub(super) fn reshape(
         }
         more.push(view.note);
     }
+}
+
+/// A reduced text with each `⋯G` gap marker followed by the retained lines it stands for,
+/// `⋯G (lines A-B)`, so an `evidence` call can read them without counting. The raw line of
+/// every shown line is followed through the markers (`×N` repeats the line above N times in
+/// all, `×N#K` the K lines above N times); when the count does not come out at `total` the
+/// text is left as it is.
+pub(super) fn annotate_gaps(shown: &str, total: usize) -> Option<String> {
+    let mut out = String::with_capacity(shown.len() + 64);
+    let mut raw = 0usize;
+    let mut kept = 0usize;
+    let mut changed = false;
+    for line in shown.split_inclusive('\n') {
+        let body = line.trim_end_matches('\n');
+        if let Some(n) = body.strip_prefix('⋯').and_then(|g| g.parse::<usize>().ok()) {
+            out.push_str(&format!("⋯{n} (lines {}-{})\n", raw + 1, raw + n));
+            raw += n;
+            changed = true;
+            continue;
+        }
+        if let Some(rest) = body.strip_prefix('×') {
+            let (n, k) = match rest.split_once('#') {
+                Some((n, k)) => (n.parse::<usize>().ok()?, k.parse::<usize>().ok()?),
+                None => (rest.parse::<usize>().ok()?, 1),
+            };
+            if n < 2 || k == 0 || k > kept {
+                return None;
+            }
+            raw += (n - 1) * k;
+            out.push_str(line);
+            continue;
+        }
+        raw += 1;
+        kept += 1;
+        out.push_str(line);
+    }
+    (changed && raw == total).then_some(out)
 }
 
 fn retained_text(cx: &ViewContext<'_>, reference: u64) -> Option<String> {

@@ -1,4 +1,4 @@
-use super::stream::cut_lines;
+use super::stream::{annotate_gaps, cut_lines};
 use super::*;
 use ash_engine::protocol::{ErrorCode, ErrorRecord, ReadRow, SearchRow, Status};
 use ash_engine::session::store::StoreQuota;
@@ -125,4 +125,21 @@ fn a_line_cut_keeps_whole_lines_and_names_the_gap() {
         "{}",
         view.note
     );
+}
+
+#[test]
+fn gap_markers_name_the_retained_lines_they_stand_for() {
+    // 2 lines, ⋯3, a line repeated 4 times (×4), a 2-line block 3 times (×3#2), ⋯2, 1 line:
+    // 2 + 3 + 4 + 6 + 2 + 1 = 18 raw lines.
+    let shown = "a\nb\n⋯3\nerror x\n×4\np\nq\n×3#2\n⋯2\nz\n";
+    assert_eq!(
+        annotate_gaps(shown, 18).as_deref(),
+        Some("a\nb\n⋯3 (lines 3-5)\nerror x\n×4\np\nq\n×3#2\n⋯2 (lines 16-17)\nz\n")
+    );
+    assert_eq!(
+        annotate_gaps(shown, 19),
+        None,
+        "a count that does not add up"
+    );
+    assert_eq!(annotate_gaps("a\n×2\n", 2), None, "nothing to annotate");
 }
