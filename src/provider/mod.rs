@@ -62,7 +62,8 @@ pub enum ContextItem {
         raw: String,
     },
     /// The environment message of the session's start (`crate::environment`), sent as a user
-    /// message; kept by compaction and never regenerated.
+    /// message (for Chat, ahead of the next user message's text); kept by compaction and
+    /// never regenerated.
     Environment {
         /// The message.
         text: String,

@@ -36,11 +36,22 @@ pub fn responses_input(context: &[ContextItem]) -> Vec<ResponsesInput> {
 /// The `messages` of a Chat Completions request (after the system message).
 pub fn chat_messages(context: &[ContextItem]) -> Vec<ChatMessage> {
     let mut out = Vec::with_capacity(context.len());
+    let mut environment: Option<&str> = None;
     for item in context {
-        match item {
-            ContextItem::User { text } | ContextItem::Environment { text } => {
-                out.push(ChatMessage::User(text.clone()))
+        if let Some(env) = environment.take() {
+            // Many chat templates want roles to alternate: the environment rides with the
+            // user message that follows it.
+            match item {
+                ContextItem::User { text } => {
+                    out.push(ChatMessage::User(format!("{env}\n{text}")));
+                    continue;
+                }
+                _ => out.push(ChatMessage::User(env.to_owned())),
             }
+        }
+        match item {
+            ContextItem::Environment { text } => environment = Some(text),
+            ContextItem::User { text } => out.push(ChatMessage::User(text.clone())),
             ContextItem::Native(n) => {
                 if let Some(m) = chat_assistant(n) {
                     out.push(m);
@@ -58,6 +69,9 @@ pub fn chat_messages(context: &[ContextItem]) -> Vec<ChatMessage> {
             | ContextItem::ToolCall(_)
             | ContextItem::MalformedOutput { .. } => {}
         }
+    }
+    if let Some(env) = environment {
+        out.push(ChatMessage::User(env.to_owned()));
     }
     out
 }
@@ -105,4 +119,41 @@ fn chat_assistant(n: &NativeItem) -> Option<ChatMessage> {
             })
             .collect(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env() -> ContextItem {
+        ContextItem::Environment {
+            text: "<environment>\ncwd: /w\n</environment>\n".into(),
+        }
+    }
+
+    #[test]
+    fn chat_carries_the_environment_in_the_next_user_message_and_responses_as_its_own() {
+        let items = [
+            env(),
+            ContextItem::User {
+                text: "fix it".into(),
+            },
+        ];
+        assert_eq!(
+            chat_messages(&items),
+            [ChatMessage::User(
+                "<environment>\ncwd: /w\n</environment>\n\nfix it".into()
+            )]
+        );
+        assert_eq!(responses_input(&items).len(), 2);
+        // Alone, it is still sent.
+        assert_eq!(
+            chat_messages(&[env()]),
+            [ChatMessage::User(
+                "<environment>\ncwd: /w\n</environment>\n".into()
+            )]
+        );
+        let note = ContextItem::Note { text: "n".into() };
+        assert_eq!(chat_messages(&[env(), note]).len(), 2);
+    }
 }
