@@ -10,11 +10,11 @@ use ash_engine::protocol::{Content, Edit, Op, PatchArgs, PatchFile};
 /// `args.files`); the engine applies it to every file or to none.
 ///
 /// Each file's preimage digest is the one the model last read (or, for a file it never read,
-/// the current one). When a file still has it, the
-/// current bytes *are* the bytes the model read and the edits compile against them. When it
-/// changed, the patch still carries the old digest so the engine answers 501 (conflict) and
-/// leaves every file untouched; that file's edits then compile against the current bytes if
-/// they can, or become one empty edit, which the conflict check rejects before any write.
+/// the current one). When a file still has it, the current bytes *are* the bytes the model
+/// read and the edits compile against them. When it changed, the patch still carries the old
+/// digest so the engine answers 501 (conflict) and leaves every file untouched; that file's
+/// edits then compile against the current bytes if they can, or become one empty edit, which
+/// the conflict check rejects before any write.
 pub fn patch(
     args: &EditArgs,
     current: &[CurrentFile],
