@@ -1,0 +1,21 @@
+//! The local half of Sign in with ChatGPT (docs/auth.md): where tokens live and how they are
+//! written, the lock that serializes refreshes across processes, and the loopback callback of
+//! the browser flow. No dependency on another workspace crate.
+//!
+//! Every file is reached through the store directory's descriptor, never by re-resolving a
+//! path, so a local process that swaps a name for a symlink between a check and a use gains
+//! nothing.
+
+mod callback;
+mod credentials;
+mod dir;
+mod error;
+mod location;
+mod lock;
+
+pub use callback::{Callback, CallbackError, CallbackServer};
+pub use credentials::{Credentials, StoreBackend, StoreChoice};
+pub use dir::AuthDir;
+pub use error::AuthError;
+pub use location::{Location, LocationSource, locate};
+pub use lock::RefreshLock;
