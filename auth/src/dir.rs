@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use nix::errno::Errno;
-use nix::fcntl::{OFlag, open, openat, renameat};
+use nix::fcntl::{OFlag, RenameFlags, open, openat, renameat, renameat2};
 use nix::sys::stat::Mode;
 use nix::unistd::{Uid, UnlinkatFlags, unlinkat};
 
@@ -151,6 +151,36 @@ impl AuthDir {
     /// the old file or the new one, never a mix.
     pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), AuthError> {
         let path = self.file_path(name);
+        let temp = self.write_temp(name, bytes)?;
+        if let Err(e) = renameat(self.fd.as_fd(), temp.as_str(), self.fd.as_fd(), name) {
+            let _ = unlinkat(self.fd.as_fd(), temp.as_str(), UnlinkatFlags::NoRemoveDir);
+            return Err(io_err("replace", &path, e.into()));
+        }
+        self.sync()
+    }
+
+    /// Publishes `bytes` as the new file `name` unless one exists (then that one stays):
+    /// written to a temp file, fsynced, renamed without replacing, directory fsynced.
+    pub fn publish_new(&self, name: &str, bytes: &[u8]) -> Result<(), AuthError> {
+        let path = self.file_path(name);
+        let temp = self.write_temp(name, bytes)?;
+        let placed = renameat2(
+            self.fd.as_fd(),
+            temp.as_str(),
+            self.fd.as_fd(),
+            name,
+            RenameFlags::RENAME_NOREPLACE,
+        );
+        let _ = unlinkat(self.fd.as_fd(), temp.as_str(), UnlinkatFlags::NoRemoveDir);
+        match placed {
+            Ok(()) | Err(Errno::EEXIST) => self.sync(),
+            Err(e) => Err(io_err("publish", &path, e.into())),
+        }
+    }
+
+    /// A new fsynced 0600 temp file holding `bytes`, named for `name`; its name is returned.
+    fn write_temp(&self, name: &str, bytes: &[u8]) -> Result<String, AuthError> {
+        let path = self.file_path(name);
         let temp = format!(
             ".{name}.tmp-{}-{}",
             std::process::id(),
@@ -169,16 +199,12 @@ impl AuthDir {
         let written = file
             .write_all(bytes)
             .and_then(|()| file.sync_all())
-            .map_err(|e| io_err("write", &path, e))
-            .and_then(|()| {
-                renameat(self.fd.as_fd(), temp.as_str(), self.fd.as_fd(), name)
-                    .map_err(|e| io_err("replace", &path, e.into()))
-            });
+            .map_err(|e| io_err("write", &path, e));
         if let Err(e) = written {
             let _ = unlinkat(self.fd.as_fd(), temp.as_str(), UnlinkatFlags::NoRemoveDir);
             return Err(e);
         }
-        self.sync()
+        Ok(temp)
     }
 
     /// Removes the file `name` (nothing to do when it is missing) and makes that durable.

@@ -6,16 +6,25 @@
 //! path, so a local process that swaps a name for a symlink between a check and a use gains
 //! nothing.
 
+mod authorize;
 mod callback;
 mod credentials;
 mod dir;
+mod discovery;
 mod error;
+mod host;
 mod location;
 mod lock;
 
+pub use authorize::{
+    AGENT_NAME, Authorization, AuthorizeError, AuthorizeOptions, DYNAMIC_CLIENT_ID, RESOURCE,
+    SCOPES, authorize,
+};
 pub use callback::{Callback, CallbackError, CallbackServer};
 pub use credentials::{Credentials, StoreBackend, StoreChoice};
 pub use dir::AuthDir;
+pub use discovery::{Discovery, DiscoveryError};
 pub use error::AuthError;
+pub use host::HostId;
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;

@@ -149,7 +149,13 @@ fn child_locker() {
 
 fn child(test: &str, var: &str, value: &str) -> std::process::Child {
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--ignored", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            test,
+            "--ignored",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(var, value)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
