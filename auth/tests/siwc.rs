@@ -1,0 +1,200 @@
+//! The browser sign-in against a real issuer and a real browser: npm `oidc-provider`
+//! configured as a Sign in with ChatGPT issuer (`tests/support/oidc/issuer.mjs`), and
+//! Debian's `chromium-headless-shell` loading the printed URL as a user's browser would. The
+//! callback must carry the issued client ID, and the code must exchange with the PKCE
+//! verifier (and only with it).
+//!
+//! Skipped with a notice unless `ANSA_OIDC_MODULES` names a node_modules directory holding
+//! oidc-provider and `ANSA_CHROMIUM` (or `chromium-headless-shell` on PATH) a headless browser;
+//! `.ci/run` provides both.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use ansa_auth::{
+    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, HostId, RESOURCE,
+    authorize,
+};
+
+/// A process killed when dropped.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn browser() -> Option<String> {
+    std::env::var("ANSA_CHROMIUM").ok().or_else(|| {
+        let found = Command::new("sh")
+            .args(["-c", "command -v chromium-headless-shell"])
+            .output()
+            .ok()?;
+        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        (!path.is_empty()).then_some(path)
+    })
+}
+
+/// Starts the issuer; `None` (with a notice) when the test's tools are missing.
+fn issuer() -> Option<(Killed, String)> {
+    let Some(modules) = std::env::var_os("ANSA_OIDC_MODULES") else {
+        eprintln!("skipped: set ANSA_OIDC_MODULES to a node_modules directory with oidc-provider");
+        return None;
+    };
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .unwrap()
+        .port();
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/support/oidc/issuer.mjs"
+    );
+    let mut child = Command::new("node")
+        .args([script, &port.to_string()])
+        .env("ANSA_OIDC_MODULES", modules)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node runs the issuer");
+    let stdout = child.stdout.take().unwrap();
+    let mut line = String::new();
+    BufReader::new(stdout).read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("listening "),
+        "the issuer did not start: {line:?}"
+    );
+    Some((Killed(child), format!("http://127.0.0.1:{port}")))
+}
+
+/// One HTTP/1.0 request to the loopback issuer; returns (status, body).
+fn http(url: &str, method: &str, form: Option<&str>) -> (u16, Vec<u8>) {
+    let rest = url.strip_prefix("http://").unwrap();
+    let (addr, path) = rest.split_at(rest.find('/').unwrap());
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    let body = form.unwrap_or("");
+    write!(
+        s,
+        "{method} {path} HTTP/1.0\r\nhost: {addr}\r\ncontent-type: application/x-www-form-urlencoded\r\ncontent-length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    s.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let head = String::from_utf8_lossy(&raw[..split]);
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    (status, raw[split + 4..].to_vec())
+}
+
+fn form(pairs: &[(&str, &str)]) -> String {
+    pairs
+        .iter()
+        .map(|(k, v)| {
+            let enc: String = v
+                .bytes()
+                .map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                        (b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect();
+            format!("{k}={enc}")
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[test]
+fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_redeems() {
+    let Some(chromium) = browser() else {
+        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
+        return;
+    };
+    let Some((_issuer, issuer)) = issuer() else {
+        return;
+    };
+    let (status, doc) = http(
+        &format!("{issuer}/.well-known/openid-configuration"),
+        "GET",
+        None,
+    );
+    assert_eq!(status, 200);
+    let discovery = Discovery::parse(&issuer, &doc).unwrap();
+    assert!(discovery.device_authorization_endpoint.is_some());
+    assert!(discovery.revocation_endpoint.is_some());
+
+    let store = tempfile::tempdir().unwrap();
+    let dir = AuthDir::create(&store.path().join("auth")).unwrap();
+    let host = HostId::load_or_create(&dir).unwrap();
+    let callback = CallbackServer::bind().unwrap();
+    let redirect = callback.redirect_uri();
+    let sign_in = authorize(&discovery, &redirect, &host, AuthorizeOptions::default()).unwrap();
+    let state = sign_in.state.clone();
+    let waiting = std::thread::spawn(move || callback.wait(&state, Duration::from_secs(60)));
+    let mut args = vec!["--disable-gpu", "--dump-dom", "--timeout=30000"];
+    if nix::unistd::Uid::effective().is_root() {
+        args.push("--no-sandbox");
+    }
+    let _browser = Killed(
+        Command::new(&chromium)
+            .args(&args)
+            .arg(&sign_in.url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the browser starts"),
+    );
+    let got = waiting.join().unwrap().expect("a callback");
+    let client_id = got.client_id.clone().expect("the issued client ID");
+    assert!(
+        client_id.starts_with("app_") && client_id != DYNAMIC_CLIENT_ID,
+        "{client_id}"
+    );
+
+    let exchange = |verifier: &str| {
+        http(
+            &format!("{}", discovery.token_endpoint),
+            "POST",
+            Some(&form(&[
+                ("grant_type", "authorization_code"),
+                ("code", &got.code),
+                ("redirect_uri", &redirect),
+                ("client_id", &client_id),
+                ("code_verifier", verifier),
+                ("resource", RESOURCE),
+            ])),
+        )
+    };
+    let (status, body) = exchange("a-wrong-verifier-of-the-right-length-0123456789abcdef");
+    assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
+    // A failed redemption burns the code at some issuers; this one keeps it for the right
+    // verifier only until it is used.
+    let (status, body) = exchange(sign_in.verifier.secret());
+    let text = String::from_utf8_lossy(&body);
+    assert_eq!(status, 200, "{text}");
+    let tokens: serde_json::Value = serde_json::from_slice(&body).unwrap();
+    for field in [
+        "access_token",
+        "refresh_token",
+        "id_token",
+        "earliest_refresh_at",
+    ] {
+        assert!(!tokens[field].is_null(), "{field} missing: {text}");
+    }
+    assert!(
+        tokens["scope"]
+            .as_str()
+            .unwrap()
+            .contains("chatgpt.tokens.use.direct"),
+        "{text}"
+    );
+    // A replayed code is refused.
+    let (status, _) = exchange(sign_in.verifier.secret());
+    assert_eq!(status, 400);
+}
