@@ -13,6 +13,7 @@ mod dir;
 mod discovery;
 mod error;
 mod host;
+mod idtoken;
 mod location;
 mod lock;
 
@@ -26,5 +27,6 @@ pub use dir::AuthDir;
 pub use discovery::{Discovery, DiscoveryError};
 pub use error::AuthError;
 pub use host::HostId;
+pub use idtoken::{Expected, IdClaims, IdTokenError, verify as verify_id_token};
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;

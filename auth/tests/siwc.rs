@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use ansa_auth::{
-    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, HostId, RESOURCE,
-    authorize,
+    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, Expected, HostId,
+    RESOURCE, authorize, verify_id_token,
 };
 
 /// A process killed when dropped.
@@ -194,6 +194,28 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
             .contains("chatgpt.tokens.use.direct"),
         "{text}"
     );
+    // The id_token verifies against the issuer's live key set, for this sign-in only.
+    let (status, jwks) = http(discovery.jwks_uri.as_str(), "GET", None);
+    assert_eq!(status, 200);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let expected = Expected {
+        issuer: &issuer,
+        client_id: &client_id,
+        nonce: &sign_in.nonce,
+        subject: None,
+        now,
+    };
+    let id_token = tokens["id_token"].as_str().unwrap();
+    let claims = verify_id_token(id_token, &jwks, expected).expect("a valid id_token");
+    assert_eq!(claims.subject, "user-1");
+    let other = Expected {
+        nonce: "another-sign-in",
+        ..expected
+    };
+    assert!(verify_id_token(id_token, &jwks, other).is_err());
     // A replayed code is refused.
     let (status, _) = exchange(sign_in.verifier.secret());
     assert_eq!(status, 400);
