@@ -14,8 +14,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use ansa_auth::{
-    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, Expected, HostId,
-    RESOURCE, authorize, verify_id_token,
+    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, ExchangeError,
+    Expected, HostId, Http, RESOURCE, authorize, exchange_code, refresh, verify_id_token,
 };
 
 /// A process killed when dropped.
@@ -173,26 +173,30 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     };
     let (status, body) = exchange("a-wrong-verifier-of-the-right-length-0123456789abcdef");
     assert_eq!(status, 400, "{}", String::from_utf8_lossy(&body));
-    // A failed redemption burns the code at some issuers; this one keeps it for the right
-    // verifier only until it is used.
-    let (status, body) = exchange(sign_in.verifier.secret());
-    let text = String::from_utf8_lossy(&body);
-    assert_eq!(status, 200, "{text}");
-    let tokens: serde_json::Value = serde_json::from_slice(&body).unwrap();
-    for field in [
-        "access_token",
-        "refresh_token",
-        "id_token",
-        "earliest_refresh_at",
-    ] {
-        assert!(!tokens[field].is_null(), "{field} missing: {text}");
-    }
+    // The right verifier redeems it, through the crate's own exchange.
+    let http_client = Http::new().unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let tokens = runtime
+        .block_on(exchange_code(
+            &http_client,
+            &discovery,
+            &client_id,
+            &got.code,
+            &redirect,
+            sign_in.verifier,
+        ))
+        .expect("the code redeems");
+    let first_refresh = tokens.refresh_token.clone().expect("a refresh token");
+    assert!(tokens.earliest_refresh_at.is_some(), "{tokens:?}");
     assert!(
-        tokens["scope"]
-            .as_str()
-            .unwrap()
-            .contains("chatgpt.tokens.use.direct"),
-        "{text}"
+        tokens
+            .scope
+            .iter()
+            .any(|s| s == "chatgpt.tokens.use.direct"),
+        "{tokens:?}"
     );
     // The id_token verifies against the issuer's live key set, for this sign-in only.
     let (status, jwks) = http(discovery.jwks_uri.as_str(), "GET", None);
@@ -208,7 +212,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
         subject: None,
         now,
     };
-    let id_token = tokens["id_token"].as_str().unwrap();
+    let id_token = tokens.id_token.as_deref().expect("an id_token");
     let claims = verify_id_token(id_token, &jwks, expected).expect("a valid id_token");
     assert_eq!(claims.subject, "user-1");
     let other = Expected {
@@ -217,6 +221,75 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     };
     assert!(verify_id_token(id_token, &jwks, other).is_err());
     // A replayed code is refused.
-    let (status, _) = exchange(sign_in.verifier.secret());
+    let (status, _) = exchange("anything");
     assert_eq!(status, 400);
+
+    // Refresh rotates; spending an old refresh token again ends the sign-in (the issuer revokes
+    // the grant, so the rotated one is dead too).
+    let rotated = runtime
+        .block_on(refresh(
+            &http_client,
+            &discovery,
+            &client_id,
+            &first_refresh,
+        ))
+        .expect("a refresh");
+    let second_refresh = rotated
+        .refresh_token
+        .clone()
+        .expect("a rotated refresh token");
+    assert_ne!(second_refresh, first_refresh);
+    assert_ne!(rotated.access_token, tokens.access_token);
+    for spent in [&first_refresh, &second_refresh] {
+        let err = runtime
+            .block_on(refresh(&http_client, &discovery, &client_id, spent))
+            .unwrap_err();
+        assert!(
+            matches!(&err, ExchangeError::Ended { code, .. } if code == "invalid_grant"),
+            "{err}"
+        );
+        assert!(err.to_string().contains("ansa --login"), "{err}");
+    }
+}
+
+/// A token endpoint that reads the request and hangs up without answering: the outcome of
+/// a refresh sent there is unknown.
+#[test]
+fn a_refresh_without_an_answer_is_uncertain_and_an_unreachable_issuer_is_not() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let mut stream = stream;
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+        }
+    });
+    let doc = |token: String| {
+        format!(
+            r#"{{"issuer":"http://127.0.0.1:{port}","authorization_endpoint":"http://127.0.0.1:{port}/auth","token_endpoint":"{token}","jwks_uri":"http://127.0.0.1:{port}/jwks"}}"#
+        )
+    };
+    let issuer = format!("http://127.0.0.1:{port}");
+    let hanging = Discovery::parse(&issuer, doc(format!("{issuer}/token")).as_bytes()).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let http_client = Http::new().unwrap();
+    let err = runtime
+        .block_on(refresh(&http_client, &hanging, "app_x", "rt"))
+        .unwrap_err();
+    assert!(matches!(err, ExchangeError::Uncertain(_)), "{err}");
+    assert!(
+        err.to_string().starts_with("auth_refresh_uncertain"),
+        "{err}"
+    );
+    // Nothing listens on port 9 of loopback: the request never left.
+    let closed =
+        Discovery::parse(&issuer, doc("http://127.0.0.1:9/token".into()).as_bytes()).unwrap();
+    let err = runtime
+        .block_on(refresh(&http_client, &closed, "app_x", "rt"))
+        .unwrap_err();
+    assert!(matches!(err, ExchangeError::Unreachable(_)), "{err}");
 }
