@@ -34,15 +34,34 @@ pub struct Http {
 impl Http {
     /// A client with the platform's roots, no redirects, a 30 s timeout.
     pub fn new() -> Result<Http, HttpError> {
-        let client = reqwest::Client::builder()
+        Self::with_roots(None)
+    }
+
+    /// [`Self::new`], also trusting the PEM certificates in `extra` (a test issuer's CA, or
+    /// the user's `AI_CA_FILE`).
+    pub fn with_roots(extra: Option<&[u8]>) -> Result<Http, HttpError> {
+        let setup = |reason: String| HttpError {
+            url: String::new(),
+            reason,
+            sent: false,
+        };
+        // No idle connections are kept: a request on a connection the server already closed
+        // would fail after being written, and a refresh must only be called uncertain when
+        // the server may really have acted on it.
+        let mut builder = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
-            .timeout(TIMEOUT)
+            .pool_max_idle_per_host(0)
+            .timeout(TIMEOUT);
+        if let Some(pem) = extra {
+            let certs = reqwest::Certificate::from_pem_bundle(pem)
+                .map_err(|e| setup(format!("the extra roots are not PEM certificates: {e}")))?;
+            for cert in certs {
+                builder = builder.add_root_certificate(cert);
+            }
+        }
+        let client = builder
             .build()
-            .map_err(|e| HttpError {
-                url: String::new(),
-                reason: format!("cannot set up the HTTP client: {e}"),
-                sent: false,
-            })?;
+            .map_err(|e| setup(format!("cannot set up the HTTP client: {e}")))?;
         Ok(Http { client })
     }
 

@@ -18,6 +18,7 @@ mod http;
 mod idtoken;
 mod location;
 mod lock;
+mod revoke;
 
 pub use authorize::{
     AGENT_NAME, Authorization, AuthorizeError, AuthorizeOptions, DYNAMIC_CLIENT_ID, RESOURCE,
@@ -34,3 +35,4 @@ pub use http::{Http, HttpError};
 pub use idtoken::{Expected, IdClaims, IdTokenError, verify as verify_id_token};
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;
+pub use revoke::{Revocation, revoke};

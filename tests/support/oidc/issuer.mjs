@@ -12,9 +12,12 @@
 // - Device flow and RFC 7009 revocation are on.
 //
 // Usage: node issuer.mjs PORT, with ANSA_OIDC_MODULES naming a node_modules directory that
-// holds oidc-provider. Prints `listening <issuer>` once it accepts requests.
+// holds oidc-provider (and ISSUER_TLS_CERT/ISSUER_TLS_KEY for HTTPS). Prints
+// `listening <issuer>` once it accepts requests.
 
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -24,7 +27,9 @@ const { default: Provider, errors } = await import(
 );
 
 const port = Number(process.argv[2]);
-const issuer = `http://127.0.0.1:${port}`;
+// HTTPS like the real issuer when ISSUER_TLS_CERT/ISSUER_TLS_KEY name PEM files.
+const tls = process.env.ISSUER_TLS_CERT && process.env.ISSUER_TLS_KEY;
+const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
 const RESOURCE = 'https://api.openai.com/v1';
 const RESOURCE_SCOPES = 'resource.invoke chatgpt.tokens.use.direct';
 const accessTtl = Number(process.env.ISSUER_ACCESS_TTL || 3600);
@@ -129,6 +134,12 @@ provider.use(async (ctx, next) => {
   });
 });
 
-provider.listen(port, '127.0.0.1', () => {
-  console.log(`listening ${issuer}`);
-});
+const ready = () => console.log(`listening ${issuer}`);
+if (tls) {
+  createServer(
+    { cert: readFileSync(process.env.ISSUER_TLS_CERT), key: readFileSync(process.env.ISSUER_TLS_KEY) },
+    provider.callback(),
+  ).listen(port, '127.0.0.1', ready);
+} else {
+  provider.listen(port, '127.0.0.1', ready);
+}
