@@ -1,6 +1,7 @@
-//! The local half of Sign in with ChatGPT (docs/auth.md): where tokens live and how they are
-//! written, the lock that serializes refreshes across processes, and the loopback callback of
-//! the browser flow. No dependency on another workspace crate.
+//! Sign in with ChatGPT (docs/auth.md): where tokens live and how they are written, the lock
+//! that serializes refreshes across processes, discovery, the browser flow (authorization URL,
+//! loopback callback, code exchange, id_token verification), refresh and revocation. No
+//! dependency on another workspace crate.
 //!
 //! Every file is reached through the store directory's descriptor, never by re-resolving a
 //! path, so a local process that swaps a name for a symlink between a check and a use gains
@@ -19,6 +20,7 @@ mod idtoken;
 mod location;
 mod lock;
 mod revoke;
+mod signin;
 
 pub use authorize::{
     AGENT_NAME, Authorization, AuthorizeError, AuthorizeOptions, DYNAMIC_CLIENT_ID, RESOURCE,
@@ -36,3 +38,6 @@ pub use idtoken::{Expected, IdClaims, IdTokenError, verify as verify_id_token};
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;
 pub use revoke::{Revocation, revoke};
+pub use signin::{
+    BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, sign_in_browser,
+};

@@ -13,8 +13,10 @@ use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use ansa_auth::{
-    AuthDir, AuthorizeOptions, CallbackServer, DYNAMIC_CLIENT_ID, Discovery, ExchangeError,
-    Expected, HostId, Http, Revocation, authorize, exchange_code, refresh, revoke, verify_id_token,
+    AuthDir, AuthorizeOptions, BrowserSignIn, CallbackError, CallbackServer, Credentials,
+    DYNAMIC_CLIENT_ID, Discovery, ExchangeError, Expected, HostId, Http, PLAN_SCOPE, Revocation,
+    SignInError, StoreBackend, StoreChoice, authorize, exchange_code, refresh, revoke,
+    sign_in_browser, verify_id_token,
 };
 use oauth2::PkceCodeVerifier;
 
@@ -317,4 +319,116 @@ fn a_refresh_without_an_answer_is_uncertain_and_an_unreachable_issuer_is_not() {
     );
     let r = runtime.block_on(revoke(&http_client, &hanging, "app_x", "rt"));
     assert!(!r.confirmed(), "no revocation endpoint: {r:?}");
+}
+
+fn open_in_browser(chromium: &str, url: &str) -> Killed {
+    let mut args = vec![
+        "--disable-gpu",
+        "--dump-dom",
+        "--timeout=30000",
+        "--ignore-certificate-errors",
+    ];
+    if nix::unistd::Uid::effective().is_root() {
+        args.push("--no-sandbox");
+    }
+    Killed(
+        Command::new(chromium)
+            .args(&args)
+            .arg(url)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the browser starts"),
+    )
+}
+
+#[test]
+fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() {
+    let Some(chromium) = browser() else {
+        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
+        return;
+    };
+    let pki = pki();
+    let Some((_issuer, issuer)) = issuer(&pki) else {
+        return;
+    };
+    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let store = AuthDir::create(&home.path().join("auth")).unwrap();
+
+    // Nobody opens the URL: the wait ends, and nothing was written.
+    let err = runtime
+        .block_on(sign_in_browser(
+            BrowserSignIn {
+                issuer: &issuer,
+                store: &store,
+                http: &http_client,
+                consent: false,
+                wait: Duration::from_millis(300),
+            },
+            |_| {},
+        ))
+        .unwrap_err();
+    assert!(
+        matches!(err, SignInError::Callback(CallbackError::Timeout { .. })),
+        "{err}"
+    );
+    assert!(Credentials::load(&store).unwrap().is_none());
+
+    let mut browser_process = None;
+    let signed = runtime
+        .block_on(sign_in_browser(
+            BrowserSignIn {
+                issuer: &issuer,
+                store: &store,
+                http: &http_client,
+                consent: false,
+                wait: Duration::from_secs(60),
+            },
+            |url| browser_process = Some(open_in_browser(&chromium, url)),
+        ))
+        .expect("signed in");
+    assert_eq!(signed.subject, "user-1");
+    let saved = Credentials::load(&store)
+        .unwrap()
+        .expect("saved credentials");
+    assert!(saved.client_id.starts_with("app_"), "{saved:?}");
+    assert_eq!(saved.subject, "user-1");
+    assert!(saved.scope.iter().any(|s| s == PLAN_SCOPE), "{saved:?}");
+    assert!(saved.earliest_refresh_at_ms.is_some());
+    assert_eq!(
+        StoreChoice::load(&store).unwrap().map(|c| c.backend),
+        Some(StoreBackend::Files)
+    );
+
+    // A returning sign-in sends its id_token hint and gets new tokens for the same account.
+    let again = runtime
+        .block_on(sign_in_browser(
+            BrowserSignIn {
+                issuer: &issuer,
+                store: &store,
+                http: &http_client,
+                consent: true,
+                wait: Duration::from_secs(60),
+            },
+            |url| {
+                assert!(
+                    url.contains("id_token_hint=") && url.contains("prompt=consent"),
+                    "{url}"
+                );
+                browser_process = Some(open_in_browser(&chromium, url));
+            },
+        ))
+        .expect("signed in again");
+    assert_eq!(again.subject, "user-1");
+    let renewed = Credentials::load(&store).unwrap().unwrap();
+    assert_ne!(renewed.refresh_token, saved.refresh_token);
+    assert_eq!(
+        renewed.client_id, saved.client_id,
+        "one registration per host"
+    );
 }

@@ -1,0 +1,215 @@
+//! A whole browser sign-in: discovery, the authorization URL (shown to the user), the
+//! loopback callback, the code exchange for the issued client, id_token verification, the
+//! granted scope check, and only then the credentials saved (atomically, with the store
+//! choice). Nothing is written before every check passed.
+
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use super::authorize::{AuthorizeOptions, authorize};
+use super::callback::{CallbackError, CallbackServer};
+use super::credentials::{Credentials, StoreBackend, StoreChoice};
+use super::dir::AuthDir;
+use super::discovery::{Discovery, DiscoveryError};
+use super::error::AuthError;
+use super::exchange::{ExchangeError, exchange_code};
+use super::host::HostId;
+use super::http::{Http, HttpError};
+use super::idtoken::{Expected, IdTokenError, verify};
+
+/// The scope without which ChatGPT plan use is not possible.
+pub const PLAN_SCOPE: &str = "chatgpt.tokens.use.direct";
+
+/// How long the browser may take.
+pub const BROWSER_WAIT: Duration = Duration::from_secs(300);
+
+/// What a browser sign-in needs.
+#[derive(Debug, Clone, Copy)]
+pub struct BrowserSignIn<'a> {
+    /// The issuer (`https://auth.openai.com` by default).
+    pub issuer: &'a str,
+    /// The store to sign in to.
+    pub store: &'a AuthDir,
+    /// The HTTP client.
+    pub http: &'a Http,
+    /// Ask for consent again (`--login-consent`).
+    pub consent: bool,
+    /// How long to wait for the browser.
+    pub wait: Duration,
+}
+
+/// The outcome of a sign-in, for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SignedIn {
+    /// The account.
+    pub subject: String,
+    /// Its email, when shared.
+    pub email: Option<String>,
+    /// When the access token expires, Unix milliseconds.
+    pub expires_at_ms: u64,
+}
+
+/// Why a sign-in did not complete; the store is unchanged in every case.
+#[derive(Debug, thiserror::Error)]
+pub enum SignInError {
+    /// The issuer could not be asked.
+    #[error("cannot reach the issuer: {0}")]
+    Http(#[from] HttpError),
+    /// Its discovery document is not usable.
+    #[error(transparent)]
+    Discovery(#[from] DiscoveryError),
+    /// The callback did not bring a code.
+    #[error(transparent)]
+    Callback(#[from] CallbackError),
+    /// The callback did not say which client the issuer registered.
+    #[error(
+        "the sign-in callback did not carry the issued client_id; the issuer is not a Sign in with ChatGPT issuer"
+    )]
+    NoClientId,
+    /// The exchange failed.
+    #[error(transparent)]
+    Exchange(#[from] ExchangeError),
+    /// The token response lacks something a sign-in needs.
+    #[error("the token response has no {0}; the sign-in is refused")]
+    Missing(&'static str),
+    /// The id_token does not verify.
+    #[error(transparent)]
+    IdToken(#[from] IdTokenError),
+    /// Plan use was not granted.
+    #[error(
+        "the sign-in did not grant `{PLAN_SCOPE}` (granted: {granted}); ChatGPT plan use needs it: run `ansa --login-consent` and allow it"
+    )]
+    Scope {
+        /// What was granted.
+        granted: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] AuthError),
+    /// The callback thread died.
+    #[error("the sign-in callback listener stopped unexpectedly")]
+    Listener,
+}
+
+/// Checks that plan use was granted.
+pub fn check_scope(granted: &[String]) -> Result<(), SignInError> {
+    if granted.iter().any(|s| s == PLAN_SCOPE) {
+        Ok(())
+    } else {
+        Err(SignInError::Scope {
+            granted: granted.join(" "),
+        })
+    }
+}
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Runs a browser sign-in; `show` receives the URL to open (print it, open a browser).
+pub async fn sign_in_browser(
+    request: BrowserSignIn<'_>,
+    show: impl FnOnce(&str),
+) -> Result<SignedIn, SignInError> {
+    let BrowserSignIn {
+        issuer,
+        store,
+        http,
+        consent,
+        wait,
+    } = request;
+    let document = http
+        .get(&format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ))
+        .await?;
+    let discovery = Discovery::parse(issuer, &document)?;
+    let host = HostId::load_or_create(store)?;
+    let previous = Credentials::load(store).ok().flatten();
+    let callback = CallbackServer::bind()?;
+    let redirect = callback.redirect_uri();
+    let authorization = authorize(
+        &discovery,
+        &redirect,
+        &host,
+        AuthorizeOptions {
+            id_token_hint: previous.as_ref().map(|p| p.id_token.as_str()),
+            consent,
+        },
+    )
+    .map_err(|e| SignInError::Callback(CallbackError::Io(e.to_string())))?;
+    show(&authorization.url);
+    let state = authorization.state.clone();
+    let waited = std::thread::spawn(move || callback.wait(&state, wait));
+    let got = loop {
+        if waited.is_finished() {
+            break waited.join().map_err(|_| SignInError::Listener)??;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let client_id = got.client_id.clone().ok_or(SignInError::NoClientId)?;
+    let tokens = exchange_code(
+        http,
+        &discovery,
+        &client_id,
+        &got.code,
+        &redirect,
+        authorization.verifier,
+    )
+    .await?;
+    let id_token = tokens
+        .id_token
+        .clone()
+        .ok_or(SignInError::Missing("id_token"))?;
+    let refresh_token = tokens
+        .refresh_token
+        .clone()
+        .ok_or(SignInError::Missing("refresh_token"))?;
+    let jwks = http.get(discovery.jwks_uri.as_str()).await?;
+    let now = now_ms();
+    let claims = verify(
+        &id_token,
+        &jwks,
+        Expected {
+            issuer,
+            client_id: &client_id,
+            nonce: &authorization.nonce,
+            subject: previous.as_ref().map(|p| p.subject.as_str()),
+            now: now / 1000,
+        },
+    )?;
+    check_scope(&tokens.scope)?;
+    let expires_at_ms = now + tokens.expires_in.unwrap_or(0) * 1000;
+    let credentials = Credentials {
+        issuer: issuer.to_owned(),
+        client_id,
+        subject: claims.subject.clone(),
+        access_token: tokens.access_token.clone(),
+        refresh_token,
+        id_token,
+        scope: tokens.scope.clone(),
+        expires_at_ms,
+        earliest_refresh_at_ms: tokens.earliest_refresh_at.map(|s| s * 1000),
+    };
+    StoreChoice::save(StoreBackend::Files, store)?;
+    credentials.save(store)?;
+    Ok(SignedIn {
+        subject: claims.subject,
+        email: claims.email,
+        expires_at_ms,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plan_use_needs_its_scope() {
+        assert!(check_scope(&["openid".into(), PLAN_SCOPE.into()]).is_ok());
+        let err = check_scope(&["openid".into(), "resource.invoke".into()]).unwrap_err();
+        assert!(err.to_string().contains("ansa --login-consent"), "{err}");
+    }
+}
