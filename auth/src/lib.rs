@@ -19,6 +19,7 @@ mod http;
 mod idtoken;
 mod location;
 mod lock;
+mod refresh;
 mod revoke;
 mod signin;
 
@@ -31,12 +32,13 @@ pub use credentials::{Credentials, StoreBackend, StoreChoice};
 pub use dir::AuthDir;
 pub use discovery::{Discovery, DiscoveryError};
 pub use error::AuthError;
-pub use exchange::{ExchangeError, SiwcFields, Tokens, exchange_code, refresh};
+pub use exchange::{ExchangeError, SiwcFields, Tokens, exchange_code, refresh as refresh_tokens};
 pub use host::HostId;
 pub use http::{Http, HttpError};
 pub use idtoken::{Expected, IdClaims, IdTokenError, verify as verify_id_token};
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;
+pub use refresh::{PENDING_FILE, REFRESH_MARGIN, RefreshError, ensure_fresh, now_ms};
 pub use revoke::{Revocation, revoke};
 pub use signin::{
     BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, sign_in_browser,
