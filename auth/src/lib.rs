@@ -22,6 +22,7 @@ mod lock;
 mod refresh;
 mod revoke;
 mod signin;
+mod status;
 
 pub use authorize::{
     AGENT_NAME, Authorization, AuthorizeError, AuthorizeOptions, DYNAMIC_CLIENT_ID, RESOURCE,
@@ -43,3 +44,4 @@ pub use revoke::{Revocation, revoke};
 pub use signin::{
     BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, sign_in_browser,
 };
+pub use status::{AuthState, AuthStatus, SignedOut, account_hash, sign_out, status};

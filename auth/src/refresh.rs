@@ -65,9 +65,17 @@ fn fresh(c: &Credentials, now: u64) -> bool {
     c.expires_at_ms > now + REFRESH_MARGIN.as_millis() as u64
 }
 
-fn marker(token: &str) -> String {
+/// The `refresh.pending` content for `token`.
+pub(crate) fn marker(token: &str) -> String {
     let tail: String = token.chars().rev().take(8).collect();
     format!("{}\n", tail.chars().rev().collect::<String>())
+}
+
+/// Whether `refresh.pending` names `token`: its last refresh has an unknown outcome.
+pub(crate) fn pending_for(store: &AuthDir, token: &str) -> Result<bool, AuthError> {
+    Ok(store
+        .read(PENDING_FILE)?
+        .is_some_and(|p| p == marker(token).as_bytes()))
 }
 
 /// Fresh credentials of `store`: the saved ones while they last (no network), else refreshed
@@ -93,9 +101,7 @@ pub async fn ensure_fresh(
     if !force && fresh(&current, now_ms()) {
         return Ok(current);
     }
-    if let Some(pending) = store.read(PENDING_FILE)?
-        && pending == marker(&current.refresh_token).as_bytes()
-    {
+    if pending_for(store, &current.refresh_token)? {
         return Err(RefreshError::Uncertain);
     }
     if let Some(earliest) = current.earliest_refresh_at_ms

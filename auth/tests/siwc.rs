@@ -16,7 +16,8 @@ use ansa_auth::{
     AuthDir, AuthorizeOptions, BrowserSignIn, CallbackError, CallbackServer, Credentials,
     DYNAMIC_CLIENT_ID, Discovery, ExchangeError, Expected, HostId, Http, PENDING_FILE, PLAN_SCOPE,
     RefreshError, Revocation, SignInError, StoreBackend, StoreChoice, authorize, ensure_fresh,
-    exchange_code, now_ms, refresh_tokens as refresh, revoke, sign_in_browser, verify_id_token,
+    exchange_code, now_ms, refresh_tokens as refresh, revoke, sign_in_browser, sign_out,
+    verify_id_token,
 };
 use oauth2::PkceCodeVerifier;
 
@@ -618,4 +619,76 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
         .block_on(ensure_fresh(&store, &http_client, &discovery, false))
         .unwrap_err();
     assert!(matches!(err, RefreshError::SignedOut), "{err}");
+}
+
+#[test]
+fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
+    let Some(chromium) = browser() else {
+        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
+        return;
+    };
+    let pki = pki();
+    let Some((_issuer, issuer)) = issuer(&pki) else {
+        return;
+    };
+    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let doc = runtime
+        .block_on(http_client.get(&format!("{issuer}/.well-known/openid-configuration")))
+        .unwrap();
+    let discovery = Discovery::parse(&issuer, &doc).unwrap();
+
+    let home = tempfile::tempdir().unwrap();
+    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let c = Credentials::load(&store).unwrap().unwrap();
+    let out = runtime
+        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .unwrap();
+    assert!(out.local_deleted && out.remote.confirmed(), "{out:?}");
+    assert!(Credentials::load(&store).unwrap().is_none());
+    let err = runtime
+        .block_on(refresh(
+            &http_client,
+            &discovery,
+            &c.client_id,
+            &c.refresh_token,
+        ))
+        .unwrap_err();
+    assert!(matches!(err, ExchangeError::Ended { .. }), "revoked: {err}");
+    let again = runtime
+        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .unwrap();
+    assert!(!again.local_deleted && !again.remote.confirmed());
+
+    // Without the issuer, or after an uncertain refresh, nothing is confirmed.
+    let home = tempfile::tempdir().unwrap();
+    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let out = runtime
+        .block_on(sign_out(&store, &http_client, None))
+        .unwrap();
+    assert!(out.local_deleted && !out.remote.confirmed(), "{out:?}");
+    let home = tempfile::tempdir().unwrap();
+    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let c = Credentials::load(&store).unwrap().unwrap();
+    let tail: String = c
+        .refresh_token
+        .chars()
+        .rev()
+        .take(8)
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect();
+    store
+        .write_atomic(PENDING_FILE, format!("{tail}\n").as_bytes())
+        .unwrap();
+    let out = runtime
+        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .unwrap();
+    assert!(out.local_deleted && !out.remote.confirmed(), "{out:?}");
+    assert!(matches!(&out.remote, Revocation::NotConfirmed(why) if why.contains("unknown")));
+    assert!(store.read(PENDING_FILE).unwrap().is_none());
 }

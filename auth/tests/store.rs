@@ -244,3 +244,52 @@ fn the_store_is_the_explicit_dir_else_ansas_own_else_an_earlier_own_one() {
         (ansa.join("auth"), LocationSource::Default)
     );
 }
+
+#[test]
+fn status_reads_only_the_store_and_names_the_account_by_hash() {
+    use ansa_auth::{AuthState, PENDING_FILE, account_hash, now_ms, status};
+    let t = tempfile::tempdir().unwrap();
+    let dir = AuthDir::create(&t.path().join("auth")).unwrap();
+    let out = status(&dir).unwrap();
+    assert_eq!((out.state, out.account_hash), (AuthState::SignedOut, None));
+    let mut c = credentials(1);
+    c.expires_at_ms = now_ms() + 3_600_000;
+    c.earliest_refresh_at_ms = Some(now_ms() + 120_000);
+    c.save(&dir).unwrap();
+    let out = status(&dir).unwrap();
+    assert_eq!(out.state, AuthState::SignedIn);
+    assert_eq!(out.account_hash.as_deref(), Some(account_hash(&c).as_str()));
+    assert!(!out.account_hash.unwrap().contains("user-123"));
+    assert!(
+        (3590..=3600).contains(&out.expires_in.unwrap()),
+        "{:?}",
+        out.expires_in
+    );
+    assert!(
+        (110..=120).contains(&out.refresh_in.unwrap()),
+        "{:?}",
+        out.refresh_in
+    );
+    let mut other = c.clone();
+    other.subject = "user-456".into();
+    assert_ne!(account_hash(&other), account_hash(&c));
+    c.expires_at_ms = now_ms() - 1000;
+    c.save(&dir).unwrap();
+    assert_eq!(status(&dir).unwrap().state, AuthState::Expired);
+    let tail: String = c
+        .refresh_token
+        .chars()
+        .rev()
+        .take(8)
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect();
+    dir.write_atomic(PENDING_FILE, format!("{tail}\n").as_bytes())
+        .unwrap();
+    assert_eq!(status(&dir).unwrap().state, AuthState::RefreshUncertain);
+    assert_eq!(
+        AuthState::RefreshUncertain.as_str(),
+        "auth_refresh_uncertain"
+    );
+}
