@@ -49,7 +49,19 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
   features: {
     devInteractions: { enabled: false },
-    deviceFlow: { enabled: true },
+    deviceFlow: {
+      enabled: true,
+      // The browser confirms the user code without a click: the form submits itself.
+      userCodeInputSource: async (ctx, form) => {
+        ctx.body = `<!doctype html><html><body>${form}<input form="op.deviceInputForm" name="user_code" value="${ctx.oidc.params.user_code || ''}"><script>document.getElementById('op.deviceInputForm').submit()</script></body></html>`;
+      },
+      userCodeConfirmSource: async (ctx, form) => {
+        ctx.body = `<!doctype html><html><body>${form}<script>document.getElementById('op.deviceConfirmForm').submit()</script></body></html>`;
+      },
+      successSource: async (ctx) => {
+        ctx.body = '<!doctype html><html><body><p id="done">Signed in on the device.</p></body></html>';
+      },
+    },
     revocation: { enabled: true },
     resourceIndicators: {
       enabled: true,
