@@ -119,25 +119,57 @@ fn issuer(pki: &Pki) -> Option<(Killed, String)> {
     Some((Killed(child), format!("https://127.0.0.1:{port}")))
 }
 
-#[test]
-fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_redeems() {
+/// Everything a browser test needs: the browser, a running HTTPS issuer, a client that
+/// trusts it, a runtime, and the issuer's discovery. `None` (with a notice) when the tools are
+/// missing.
+struct World {
+    chromium: String,
+    pki: Pki,
+    _issuer: Killed,
+    issuer: String,
+    http: Http,
+    runtime: tokio::runtime::Runtime,
+    discovery: Discovery,
+}
+
+fn world() -> Option<World> {
     let Some(chromium) = browser() else {
         eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
+        return None;
     };
     let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki) else {
-        return;
-    };
-    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
+    let (guard, issuer) = issuer(&pki)?;
+    let http = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .unwrap();
     let doc = runtime
-        .block_on(http_client.get(&format!("{issuer}/.well-known/openid-configuration")))
+        .block_on(http.get(&format!("{issuer}/.well-known/openid-configuration")))
         .expect("discovery");
     let discovery = Discovery::parse(&issuer, &doc).unwrap();
+    Some(World {
+        chromium,
+        pki,
+        _issuer: guard,
+        issuer,
+        http,
+        runtime,
+        discovery,
+    })
+}
+
+#[test]
+fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_redeems() {
+    let Some(w) = world() else { return };
+    let World {
+        chromium,
+        issuer,
+        http: http_client,
+        runtime,
+        discovery,
+        ..
+    } = &w;
     assert!(discovery.device_authorization_endpoint.is_some());
     assert!(discovery.revocation_endpoint.is_some());
     // Without the test CA the issuer is not trusted.
@@ -152,7 +184,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     let host = HostId::load_or_create(&dir).unwrap();
     let callback = CallbackServer::bind().unwrap();
     let redirect = callback.redirect_uri();
-    let sign_in = authorize(&discovery, &redirect, &host, AuthorizeOptions::default()).unwrap();
+    let sign_in = authorize(discovery, &redirect, &host, AuthorizeOptions::default()).unwrap();
     let state = sign_in.state.clone();
     let waiting = std::thread::spawn(move || callback.wait(&state, Duration::from_secs(60)));
     // The test CA is not in the browser's store; a user's browser trusts the real issuer.
@@ -166,7 +198,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
         args.push("--no-sandbox");
     }
     let _browser = Killed(
-        Command::new(&chromium)
+        Command::new(chromium)
             .args(&args)
             .arg(&sign_in.url)
             .stdout(Stdio::null())
@@ -183,8 +215,8 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
 
     let redeem = |verifier: PkceCodeVerifier| {
         runtime.block_on(exchange_code(
-            &http_client,
-            &discovery,
+            http_client,
+            discovery,
             &client_id,
             &got.code,
             &redirect,
@@ -217,7 +249,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
         .unwrap()
         .as_secs();
     let expected = Expected {
-        issuer: &issuer,
+        issuer,
         client_id: &client_id,
         nonce: &sign_in.nonce,
         subject: None,
@@ -234,12 +266,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     // Refresh rotates; spending an old refresh token again ends the sign-in (the issuer revokes
     // the grant, so the rotated one is dead too).
     let rotated = runtime
-        .block_on(refresh(
-            &http_client,
-            &discovery,
-            &client_id,
-            &first_refresh,
-        ))
+        .block_on(refresh(http_client, discovery, &client_id, &first_refresh))
         .expect("a refresh");
     let second_refresh = rotated
         .refresh_token
@@ -248,17 +275,12 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     assert_ne!(second_refresh, first_refresh);
     assert_ne!(rotated.access_token, tokens.access_token);
     // Signing out revokes the live refresh token; the issuer confirms it.
-    let revoked = runtime.block_on(revoke(
-        &http_client,
-        &discovery,
-        &client_id,
-        &second_refresh,
-    ));
+    let revoked = runtime.block_on(revoke(http_client, discovery, &client_id, &second_refresh));
     assert_eq!(revoked, Revocation::Confirmed);
     assert!(revoked.confirmed());
     for spent in [&first_refresh, &second_refresh] {
         let err = runtime
-            .block_on(refresh(&http_client, &discovery, &client_id, spent))
+            .block_on(refresh(http_client, discovery, &client_id, spent))
             .unwrap_err();
         assert!(
             matches!(&err, ExchangeError::Ended { code, .. } if code == "invalid_grant"),
@@ -345,19 +367,14 @@ fn open_in_browser(chromium: &str, url: &str) -> Killed {
 
 #[test]
 fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
-    };
-    let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki) else {
-        return;
-    };
-    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
+    let Some(w) = world() else { return };
+    let World {
+        chromium,
+        issuer,
+        http: http_client,
+        runtime,
+        ..
+    } = &w;
     let home = tempfile::tempdir().unwrap();
     let store = AuthDir::create(&home.path().join("auth")).unwrap();
 
@@ -365,9 +382,9 @@ fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() 
     let err = runtime
         .block_on(sign_in_browser(
             BrowserSignIn {
-                issuer: &issuer,
+                issuer,
                 store: &store,
-                http: &http_client,
+                http: http_client,
                 consent: false,
                 wait: Duration::from_millis(300),
             },
@@ -384,13 +401,13 @@ fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() 
     let signed = runtime
         .block_on(sign_in_browser(
             BrowserSignIn {
-                issuer: &issuer,
+                issuer,
                 store: &store,
-                http: &http_client,
+                http: http_client,
                 consent: false,
                 wait: Duration::from_secs(60),
             },
-            |url| browser_process = Some(open_in_browser(&chromium, url)),
+            |url| browser_process = Some(open_in_browser(chromium, url)),
         ))
         .expect("signed in");
     assert_eq!(signed.subject, "user-1");
@@ -410,9 +427,9 @@ fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() 
     let again = runtime
         .block_on(sign_in_browser(
             BrowserSignIn {
-                issuer: &issuer,
+                issuer,
                 store: &store,
-                http: &http_client,
+                http: http_client,
                 consent: true,
                 wait: Duration::from_secs(60),
             },
@@ -421,7 +438,7 @@ fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() 
                     url.contains("id_token_hint=") && url.contains("prompt=consent"),
                     "{url}"
                 );
-                browser_process = Some(open_in_browser(&chromium, url));
+                browser_process = Some(open_in_browser(chromium, url));
             },
         ))
         .expect("signed in again");
@@ -490,30 +507,23 @@ fn child_refresher() {
 
 #[test]
 fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
-    };
-    let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki) else {
-        return;
-    };
-    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let doc = runtime
-        .block_on(http_client.get(&format!("{issuer}/.well-known/openid-configuration")))
-        .unwrap();
-    let discovery = Discovery::parse(&issuer, &doc).unwrap();
+    let Some(w) = world() else { return };
+    let World {
+        chromium,
+        pki,
+        issuer,
+        http: http_client,
+        runtime,
+        discovery,
+        ..
+    } = &w;
     let home = tempfile::tempdir().unwrap();
-    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let store = signed_in(runtime, chromium, issuer, http_client, home.path());
     let first = Credentials::load(&store).unwrap().unwrap();
 
     // A fresh token costs nothing.
     let same = runtime
-        .block_on(ensure_fresh(&store, &http_client, &discovery, false))
+        .block_on(ensure_fresh(&store, http_client, discovery, false))
         .unwrap();
     assert_eq!(same, first);
 
@@ -571,7 +581,7 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
     early.earliest_refresh_at_ms = Some(now_ms() + 60_000);
     early.save(&store).unwrap();
     let err = runtime
-        .block_on(ensure_fresh(&store, &http_client, &discovery, true))
+        .block_on(ensure_fresh(&store, http_client, discovery, true))
         .unwrap_err();
     assert!(
         err.to_string().starts_with("auth_refresh_not_ready"),
@@ -586,7 +596,7 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
         .write_atomic(PENDING_FILE, format!("{tail}\n").as_bytes())
         .unwrap();
     let err = runtime
-        .block_on(ensure_fresh(&store, &http_client, &discovery, false))
+        .block_on(ensure_fresh(&store, http_client, discovery, false))
         .unwrap_err();
     assert!(matches!(err, RefreshError::Uncertain), "{err}");
     assert_eq!(
@@ -600,15 +610,15 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
     assert!(
         runtime
             .block_on(revoke(
-                &http_client,
-                &discovery,
+                http_client,
+                discovery,
                 &uncertain.client_id,
                 &uncertain.refresh_token
             ))
             .confirmed()
     );
     let err = runtime
-        .block_on(ensure_fresh(&store, &http_client, &discovery, false))
+        .block_on(ensure_fresh(&store, http_client, discovery, false))
         .unwrap_err();
     assert!(
         matches!(err, RefreshError::Exchange(ExchangeError::Ended { .. })),
@@ -616,62 +626,54 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
     );
     assert!(Credentials::load(&store).unwrap().is_none());
     let err = runtime
-        .block_on(ensure_fresh(&store, &http_client, &discovery, false))
+        .block_on(ensure_fresh(&store, http_client, discovery, false))
         .unwrap_err();
     assert!(matches!(err, RefreshError::SignedOut), "{err}");
 }
 
 #[test]
 fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
-    };
-    let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki) else {
-        return;
-    };
-    let http_client = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    let doc = runtime
-        .block_on(http_client.get(&format!("{issuer}/.well-known/openid-configuration")))
-        .unwrap();
-    let discovery = Discovery::parse(&issuer, &doc).unwrap();
+    let Some(w) = world() else { return };
+    let World {
+        chromium,
+        issuer,
+        http: http_client,
+        runtime,
+        discovery,
+        ..
+    } = &w;
 
     let home = tempfile::tempdir().unwrap();
-    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let store = signed_in(runtime, chromium, issuer, http_client, home.path());
     let c = Credentials::load(&store).unwrap().unwrap();
     let out = runtime
-        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .block_on(sign_out(&store, http_client, Some(discovery)))
         .unwrap();
     assert!(out.local_deleted && out.remote.confirmed(), "{out:?}");
     assert!(Credentials::load(&store).unwrap().is_none());
     let err = runtime
         .block_on(refresh(
-            &http_client,
-            &discovery,
+            http_client,
+            discovery,
             &c.client_id,
             &c.refresh_token,
         ))
         .unwrap_err();
     assert!(matches!(err, ExchangeError::Ended { .. }), "revoked: {err}");
     let again = runtime
-        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .block_on(sign_out(&store, http_client, Some(discovery)))
         .unwrap();
     assert!(!again.local_deleted && !again.remote.confirmed());
 
     // Without the issuer, or after an uncertain refresh, nothing is confirmed.
     let home = tempfile::tempdir().unwrap();
-    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let store = signed_in(runtime, chromium, issuer, http_client, home.path());
     let out = runtime
-        .block_on(sign_out(&store, &http_client, None))
+        .block_on(sign_out(&store, http_client, None))
         .unwrap();
     assert!(out.local_deleted && !out.remote.confirmed(), "{out:?}");
     let home = tempfile::tempdir().unwrap();
-    let store = signed_in(&runtime, &chromium, &issuer, &http_client, home.path());
+    let store = signed_in(runtime, chromium, issuer, http_client, home.path());
     let c = Credentials::load(&store).unwrap().unwrap();
     let tail: String = c
         .refresh_token
@@ -686,7 +688,7 @@ fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
         .write_atomic(PENDING_FILE, format!("{tail}\n").as_bytes())
         .unwrap();
     let out = runtime
-        .block_on(sign_out(&store, &http_client, Some(&discovery)))
+        .block_on(sign_out(&store, http_client, Some(discovery)))
         .unwrap();
     assert!(out.local_deleted && !out.remote.confirmed(), "{out:?}");
     assert!(matches!(&out.remote, Revocation::NotConfirmed(why) if why.contains("unknown")));
