@@ -31,7 +31,8 @@ pub struct SiwcFields {
 
 impl ExtraTokenFields for SiwcFields {}
 
-type SiwcResponse = StandardTokenResponse<SiwcFields, BasicTokenType>;
+/// A token response with the SIWC fields.
+pub(crate) type SiwcResponse = StandardTokenResponse<SiwcFields, BasicTokenType>;
 
 type SiwcClient = Client<
     BasicErrorResponse,

@@ -1,6 +1,6 @@
 //! id_token verification: an RS256 signature by a key of the issuer's JWKS, `iss` the issuer,
 //! `aud` the issued client ID, `exp` in the future and `iat` not, the sign-in's `nonce`
-//! (compared in constant time), and on a returning sign-in the same `sub` as before.
+//! (compared in constant time; the device flow has none), and on a returning sign-in the same `sub` as before.
 
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
@@ -16,8 +16,8 @@ pub struct Expected<'a> {
     pub issuer: &'a str,
     /// The issued client ID.
     pub client_id: &'a str,
-    /// The sign-in's nonce.
-    pub nonce: &'a str,
+    /// The sign-in's nonce (`None` for the device flow, which has none).
+    pub nonce: Option<&'a str>,
     /// The account of the saved registration, on a returning sign-in.
     pub subject: Option<&'a str>,
     /// Now, Unix seconds.
@@ -110,10 +110,11 @@ pub fn verify(token: &str, jwks: &[u8], expected: Expected<'_>) -> Result<IdClai
             format!("issued at {iat}, in the future (now {})", expected.now),
         ));
     }
-    let nonce_ok = claims
-        .nonce
-        .as_deref()
-        .is_some_and(|n| constant_time_eq(n.as_bytes(), expected.nonce.as_bytes()));
+    let nonce_ok = match (expected.nonce, claims.nonce.as_deref()) {
+        (Some(want), Some(got)) => constant_time_eq(got.as_bytes(), want.as_bytes()),
+        (Some(_), None) => false,
+        (None, _) => true,
+    };
     if !nonce_ok {
         return Err(claim("nonce", "not this sign-in's".into()));
     }

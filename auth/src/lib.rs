@@ -10,6 +10,7 @@
 mod authorize;
 mod callback;
 mod credentials;
+mod device;
 mod dir;
 mod discovery;
 mod error;
@@ -30,6 +31,7 @@ pub use authorize::{
 };
 pub use callback::{Callback, CallbackError, CallbackServer};
 pub use credentials::{Credentials, StoreBackend, StoreChoice};
+pub use device::{DeviceCode, DeviceError, SiwcDeviceFields, sign_in_device};
 pub use dir::AuthDir;
 pub use discovery::{Discovery, DiscoveryError};
 pub use error::AuthError;

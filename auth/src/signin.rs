@@ -85,6 +85,9 @@ pub enum SignInError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] AuthError),
+    /// The device sign-in failed.
+    #[error(transparent)]
+    Device(#[from] super::device::DeviceError),
     /// The callback thread died.
     #[error("the sign-in callback listener stopped unexpectedly")]
     Listener,
@@ -175,7 +178,7 @@ pub async fn sign_in_browser(
         Expected {
             issuer,
             client_id: &client_id,
-            nonce: &authorization.nonce,
+            nonce: Some(&authorization.nonce),
             subject: previous.as_ref().map(|p| p.subject.as_str()),
             now: now / 1000,
         },

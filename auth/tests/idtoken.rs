@@ -13,7 +13,7 @@ fn expected() -> Expected<'static> {
     Expected {
         issuer: "http://127.0.0.1:18500",
         client_id: "app_d575fd414d69132ec590",
-        nonce: "nonce-fixture-1",
+        nonce: Some("nonce-fixture-1"),
         subject: None,
         now: ISSUED_AT + 10,
     }
@@ -44,7 +44,7 @@ fn a_wrong_nonce_audience_issuer_subject_or_time_is_refused() {
     let cases: [(Expected<'static>, &str); 6] = [
         (
             Expected {
-                nonce: "nonce-other",
+                nonce: Some("nonce-other"),
                 ..expected()
             },
             "nonce",
@@ -126,4 +126,13 @@ fn a_tampered_token_or_a_foreign_key_set_fails_the_signature() {
         verify_id_token("garbage", JWKS, expected()),
         Err(IdTokenError::Signature(_))
     ));
+}
+
+#[test]
+fn a_device_sign_in_has_no_nonce_to_check() {
+    let device = Expected {
+        nonce: None,
+        ..expected()
+    };
+    assert!(verify_id_token(TOKEN.trim(), JWKS, device).is_ok());
 }

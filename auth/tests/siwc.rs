@@ -16,8 +16,8 @@ use ansa_auth::{
     AuthDir, AuthorizeOptions, BrowserSignIn, CallbackError, CallbackServer, Credentials,
     DYNAMIC_CLIENT_ID, Discovery, ExchangeError, Expected, HostId, Http, PENDING_FILE, PLAN_SCOPE,
     RefreshError, Revocation, SignInError, StoreBackend, StoreChoice, authorize, ensure_fresh,
-    exchange_code, now_ms, refresh_tokens as refresh, revoke, sign_in_browser, sign_out,
-    verify_id_token,
+    exchange_code, now_ms, refresh_tokens as refresh, revoke, sign_in_browser, sign_in_device,
+    sign_out, verify_id_token,
 };
 use oauth2::PkceCodeVerifier;
 
@@ -251,7 +251,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     let expected = Expected {
         issuer,
         client_id: &client_id,
-        nonce: &sign_in.nonce,
+        nonce: Some(&sign_in.nonce),
         subject: None,
         now,
     };
@@ -259,7 +259,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     let claims = verify_id_token(id_token, &jwks, expected).expect("a valid id_token");
     assert_eq!(claims.subject, "user-1");
     let other = Expected {
-        nonce: "another-sign-in",
+        nonce: Some("another-sign-in"),
         ..expected
     };
     assert!(verify_id_token(id_token, &jwks, other).is_err());
@@ -693,4 +693,63 @@ fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
     assert!(out.local_deleted && !out.remote.confirmed(), "{out:?}");
     assert!(matches!(&out.remote, Revocation::NotConfirmed(why) if why.contains("unknown")));
     assert!(store.read(PENDING_FILE).unwrap().is_none());
+}
+
+#[test]
+fn a_device_sign_in_is_confirmed_in_a_browser_elsewhere_and_saved() {
+    let Some(w) = world() else { return };
+    let World {
+        chromium,
+        issuer,
+        http: http_client,
+        runtime,
+        ..
+    } = &w;
+    let home = tempfile::tempdir().unwrap();
+    let store = AuthDir::create(&home.path().join("auth")).unwrap();
+    let mut browser_process = None;
+    let mut shown = None;
+    let signed = runtime
+        .block_on(sign_in_device(
+            issuer,
+            &store,
+            http_client,
+            Duration::from_secs(60),
+            |code| {
+                shown = Some(code.clone());
+                let url = code
+                    .verification_uri_complete
+                    .clone()
+                    .expect("a complete URI");
+                let mut args = vec![
+                    "--disable-gpu".to_owned(),
+                    "--ignore-certificate-errors".to_owned(),
+                    "--virtual-time-budget=15000".to_owned(),
+                    "--dump-dom".to_owned(),
+                ];
+                if nix::unistd::Uid::effective().is_root() {
+                    args.push("--no-sandbox".to_owned());
+                }
+                browser_process = Some(Killed(
+                    Command::new(chromium)
+                        .args(&args)
+                        .arg(url)
+                        .stdout(Stdio::null())
+                        .stderr(Stdio::null())
+                        .spawn()
+                        .expect("the browser starts"),
+                ));
+            },
+        ))
+        .expect("signed in on the device");
+    let code = shown.expect("the user was told what to do");
+    assert!(code.verification_uri.ends_with("/device"), "{code:?}");
+    assert_eq!(code.user_code.len(), 9, "{code:?}");
+    assert_eq!(signed.subject, "user-1");
+    let saved = Credentials::load(&store).unwrap().expect("saved");
+    assert!(
+        saved.client_id.starts_with("app_"),
+        "the issued client: {saved:?}"
+    );
+    assert!(saved.scope.iter().any(|s| s == PLAN_SCOPE));
 }

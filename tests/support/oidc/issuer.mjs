@@ -87,6 +87,47 @@ function issuedId(host) {
   return `app_${createHash('sha256').update(host).digest('hex').slice(0, 20)}`;
 }
 
+async function register(host, redirectUri) {
+  const id = issuedId(host);
+  const old = await provider.Client.adapter.find(id);
+  const uris = new Set(old ? old.redirect_uris : []);
+  if (redirectUri) uris.add(redirectUri);
+  if (!uris.size) uris.add('http://127.0.0.1/callback');
+  await provider.Client.adapter.upsert(id, {
+    client_id: id,
+    redirect_uris: [...uris],
+    token_endpoint_auth_method: 'none',
+    grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
+    response_types: ['code'],
+  });
+  return id;
+}
+
+// A device authorization for the dynamic client registers the host's client too; the
+// response names the issued client_id.
+provider.use(async (ctx, next) => {
+  if (ctx.path !== '/device/auth' || ctx.method !== 'POST') return next();
+  const chunks = [];
+  for await (const chunk of ctx.req) chunks.push(chunk);
+  const params = new URLSearchParams(Buffer.concat(chunks).toString());
+  let issued;
+  if (params.get('client_id') === DYNAMIC) {
+    const host = params.get('ext_agent_host_id');
+    if (!host || !host.startsWith('urn:uuid:')) {
+      ctx.status = 400;
+      ctx.body = { error: 'invalid_request', error_description: 'ext_agent_host_id is required' };
+      return;
+    }
+    issued = await register(host);
+    params.set('client_id', issued);
+  }
+  ctx.req.body = params.toString();
+  await next();
+  if (issued && ctx.body && typeof ctx.body === 'object' && ctx.body.device_code) {
+    ctx.body = { ...ctx.body, client_id: issued };
+  }
+});
+
 // Registration: the dynamic client becomes the host's own client for this redirect URI.
 provider.use(async (ctx, next) => {
   if (ctx.path === '/auth' && ctx.query.client_id === DYNAMIC) {
@@ -96,17 +137,7 @@ provider.use(async (ctx, next) => {
       ctx.body = { error: 'invalid_request', error_description: 'ext_agent_host_id is required' };
       return;
     }
-    const id = issuedId(String(host));
-    const old = await provider.Client.adapter.find(id);
-    const uris = new Set(old ? old.redirect_uris : []);
-    uris.add(String(ctx.query.redirect_uri));
-    await provider.Client.adapter.upsert(id, {
-      client_id: id,
-      redirect_uris: [...uris],
-      token_endpoint_auth_method: 'none',
-      grant_types: ['authorization_code', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code'],
-      response_types: ['code'],
-    });
+    const id = await register(String(host), String(ctx.query.redirect_uri));
     ctx.query = { ...ctx.query, client_id: id };
   }
   await next();
