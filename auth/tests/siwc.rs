@@ -8,7 +8,7 @@
 //! oidc-provider and `ANSA_CHROMIUM` (or `chromium-headless-shell` on PATH) a headless browser;
 //! `.ci/run` provides both.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
@@ -21,103 +21,10 @@ use ansa_auth::{
 };
 use oauth2::PkceCodeVerifier;
 
-/// A process killed when dropped.
-struct Killed(Child);
+#[path = "../../tests/support/oidc/harness.rs"]
+mod harness;
 
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn browser() -> Option<String> {
-    std::env::var("ANSA_CHROMIUM").ok().or_else(|| {
-        let found = Command::new("sh")
-            .args(["-c", "command -v chromium-headless-shell"])
-            .output()
-            .ok()?;
-        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
-        (!path.is_empty()).then_some(path)
-    })
-}
-
-/// A test PKI: the CA's PEM (trusted by the client) and the issuer's certificate and key
-/// files for 127.0.0.1.
-struct Pki {
-    _dir: tempfile::TempDir,
-    ca_pem: String,
-    cert: std::path::PathBuf,
-    key: std::path::PathBuf,
-}
-
-fn pki() -> Pki {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
-        KeyPair, KeyUsagePurpose,
-    };
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(DnType::CommonName, "ansa auth test CA");
-    ca.key_usages = vec![
-        KeyUsagePurpose::KeyCertSign,
-        KeyUsagePurpose::DigitalSignature,
-    ];
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca, ca_key);
-    let key = KeyPair::generate().unwrap();
-    let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
-    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let cert = leaf.signed_by(&key, &issuer).unwrap();
-    let dir = tempfile::tempdir().unwrap();
-    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
-    std::fs::write(&cert_path, cert.pem()).unwrap();
-    std::fs::write(&key_path, key.serialize_pem()).unwrap();
-    Pki {
-        _dir: dir,
-        ca_pem: ca_cert.pem(),
-        cert: cert_path,
-        key: key_path,
-    }
-}
-
-/// Starts the issuer over HTTPS with `pki`; `None` (with a notice) when the test's tools are
-/// missing.
-fn issuer(pki: &Pki) -> Option<(Killed, String)> {
-    let Some(modules) = std::env::var_os("ANSA_OIDC_MODULES") else {
-        eprintln!("skipped: set ANSA_OIDC_MODULES to a node_modules directory with oidc-provider");
-        return None;
-    };
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .unwrap()
-        .port();
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/support/oidc/issuer.mjs"
-    );
-    let mut child = Command::new("node")
-        .args([script, &port.to_string()])
-        .env("ANSA_OIDC_MODULES", modules)
-        .env("ISSUER_TLS_CERT", &pki.cert)
-        .env("ISSUER_TLS_KEY", &pki.key)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("node runs the issuer");
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    stdout.read_line(&mut line).unwrap();
-    assert!(
-        line.starts_with("listening https://"),
-        "the issuer did not start: {line:?}"
-    );
-    // The issuer logs to stdout; a closed pipe would kill it.
-    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    Some((Killed(child), format!("https://127.0.0.1:{port}")))
-}
+use harness::{Killed, Pki, browser, issuer, pki};
 
 /// Everything a browser test needs: the browser, a running HTTPS issuer, a client that
 /// trusts it, a runtime, and the issuer's discovery. `None` (with a notice) when the tools are
@@ -138,7 +45,8 @@ fn world() -> Option<World> {
         return None;
     };
     let pki = pki();
-    let (guard, issuer) = issuer(&pki)?;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let (guard, issuer) = issuer(&pki, &root)?;
     let http = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

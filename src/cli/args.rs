@@ -66,6 +66,34 @@ pub struct Args {
     /// Soft JSON-context budget in bytes (at least 16384; default 262144).
     #[arg(long, value_name = "N")]
     pub compact_bytes: Option<u64>,
+
+    /// Sign in with ChatGPT in a browser (the URL is printed; $BROWSER opens it if set).
+    #[arg(long, conflicts_with_all = ["auth_status", "refresh_auth", "logout"])]
+    pub login: bool,
+
+    /// Sign in again, asking for consent anew.
+    #[arg(long, conflicts_with_all = ["auth_status", "refresh_auth", "logout"])]
+    pub login_consent: bool,
+
+    /// With --login: sign in with a code entered on another device (RFC 8628).
+    #[arg(long, requires = "login")]
+    pub device: bool,
+
+    /// Print the sign-in state, the account-binding hash and the time to expiry (no network).
+    #[arg(long, conflicts_with_all = ["refresh_auth", "logout"])]
+    pub auth_status: bool,
+
+    /// Refresh the sign-in's tokens now (not before the issuer allows it).
+    #[arg(long, conflicts_with = "logout")]
+    pub refresh_auth: bool,
+
+    /// Sign out: delete the local tokens, then ask the issuer to revoke them.
+    #[arg(long)]
+    pub logout: bool,
+
+    /// Keep the sign-in in DIR (an absolute path) instead of ~/.ansa/auth.
+    #[arg(long, value_name = "DIR")]
+    pub auth_dir: Option<PathBuf>,
 }
 
 impl Args {

@@ -2,6 +2,7 @@
 //! session, the runtime and the frontend together. Errors leave as one line and an exit code.
 
 mod args;
+mod auth;
 mod demo;
 mod exit;
 mod interrupt;
@@ -33,6 +34,9 @@ pub fn run(args: Args) -> Exit {
 fn dispatch(args: &Args) -> Result<Exit, Failure> {
     let home = AnsaHome::from_env().map_err(Failure::config)?;
     let env = Env::process();
+    if auth::wanted(args) {
+        return auth::run(&home, &env, args);
+    }
     if args.print_config {
         let cwd = start::workspace(args.cwd.as_deref(), None)?;
         let config = start::load_config(&home, &cwd, &env, args)?;

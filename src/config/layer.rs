@@ -16,7 +16,13 @@ pub(crate) enum Origin {
 
 /// Fields only the user's own file may set: a repository must not widen its own rights or pick
 /// where the user's credentials are sent.
-pub(crate) const USER_ONLY: &[&str] = &["provider", "access_mode", "allow_sudo", "exec_env_deny"];
+pub(crate) const USER_ONLY: &[&str] = &[
+    "provider",
+    "access_mode",
+    "allow_sudo",
+    "exec_env_deny",
+    "auth",
+];
 
 /// The settings one file makes; `None` leaves the lower layer's value.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -35,6 +41,8 @@ pub(crate) struct Layer {
     pub(crate) exec_env_deny: Option<Vec<String>>,
     /// Per-model settings (`"models": {"<model>": {"reasoning": bool}}`).
     pub(crate) models: Option<Vec<(String, ModelEntry)>>,
+    /// `"auth": {"issuer": "https://…"}`: where Sign in with ChatGPT goes.
+    pub(crate) auth_issuer: Option<Endpoint>,
 }
 
 /// What the config says about one model.
@@ -91,10 +99,26 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
             "models" => layer.models = Some(models(&r, v)?),
+            "auth" => layer.auth_issuer = Some(auth(&r, v)?),
             _ => return Err(r.err(key, "unknown field")),
         }
     }
     Ok(layer)
+}
+
+fn auth(r: &Reader<'_>, v: &Value) -> Result<Endpoint, ConfigError> {
+    let mut issuer = None;
+    for (key, v) in r.object("auth", v)? {
+        let field = format!("auth.{key}");
+        match key.as_str() {
+            "issuer" => {
+                let text = r.string(&field, v)?;
+                issuer = Some(Endpoint::parse(text).map_err(|reason| r.err(&field, reason))?);
+            }
+            _ => return Err(r.err(&field, "unknown field; `auth` has `issuer`")),
+        }
+    }
+    issuer.ok_or_else(|| r.err("auth.issuer", "missing: the issuer's https:// URL"))
 }
 
 fn models(r: &Reader<'_>, v: &Value) -> Result<Vec<(String, ModelEntry)>, ConfigError> {

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::env::{self, Env};
 use super::error::ConfigError;
 use super::layer::{Layer, ModelEntry, Origin, parse_layer};
-use super::{AccessMode, Config, Provider, bounds};
+use super::{AccessMode, Config, DEFAULT_AUTH_ISSUER, Provider, bounds};
 use crate::home::{AnsaHome, CONFIG_FILE};
 use crate::safe_open::{Dir, Lookup};
 
@@ -115,6 +115,7 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
         exec_env_deny: upper.exec_env_deny.or(lower.exec_env_deny),
         models: merge_models(lower.models, upper.models),
+        auth_issuer: upper.auth_issuer.or(lower.auth_issuer),
     }
 }
 
@@ -183,6 +184,9 @@ pub(crate) fn finish(
     });
     Ok(Config {
         reasoning,
+        auth_issuer: layer
+            .auth_issuer
+            .map_or_else(|| DEFAULT_AUTH_ISSUER.to_owned(), |e| e.as_str().to_owned()),
         model,
         returned_model,
         compact_bytes: layer.compact_bytes.unwrap_or(262_144),

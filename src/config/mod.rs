@@ -36,6 +36,9 @@ pub mod bounds {
     pub const CONFIG_FILE_MAX: u64 = 64 * 1024;
 }
 
+/// The Sign in with ChatGPT issuer unless the user config's `auth.issuer` names another.
+pub const DEFAULT_AUTH_ISSUER: &str = "https://auth.openai.com";
+
 /// The model the `responses` provider uses when none is configured.
 pub const DEFAULT_RESPONSES_MODEL: &str = "gpt-6.1-sol";
 /// The model name of the deterministic offline provider.
@@ -186,6 +189,8 @@ pub struct Config {
     pub allow_sudo: bool,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
+    /// The Sign in with ChatGPT issuer (`auth.issuer`, user config only).
+    pub auth_issuer: String,
     /// Whether Responses requests ask for reasoning: `models.<model>.reasoning`, else OpenAI's
     /// catalog for api.openai.com, else no.
     pub reasoning: bool,

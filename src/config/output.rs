@@ -39,6 +39,7 @@ fn binding_value(c: &Config) -> Map<String, Value> {
     m.insert("allow_sudo".into(), json!(c.allow_sudo));
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
     m.insert("reasoning".into(), json!(c.reasoning));
+    m.insert("auth".into(), json!({"issuer": c.auth_issuer}));
     m
 }
 

@@ -29,13 +29,11 @@ fn start() -> Option<Server> {
         return None;
     };
     let python = std::path::Path::new(&venv).join("bin/python");
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
+    // Port 0: the server binds a free port itself and prints it, so no other test can take
+    // the port in between.
     let mut child = Command::new(python)
-        .args([script, &port.to_string()])
+        .args([script, "0"])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -44,17 +42,18 @@ fn start() -> Option<Server> {
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if line.starts_with("listening") {
-                let _ = tx.send(());
+            if let Some(url) = line.strip_prefix("listening ") {
+                let _ = tx.send(url.trim().to_owned());
             }
         }
     });
+    let url = rx
+        .recv_timeout(Duration::from_secs(120))
+        .expect("the llama server listens within two minutes");
     let server = Server {
         child,
-        base_url: format!("http://127.0.0.1:{port}/v1"),
+        base_url: format!("{url}/v1"),
     };
-    rx.recv_timeout(Duration::from_secs(120))
-        .expect("the llama server listens within two minutes");
     Some(server)
 }
 

@@ -1,6 +1,7 @@
 //! End-to-end tests of the built `ansa` binary: JSONL sessions, one-shot and line mode, crash
 //! recovery at every durable boundary, config and instruction edge cases.
 
+mod auth;
 mod compaction;
 mod crash;
 mod harness;
@@ -13,6 +14,8 @@ mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 mod model_view;
+#[path = "../support/oidc/harness.rs"]
+mod oidc;
 mod oneshot;
 #[path = "../support/responses_script.rs"]
 mod responses_script;

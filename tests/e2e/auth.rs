@@ -1,0 +1,165 @@
+//! The sign-in commands of the built binary against the real test issuer (HTTPS, test CA in
+//! `AI_CA_FILE`) with a real headless browser as `$BROWSER`: sign in, status, refresh,
+//! sign out, and the device flow. Skipped with a notice without the issuer or a browser.
+
+use std::io::{BufRead, BufReader};
+use std::os::unix::fs::PermissionsExt;
+use std::process::Stdio;
+
+use serde_json::Value;
+
+use crate::harness::World;
+use crate::oidc::{Killed, browser, issuer, pki};
+
+/// A `$BROWSER` that loads the URL headless, trusting any certificate (the test CA).
+fn browser_script(w: &World, chromium: &str) -> std::path::PathBuf {
+    let root = if nix::unistd::Uid::effective().is_root() {
+        " --no-sandbox"
+    } else {
+        ""
+    };
+    let script = w.path("browser.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec {chromium}{root} --disable-gpu --ignore-certificate-errors --virtual-time-budget=15000 --dump-dom \"$1\" >/dev/null 2>&1\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    script
+}
+
+fn json(out: &std::process::Output) -> Value {
+    let text = String::from_utf8_lossy(&out.stdout);
+    serde_json::from_str(text.trim()).unwrap_or_else(|e| {
+        panic!(
+            "not one JSON line ({e}): {text}\nstderr: {}",
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })
+}
+
+#[test]
+fn sign_in_status_refresh_and_sign_out_through_the_cli() {
+    let Some(chromium) = browser() else {
+        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
+        return;
+    };
+    let pki = pki();
+    let Some((_issuer, issuer)) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    else {
+        return;
+    };
+    let w = World::new();
+    let ca = w.path("ca.pem");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    std::fs::write(
+        w.ansa_home().join("config.json"),
+        format!(r#"{{"auth":{{"issuer":"{issuer}"}}}}"#),
+    )
+    .unwrap();
+    let script = browser_script(&w, &chromium);
+    let ansa = |args: &[&str]| {
+        w.command(args)
+            .env("AI_CA_FILE", &ca)
+            .env("BROWSER", &script)
+            .output()
+            .unwrap()
+    };
+
+    let status = json(&ansa(&["--auth-status"]));
+    assert_eq!(status["state"], "signed_out", "{status}");
+
+    let out = ansa(&["--login"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "stderr: {stderr}");
+    assert!(stderr.contains("To sign in, open this URL"), "{stderr}");
+    assert_eq!(json(&out)["signed_in"], true);
+    let status = json(&ansa(&["--auth-status"]));
+    assert_eq!(status["state"], "signed_in", "{status}");
+    let hash = status["account_hash"].as_str().unwrap().to_owned();
+    assert_eq!(hash.len(), 64);
+    let tokens = std::fs::read_to_string(w.ansa_home().join("auth/tokens.json")).unwrap();
+    assert!(!status.to_string().contains("user-1") && tokens.contains("refresh_token"));
+
+    let refreshed = ansa(&["--refresh-auth"]);
+    assert!(
+        refreshed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&refreshed.stderr)
+    );
+    assert_eq!(json(&refreshed)["account_hash"], hash.as_str());
+
+    let out = json(&ansa(&["--logout"]));
+    assert_eq!(out["signed_out"], true, "{out}");
+    assert_eq!(out["remote_revocation_confirmed"], true, "{out}");
+    assert_eq!(json(&ansa(&["--auth-status"]))["state"], "signed_out");
+    let again = ansa(&["--refresh-auth"]);
+    assert_eq!(again.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("ansa --login"));
+
+    // --auth-dir must be absolute, and keeps a sign-in apart from the default one.
+    let bad = ansa(&["--auth-status", "--auth-dir", "relative/auth"]);
+    assert_eq!(bad.status.code(), Some(2));
+    let elsewhere = w.path("elsewhere-auth");
+    let status = json(&ansa(&[
+        "--auth-status",
+        "--auth-dir",
+        elsewhere.to_str().unwrap(),
+    ]));
+    assert_eq!(status["state"], "signed_out");
+}
+
+#[test]
+fn a_device_sign_in_prints_the_code_and_waits_for_it() {
+    let Some(chromium) = browser() else {
+        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
+        return;
+    };
+    let pki = pki();
+    let Some((_issuer, issuer)) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    else {
+        return;
+    };
+    let w = World::new();
+    let ca = w.path("ca.pem");
+    std::fs::write(&ca, &pki.ca_pem).unwrap();
+    std::fs::write(
+        w.ansa_home().join("config.json"),
+        format!(r#"{{"auth":{{"issuer":"{issuer}"}}}}"#),
+    )
+    .unwrap();
+    let script = browser_script(&w, &chromium);
+    let mut child = w
+        .command(&["--login", "--device"])
+        .env("AI_CA_FILE", &ca)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut complete = None;
+    let mut line = String::new();
+    while stderr.read_line(&mut line).unwrap() > 0 {
+        if let Some(url) = line
+            .trim()
+            .strip_prefix("(or open ")
+            .and_then(|r| r.strip_suffix(')'))
+        {
+            complete = Some(url.to_owned());
+            break;
+        }
+        line.clear();
+    }
+    let url = complete.expect("the device URL with its code");
+    let _browser = Killed(
+        std::process::Command::new(&script)
+            .arg(&url)
+            .spawn()
+            .unwrap(),
+    );
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(json(&out)["signed_in"], true);
+}

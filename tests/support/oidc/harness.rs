@@ -1,0 +1,104 @@
+//! The Sign in with ChatGPT test issuer and browser, shared by the auth crate's tests and
+//! the end-to-end tests of `ansa`: a process guard, a test PKI, the issuer
+//! (`issuer.mjs` over HTTPS) and the headless browser.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// A process killed when dropped.
+pub struct Killed(pub Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn browser() -> Option<String> {
+    std::env::var("ANSA_CHROMIUM").ok().or_else(|| {
+        let found = Command::new("sh")
+            .args(["-c", "command -v chromium-headless-shell"])
+            .output()
+            .ok()?;
+        let path = String::from_utf8_lossy(&found.stdout).trim().to_owned();
+        (!path.is_empty()).then_some(path)
+    })
+}
+
+/// A test PKI: the CA's PEM (trusted by the client) and the issuer's certificate and key
+/// files for 127.0.0.1.
+pub struct Pki {
+    _dir: tempfile::TempDir,
+    /// The CA certificate, PEM.
+    pub ca_pem: String,
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+}
+
+pub fn pki() -> Pki {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, ExtendedKeyUsagePurpose, IsCa, Issuer,
+        KeyPair, KeyUsagePurpose,
+    };
+    let ca_key = KeyPair::generate().unwrap();
+    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(DnType::CommonName, "ansa auth test CA");
+    ca.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    let ca_cert = ca.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca, ca_key);
+    let key = KeyPair::generate().unwrap();
+    let mut leaf = CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    leaf.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let cert = leaf.signed_by(&key, &issuer).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (cert_path, key_path) = (dir.path().join("cert.pem"), dir.path().join("key.pem"));
+    std::fs::write(&cert_path, cert.pem()).unwrap();
+    std::fs::write(&key_path, key.serialize_pem()).unwrap();
+    Pki {
+        _dir: dir,
+        ca_pem: ca_cert.pem(),
+        cert: cert_path,
+        key: key_path,
+    }
+}
+
+/// Starts the issuer over HTTPS with `pki`; `None` (with a notice) when the test's tools are
+/// missing. `root` is the workspace root (where `tests/support/oidc/issuer.mjs` is).
+pub fn issuer(pki: &Pki, root: &std::path::Path) -> Option<(Killed, String)> {
+    let Some(modules) = std::env::var_os("ANSA_OIDC_MODULES") else {
+        eprintln!("skipped: set ANSA_OIDC_MODULES to a node_modules directory with oidc-provider");
+        return None;
+    };
+    let script = root.join("tests/support/oidc/issuer.mjs");
+    let mut child = Command::new("node")
+        .arg(script)
+        // The issuer picks a free port itself and prints its URL.
+        .arg("0")
+        .env("ANSA_OIDC_MODULES", modules)
+        .env("ISSUER_TLS_CERT", &pki.cert)
+        .env("ISSUER_TLS_KEY", &pki.key)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("node runs the issuer");
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    let url = line
+        .trim()
+        .strip_prefix("listening ")
+        .filter(|u| u.starts_with("https://"))
+        .unwrap_or_else(|| panic!("the issuer did not start: {line:?}"))
+        .to_owned();
+    // The issuer logs to stdout; a closed pipe would kill it.
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    Some((Killed(child), url))
+}
