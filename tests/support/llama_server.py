@@ -25,7 +25,9 @@ params = xllamacpp.CommonParams()
 params.model.path = models[0]
 params.model_alias = {"smollm2"}
 params.n_ctx = 8192
-params.n_predict = 48
+# Long enough for the tiny model to end its answer itself: a completion cut at the
+# limit is (rightly) not admitted.
+params.n_predict = 512
 params.port = port
 params.hostnames = ["127.0.0.1"]
 params.use_jinja = True
