@@ -464,3 +464,23 @@ fn reasoning_follows_the_model_entry_else_the_catalog() {
     let e = user_err(r#"{"models":[]}"#);
     assert!(e.contains("`models`") && e.contains("an object"), "{e}");
 }
+
+#[test]
+fn the_auth_issuer_is_a_user_setting_with_a_checked_url() {
+    let f = fixture();
+    assert_eq!(f.load(&[]).unwrap().auth_issuer, DEFAULT_AUTH_ISSUER);
+    f.user(r#"{"auth":{"issuer":"https://issuer.example"}}"#);
+    assert_eq!(f.load(&[]).unwrap().auth_issuer, "https://issuer.example");
+    let e = user_err(r#"{"auth":{"issuer":"ftp://issuer.example"}}"#);
+    assert!(e.contains("`auth.issuer`"), "{e}");
+    let e = user_err(r#"{"auth":{}}"#);
+    assert!(e.contains("`auth.issuer`") && e.contains("missing"), "{e}");
+    let e = user_err(r#"{"auth":{"issuer":"https://x","client":"y"}}"#);
+    assert!(
+        e.contains("`auth.client`") && e.contains("unknown field"),
+        "{e}"
+    );
+    f.project(r#"{"auth":{"issuer":"https://evil.example"}}"#);
+    let e = f.load(&[]).unwrap_err().to_string();
+    assert!(e.contains("may only be set in the user config"), "{e}");
+}
