@@ -103,6 +103,14 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
         return Ok(Exit::Success);
     }
     let Some(store) = existing(&place)? else {
+        if args.logout {
+            // Signing out twice is not an error: there is simply nothing to delete.
+            println!(
+                "{}",
+                json!({"signed_out": false, "remote_revocation_confirmed": false, "reason": "nobody was signed in"})
+            );
+            return Ok(Exit::Success);
+        }
         return Err(auth_failure("not signed in: run `ansa --login`"));
     };
     let discovery = runtime.block_on(discover(&http, &issuer));

@@ -95,6 +95,9 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
     assert_eq!(out["signed_out"], true, "{out}");
     assert_eq!(out["remote_revocation_confirmed"], true, "{out}");
     assert_eq!(json(&ansa(&["--auth-status"]))["state"], "signed_out");
+    let twice = ansa(&["--logout"]);
+    assert!(twice.status.success());
+    assert_eq!(json(&twice)["signed_out"], false);
     let again = ansa(&["--refresh-auth"]);
     assert_eq!(again.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&again.stderr).contains("ansa --login"));
@@ -109,6 +112,14 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
         elsewhere.to_str().unwrap(),
     ]));
     assert_eq!(status["state"], "signed_out");
+    let none = ansa(&["--logout", "--auth-dir", elsewhere.to_str().unwrap()]);
+    assert!(
+        none.status.success(),
+        "{}",
+        String::from_utf8_lossy(&none.stderr)
+    );
+    assert_eq!(json(&none)["reason"], "nobody was signed in");
+    assert!(!elsewhere.exists(), "status and sign-out create no store");
 }
 
 #[test]
