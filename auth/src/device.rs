@@ -12,20 +12,18 @@ use oauth2::basic::{
 use oauth2::{
     Client, ClientId, DeviceAuthorizationResponse, DeviceAuthorizationUrl, EndpointNotSet,
     EndpointSet, ExtraDeviceAuthorizationFields, RequestTokenError, Scope, StandardRevocableToken,
-    TokenResponse, TokenUrl,
+    TokenUrl,
 };
 use serde::{Deserialize, Serialize};
 
 use super::authorize::{AGENT_NAME, DYNAMIC_CLIENT_ID, RESOURCE, SCOPES};
-use super::credentials::{Credentials, StoreBackend, StoreChoice};
+use super::credentials::Credentials;
 use super::dir::AuthDir;
 use super::discovery::Discovery;
-use super::exchange::SiwcResponse;
+use super::exchange::{SiwcResponse, tokens_of};
 use super::host::HostId;
 use super::http::Http;
-use super::idtoken::{Expected, verify};
-use super::refresh::now_ms;
-use super::signin::{SignInError, SignedIn, check_scope};
+use super::signin::{Completion, SignInError, SignedIn, complete};
 
 /// What the user must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -137,52 +135,19 @@ pub async fn sign_in_device(
         .request_async(http, tokio::time::sleep, Some(wait))
         .await
         .map_err(|e| SignInError::Device(DeviceError::Ended(describe(e))))?;
-    let id_token = tokens
-        .extra_fields()
-        .id_token
-        .clone()
-        .ok_or(SignInError::Missing("id_token"))?;
-    let refresh_token = tokens
-        .refresh_token()
-        .map(|t| t.secret().clone())
-        .ok_or(SignInError::Missing("refresh_token"))?;
-    let jwks = http.get(discovery.jwks_uri.as_str()).await?;
-    let now = now_ms();
-    let claims = verify(
-        &id_token,
-        &jwks,
-        Expected {
+    complete(
+        Completion {
+            store,
+            http,
+            discovery: &discovery,
             issuer,
-            client_id: &client_id,
+            client_id,
             nonce: None,
-            subject: previous.as_ref().map(|p| p.subject.as_str()),
-            now: now / 1000,
+            previous: previous.as_ref(),
         },
-    )?;
-    let scope: Vec<String> = tokens
-        .scopes()
-        .map(|s| s.iter().map(|s| s.to_string()).collect())
-        .unwrap_or_default();
-    check_scope(&scope)?;
-    let expires_at_ms = now + tokens.expires_in().map_or(0, |d| d.as_millis() as u64);
-    let credentials = Credentials {
-        issuer: issuer.to_owned(),
-        client_id,
-        subject: claims.subject.clone(),
-        access_token: tokens.access_token().secret().clone(),
-        refresh_token,
-        id_token,
-        scope,
-        expires_at_ms,
-        earliest_refresh_at_ms: tokens.extra_fields().earliest_refresh_at.map(|s| s * 1000),
-    };
-    StoreChoice::save(StoreBackend::Files, store)?;
-    credentials.save(store)?;
-    Ok(SignedIn {
-        subject: claims.subject,
-        email: claims.email,
-        expires_at_ms,
-    })
+        tokens_of(&tokens),
+    )
+    .await
 }
 
 fn describe<RE: std::error::Error, T: oauth2::ErrorResponse>(

@@ -181,7 +181,12 @@ fn tokens(
         RequestTokenError::Parse(e, _) => ExchangeError::Malformed(e.to_string()),
         RequestTokenError::Other(o) => ExchangeError::Malformed(o),
     })?;
-    Ok(Tokens {
+    Ok(tokens_of(&response))
+}
+
+/// The fields of a token response ansa keeps.
+pub(crate) fn tokens_of(response: &SiwcResponse) -> Tokens {
+    Tokens {
         access_token: response.access_token().secret().clone(),
         refresh_token: response.refresh_token().map(|t| t.secret().clone()),
         id_token: response.extra_fields().id_token.clone(),
@@ -191,5 +196,5 @@ fn tokens(
             .map(|s| s.iter().map(|s| s.to_string()).collect())
             .unwrap_or_default(),
         earliest_refresh_at: response.extra_fields().earliest_refresh_at,
-    })
+    }
 }

@@ -3,7 +3,7 @@
 //! granted scope check, and only then the credentials saved (atomically, with the store
 //! choice). Nothing is written before every check passed.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use super::authorize::{AuthorizeOptions, authorize};
 use super::callback::{CallbackError, CallbackServer};
@@ -11,10 +11,11 @@ use super::credentials::{Credentials, StoreBackend, StoreChoice};
 use super::dir::AuthDir;
 use super::discovery::{Discovery, DiscoveryError};
 use super::error::AuthError;
-use super::exchange::{ExchangeError, exchange_code};
+use super::exchange::{ExchangeError, Tokens, exchange_code};
 use super::host::HostId;
 use super::http::{Http, HttpError};
 use super::idtoken::{Expected, IdTokenError, verify};
+use super::refresh::now_ms;
 
 /// The scope without which ChatGPT plan use is not possible.
 pub const PLAN_SCOPE: &str = "chatgpt.tokens.use.direct";
@@ -104,12 +105,6 @@ pub fn check_scope(granted: &[String]) -> Result<(), SignInError> {
     }
 }
 
-fn now_ms() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 /// Runs a browser sign-in; `show` receives the URL to open (print it, open a browser).
 pub async fn sign_in_browser(
     request: BrowserSignIn<'_>,
@@ -162,42 +157,70 @@ pub async fn sign_in_browser(
         authorization.verifier,
     )
     .await?;
-    let id_token = tokens
-        .id_token
-        .clone()
-        .ok_or(SignInError::Missing("id_token"))?;
+    complete(
+        Completion {
+            store,
+            http,
+            discovery: &discovery,
+            issuer,
+            client_id,
+            nonce: Some(&authorization.nonce),
+            previous: previous.as_ref(),
+        },
+        tokens,
+    )
+    .await
+}
+
+/// What a finished authorization needs to become a saved sign-in.
+pub(crate) struct Completion<'a> {
+    pub store: &'a AuthDir,
+    pub http: &'a Http,
+    pub discovery: &'a Discovery,
+    pub issuer: &'a str,
+    pub client_id: String,
+    /// The sign-in's nonce (`None` for the device flow).
+    pub nonce: Option<&'a str>,
+    /// The credentials being replaced, whose account the new one must be.
+    pub previous: Option<&'a Credentials>,
+}
+
+/// Checks the tokens of a browser or device sign-in (an id_token and a refresh token present,
+/// the id_token valid against the live key set, the plan scope granted), then writes the
+/// store choice and the credentials; nothing is written when a check fails.
+pub(crate) async fn complete(c: Completion<'_>, tokens: Tokens) -> Result<SignedIn, SignInError> {
+    let id_token = tokens.id_token.ok_or(SignInError::Missing("id_token"))?;
     let refresh_token = tokens
         .refresh_token
-        .clone()
         .ok_or(SignInError::Missing("refresh_token"))?;
-    let jwks = http.get(discovery.jwks_uri.as_str()).await?;
+    let jwks = c.http.get(c.discovery.jwks_uri.as_str()).await?;
     let now = now_ms();
     let claims = verify(
         &id_token,
         &jwks,
         Expected {
-            issuer,
-            client_id: &client_id,
-            nonce: Some(&authorization.nonce),
-            subject: previous.as_ref().map(|p| p.subject.as_str()),
+            issuer: c.issuer,
+            client_id: &c.client_id,
+            nonce: c.nonce,
+            subject: c.previous.map(|p| p.subject.as_str()),
             now: now / 1000,
         },
     )?;
     check_scope(&tokens.scope)?;
     let expires_at_ms = now + tokens.expires_in.unwrap_or(0) * 1000;
     let credentials = Credentials {
-        issuer: issuer.to_owned(),
-        client_id,
+        issuer: c.issuer.to_owned(),
+        client_id: c.client_id,
         subject: claims.subject.clone(),
-        access_token: tokens.access_token.clone(),
+        access_token: tokens.access_token,
         refresh_token,
         id_token,
-        scope: tokens.scope.clone(),
+        scope: tokens.scope,
         expires_at_ms,
         earliest_refresh_at_ms: tokens.earliest_refresh_at.map(|s| s * 1000),
     };
-    StoreChoice::save(StoreBackend::Files, store)?;
-    credentials.save(store)?;
+    StoreChoice::save(StoreBackend::Files, c.store)?;
+    credentials.save(c.store)?;
     Ok(SignedIn {
         subject: claims.subject,
         email: claims.email,

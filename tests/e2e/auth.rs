@@ -40,17 +40,22 @@ fn json(out: &std::process::Output) -> Value {
     })
 }
 
-#[test]
-fn sign_in_status_refresh_and_sign_out_through_the_cli() {
+/// The issuer, a world whose user config points at it, the test CA's file and the browser
+/// script; `None` (with a notice) when the tools are missing.
+struct Signing {
+    _issuer: Killed,
+    w: World,
+    ca: std::path::PathBuf,
+    script: std::path::PathBuf,
+}
+
+fn signing() -> Option<Signing> {
     let Some(chromium) = browser() else {
         eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
+        return None;
     };
     let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
-    else {
-        return;
-    };
+    let (guard, issuer) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
     let w = World::new();
     let ca = w.path("ca.pem");
     std::fs::write(&ca, &pki.ca_pem).unwrap();
@@ -60,6 +65,25 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
     )
     .unwrap();
     let script = browser_script(&w, &chromium);
+    Some(Signing {
+        _issuer: guard,
+        w,
+        ca,
+        script,
+    })
+}
+
+#[test]
+fn sign_in_status_refresh_and_sign_out_through_the_cli() {
+    let Some(Signing {
+        _issuer: _guard,
+        w,
+        ca,
+        script,
+    }) = signing()
+    else {
+        return;
+    };
     let ansa = |args: &[&str]| {
         w.command(args)
             .env("AI_CA_FILE", &ca)
@@ -124,24 +148,15 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
 
 #[test]
 fn a_device_sign_in_prints_the_code_and_waits_for_it() {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return;
-    };
-    let pki = pki();
-    let Some((_issuer, issuer)) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))
+    let Some(Signing {
+        _issuer: _guard,
+        w,
+        ca,
+        script,
+    }) = signing()
     else {
         return;
     };
-    let w = World::new();
-    let ca = w.path("ca.pem");
-    std::fs::write(&ca, &pki.ca_pem).unwrap();
-    std::fs::write(
-        w.ansa_home().join("config.json"),
-        format!(r#"{{"auth":{{"issuer":"{issuer}"}}}}"#),
-    )
-    .unwrap();
-    let script = browser_script(&w, &chromium);
     let mut child = w
         .command(&["--login", "--device"])
         .env("AI_CA_FILE", &ca)
