@@ -26,6 +26,7 @@ fn main() {
         scope: vec!["resource.invoke".into(), "chatgpt.tokens.use.direct".into()],
         expires_at_ms: ansa_auth::now_ms() + 3_600_000,
         earliest_refresh_at_ms: Some(ansa_auth::now_ms()),
+        signed_in_at_ms: ansa_auth::now_ms(),
     }
     .save(&store)
     .unwrap();

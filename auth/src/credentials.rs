@@ -35,6 +35,10 @@ pub struct Credentials {
     pub expires_at_ms: u64,
     /// The server's earliest time for a refresh, Unix milliseconds.
     pub earliest_refresh_at_ms: Option<u64>,
+    /// When this sign-in was made, Unix milliseconds: the auth session's epoch (kept by
+    /// refreshes, new with every sign-in; 0 in stores written before it was recorded).
+    #[serde(default)]
+    pub signed_in_at_ms: u64,
 }
 
 impl std::fmt::Debug for Credentials {
@@ -50,6 +54,7 @@ impl std::fmt::Debug for Credentials {
             .field("scope", &self.scope)
             .field("expires_at_ms", &self.expires_at_ms)
             .field("earliest_refresh_at_ms", &self.earliest_refresh_at_ms)
+            .field("signed_in_at_ms", &self.signed_in_at_ms)
             .finish()
     }
 }
@@ -70,6 +75,12 @@ impl Credentials {
             reason: format!("cannot encode: {e}"),
         })?;
         dir.write_atomic(TOKENS_FILE, &bytes)
+    }
+
+    /// Whether the access token is usable at `now_ms` without a refresh (more than
+    /// [`REFRESH_MARGIN`](crate::REFRESH_MARGIN) left).
+    pub fn is_fresh(&self, now_ms: u64) -> bool {
+        self.expires_at_ms > now_ms + crate::REFRESH_MARGIN.as_millis() as u64
     }
 
     /// Deletes the credentials in `dir` (signing out locally).

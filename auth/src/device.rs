@@ -93,13 +93,7 @@ pub async fn sign_in_device(
     wait: Duration,
     show: impl FnOnce(&DeviceCode),
 ) -> Result<SignedIn, SignInError> {
-    let document = http
-        .get(&format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        ))
-        .await?;
-    let discovery = Discovery::parse(issuer, &document)?;
+    let discovery = super::signin::discover(http, issuer).await?;
     let device_url = discovery
         .device_authorization_endpoint
         .clone()

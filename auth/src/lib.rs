@@ -18,6 +18,7 @@ mod exchange;
 mod host;
 mod http;
 mod idtoken;
+mod lease;
 mod location;
 mod lock;
 mod refresh;
@@ -39,11 +40,13 @@ pub use exchange::{ExchangeError, SiwcFields, Tokens, exchange_code, refresh as 
 pub use host::HostId;
 pub use http::{Http, HttpError};
 pub use idtoken::{Expected, IdClaims, IdTokenError, verify as verify_id_token};
+pub use lease::{AuthLease, LEASE_FILE, LOGOUT_FILE, LeaseError, signing_out};
 pub use location::{Location, LocationSource, locate};
 pub use lock::RefreshLock;
 pub use refresh::{PENDING_FILE, REFRESH_MARGIN, RefreshError, ensure_fresh, now_ms};
 pub use revoke::{Revocation, revoke};
 pub use signin::{
-    BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, sign_in_browser,
+    BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, discover,
+    sign_in_browser,
 };
-pub use status::{AuthState, AuthStatus, SignedOut, account_hash, sign_out, status};
+pub use status::{AuthState, AuthStatus, LEASE_WAIT, SignedOut, account_hash, sign_out, status};

@@ -62,7 +62,7 @@ pub fn now_ms() -> u64 {
 }
 
 fn fresh(c: &Credentials, now: u64) -> bool {
-    c.expires_at_ms > now + REFRESH_MARGIN.as_millis() as u64
+    c.is_fresh(now)
 }
 
 /// The `refresh.pending` content for `token`.

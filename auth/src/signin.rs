@@ -15,6 +15,7 @@ use super::exchange::{ExchangeError, Tokens, exchange_code};
 use super::host::HostId;
 use super::http::{Http, HttpError};
 use super::idtoken::{Expected, IdTokenError, verify};
+use super::lease::LOGOUT_FILE;
 use super::refresh::now_ms;
 
 /// The scope without which ChatGPT plan use is not possible.
@@ -94,6 +95,17 @@ pub enum SignInError {
     Listener,
 }
 
+/// The discovery document of `issuer`, fetched and checked.
+pub async fn discover(http: &Http, issuer: &str) -> Result<Discovery, SignInError> {
+    let document = http
+        .get(&format!(
+            "{}/.well-known/openid-configuration",
+            issuer.trim_end_matches('/')
+        ))
+        .await?;
+    Ok(Discovery::parse(issuer, &document)?)
+}
+
 /// Checks that plan use was granted.
 pub fn check_scope(granted: &[String]) -> Result<(), SignInError> {
     if granted.iter().any(|s| s == PLAN_SCOPE) {
@@ -117,13 +129,7 @@ pub async fn sign_in_browser(
         consent,
         wait,
     } = request;
-    let document = http
-        .get(&format!(
-            "{}/.well-known/openid-configuration",
-            issuer.trim_end_matches('/')
-        ))
-        .await?;
-    let discovery = Discovery::parse(issuer, &document)?;
+    let discovery = discover(http, issuer).await?;
     let host = HostId::load_or_create(store)?;
     let previous = Credentials::load(store).ok().flatten();
     let callback = CallbackServer::bind()?;
@@ -218,9 +224,13 @@ pub(crate) async fn complete(c: Completion<'_>, tokens: Tokens) -> Result<Signed
         scope: tokens.scope,
         expires_at_ms,
         earliest_refresh_at_ms: tokens.earliest_refresh_at.map(|s| s * 1000),
+        signed_in_at_ms: now,
     };
     StoreChoice::save(StoreBackend::Files, c.store)?;
     credentials.save(c.store)?;
+    // A sign-out interrupted before it finished no longer blocks anything: this is a new
+    // sign-in.
+    c.store.remove(LOGOUT_FILE)?;
     Ok(SignedIn {
         subject: claims.subject,
         email: claims.email,

@@ -11,12 +11,16 @@ use super::dir::AuthDir;
 use super::discovery::Discovery;
 use super::error::AuthError;
 use super::http::Http;
+use super::lease::LogoutGate;
 use super::lock::RefreshLock;
 use super::refresh::{PENDING_FILE, now_ms, pending_for};
 use super::revoke::{Revocation, revoke};
 
 /// How long sign-out waits for a refresh in progress.
 const LOCK_WAIT: Duration = Duration::from_secs(60);
+
+/// How long sign-out waits for the requests in flight on the sign-in to stop.
+pub const LEASE_WAIT: Duration = Duration::from_secs(30);
 
 /// The state of a store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,27 +111,39 @@ pub struct SignedOut {
     pub local_deleted: bool,
     /// `remote_revocation_confirmed`, with the reason when not.
     pub remote: Revocation,
+    /// Every process using the sign-in let go of it within [`LEASE_WAIT`] (false: one was
+    /// still in a request; its token was deleted under it).
+    pub users_stopped: bool,
 }
 
-/// Signs out of `store`: waits for a refresh in progress, deletes the local tokens first,
-/// then asks the issuer (`discovery`, `None` when it could not be reached) to revoke the
-/// refresh token. Revocation is not even tried for a token whose last refresh has an unknown
-/// outcome: the issuer may already know it as spent, so nothing could be confirmed.
+/// Signs out of `store`: blocks new dispatch on it at once, waits for the requests in flight
+/// (their processes watch for the sign-out and stop) and for a refresh in progress, deletes
+/// the local tokens, then asks the issuer (`discovery`, `None` when it could not be reached)
+/// to revoke the refresh token. Revocation is not even tried for a token whose last refresh
+/// has an unknown outcome: the issuer may already know it as spent, so nothing could be
+/// confirmed.
 pub async fn sign_out(
     store: &AuthDir,
     http: &Http,
     discovery: Option<&Discovery>,
 ) -> Result<SignedOut, AuthError> {
-    let _lock = RefreshLock::acquire(store, LOCK_WAIT)?;
+    let gate = LogoutGate::close(store, LEASE_WAIT)?;
+    let users_stopped = gate.drained;
+    let lock = RefreshLock::acquire(store, LOCK_WAIT)?;
     let Some(c) = Credentials::load(store)? else {
+        drop(lock);
+        gate.open(store)?;
         return Ok(SignedOut {
             local_deleted: false,
             remote: Revocation::NotConfirmed("nobody was signed in".into()),
+            users_stopped,
         });
     };
     let uncertain = pending_for(store, &c.refresh_token)?;
     Credentials::delete(store)?;
     store.remove(PENDING_FILE)?;
+    drop(lock);
+    gate.open(store)?;
     let remote = match (discovery, uncertain) {
         (_, true) => Revocation::NotConfirmed(
             "an earlier refresh's outcome is unknown, so the issuer may hold a newer token; revoke forgotten sessions in ChatGPT's settings".into(),
@@ -138,5 +154,6 @@ pub async fn sign_out(
     Ok(SignedOut {
         local_deleted: true,
         remote,
+        users_stopped,
     })
 }

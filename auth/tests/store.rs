@@ -21,6 +21,7 @@ fn credentials(n: u64) -> Credentials {
         scope: vec!["openid".into(), "offline_access".into()],
         expires_at_ms: 1_800_000_000_000 + n,
         earliest_refresh_at_ms: Some(1_799_000_000_000),
+        signed_in_at_ms: 1_700_000_000_000,
     }
 }
 

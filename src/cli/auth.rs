@@ -134,13 +134,14 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
             "signed_out": out.local_deleted,
             "remote_revocation_confirmed": out.remote.confirmed(),
             "reason": reason,
+            "users_stopped": out.users_stopped,
         })
     );
     Ok(Exit::Success)
 }
 
 /// The store when it exists (never created by a status or sign-out).
-fn existing(place: &Location) -> Result<Option<AuthDir>, Failure> {
+pub fn existing(place: &Location) -> Result<Option<AuthDir>, Failure> {
     if place.path.symlink_metadata().is_err() {
         return Ok(None);
     }
@@ -168,11 +169,9 @@ fn print_status(place: &Location) -> Result<Exit, Failure> {
 }
 
 async fn discover(http: &Http, issuer: &str) -> Result<Discovery, String> {
-    let doc = http
-        .get(&format!("{issuer}/.well-known/openid-configuration"))
+    ansa_auth::discover(http, issuer)
         .await
-        .map_err(|e| e.to_string())?;
-    Discovery::parse(issuer, &doc).map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())
 }
 
 /// Opens `url` with `$BROWSER` when it names one (the URL is printed either way). The

@@ -17,7 +17,9 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
         println!("{}", config.model);
         return Ok(Exit::Success);
     }
-    let provider = LiveProvider::from_config(&config).map_err(start::live_failure)?;
+    let signin = start::signin_source(home, args, &config)?;
+    let provider =
+        LiveProvider::from_config(&config, signin.as_ref()).map_err(start::live_failure)?;
     let ids = provider
         .models(&AtomicBool::new(false))
         .map_err(|e| match e {

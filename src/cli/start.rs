@@ -3,6 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use ansa_auth::AuthState;
 use ansa_sessions::{
     Binding, ContextPolicy, JournalOptions, Profile, Session, SessionError, SessionId,
 };
@@ -14,7 +15,7 @@ use crate::config::{self, Config, Env, ProviderKind};
 use crate::home::AnsaHome;
 use crate::instructions::{self, FileExclusion, InstructionSet};
 use crate::prompt::Prompt;
-use crate::provider::live::{LiveProvider, LiveSetupError};
+use crate::provider::live::{LiveProvider, LiveSetupError, SignInSource};
 use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
 use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
 use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
@@ -176,14 +177,22 @@ pub fn build_setup(
     session: Session,
     args: &Args,
 ) -> Result<RuntimeSetup, Failure> {
+    let mut account_hash = None;
     let provider: Box<dyn Provider> = match (&args.script, offline(args, config)) {
         (Some(file), _) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
         (None, true) => Box::new(OfflineProvider),
-        (None, false) => Box::new(LiveProvider::from_config(config).map_err(live_failure)?),
+        (None, false) => {
+            let signin = signin_source(home, args, config)?;
+            let live = LiveProvider::from_config(config, signin.as_ref()).map_err(live_failure)?;
+            if live.signed_in() {
+                account_hash = signin.map(|s| s.account);
+            }
+            Box::new(live)
+        }
     };
     let prompt = Prompt::new(&instructions::render(instructions), &instructions.digest());
     let binding = Binding {
-        account_hash: None,
+        account_hash,
         requested_model: config.model.clone(),
         returned_model: config.returned_model.clone(),
         context_policy: ContextPolicy {
@@ -269,8 +278,41 @@ fn profile(args: &Args, home: &AnsaHome, env: &Env) -> Result<Profile, Failure> 
         return Ok(Profile::Offline);
     }
     // Fail before a session is created when the provider cannot work at all.
-    LiveProvider::check(&config).map_err(live_failure)?;
+    let signin = signin_source(home, args, &config)?;
+    LiveProvider::check(&config, signin.as_ref()).map_err(live_failure)?;
     Ok(Profile::Live)
+}
+
+/// The sign-in a live run uses when no API key is configured: read from the store alone (no
+/// network; a due refresh happens in the worker after a task is submitted). `None` when an
+/// API key is set, the provider is not the Responses API, or nobody is signed in.
+pub fn signin_source(
+    home: &AnsaHome,
+    args: &Args,
+    config: &Config,
+) -> Result<Option<SignInSource>, Failure> {
+    if config.api_key.is_some() || config.provider.kind() != ProviderKind::Responses {
+        return Ok(None);
+    }
+    let place = super::auth::location(home, args)?;
+    let Some(store) = super::auth::existing(&place)? else {
+        return Ok(None);
+    };
+    let status = ansa_auth::status(&store).map_err(Failure::config)?;
+    match (status.state, status.account_hash) {
+        (AuthState::SignedIn | AuthState::Expired, Some(account)) => Ok(Some(SignInSource {
+            store: place.path,
+            account,
+        })),
+        (AuthState::RefreshUncertain, _) => Err(Failure {
+            exit: super::Exit::Auth,
+            message: format!(
+                "auth_refresh_uncertain: the sign-in in {} ended (an earlier refresh got no answer, so its token is never sent again); run `ansa --login`",
+                place.path.display()
+            ),
+        }),
+        _ => Ok(None),
+    }
 }
 
 /// Maps a live provider that cannot be built: a missing key is an auth problem (4).

@@ -47,6 +47,18 @@ pub fn check_or_record(session: &mut Session, current: &Binding) -> Result<(), B
             &current.returned_model,
         ),
     ];
+    if bound.account_hash != current.account_hash {
+        let credential = |hash: &Option<String>| match hash {
+            Some(h) => format!("signed-in account {}", &h[..h.len().min(12)]),
+            None => "API key (no sign-in)".to_owned(),
+        };
+        return Err(BindingError::Mismatch(BindingMismatch {
+            session: session.id().to_string(),
+            what: "account",
+            was: credential(&bound.account_hash),
+            now: credential(&current.account_hash),
+        }));
+    }
     for (what, was, now) in checks {
         if was != now {
             return Err(BindingError::Mismatch(BindingMismatch {

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::harness::World;
-use crate::oidc::{Killed, browser, issuer, pki};
+use crate::oidc::{Killed, browser, issuer_with, pki};
 
 /// A `$BROWSER` that loads the URL headless, trusting any certificate (the test CA).
 fn browser_script(w: &World, chromium: &str) -> std::path::PathBuf {
@@ -30,7 +30,7 @@ fn browser_script(w: &World, chromium: &str) -> std::path::PathBuf {
     script
 }
 
-fn json(out: &std::process::Output) -> Value {
+pub fn json(out: &std::process::Output) -> Value {
     let text = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(text.trim()).unwrap_or_else(|e| {
         panic!(
@@ -42,20 +42,29 @@ fn json(out: &std::process::Output) -> Value {
 
 /// The issuer, a world whose user config points at it, the test CA's file and the browser
 /// script; `None` (with a notice) when the tools are missing.
-struct Signing {
-    _issuer: Killed,
-    w: World,
-    ca: std::path::PathBuf,
-    script: std::path::PathBuf,
+pub struct Signing {
+    pub _issuer: Killed,
+    pub w: World,
+    pub ca: std::path::PathBuf,
+    pub script: std::path::PathBuf,
+    /// The issuer's URL.
+    pub issuer: String,
+    /// The issuer's CA, PEM.
+    pub ca_pem: String,
 }
 
 fn signing() -> Option<Signing> {
+    signing_with(&[])
+}
+
+/// [`signing`] with extra issuer environment.
+pub fn signing_with(env: &[(&str, &str)]) -> Option<Signing> {
     let Some(chromium) = browser() else {
         eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
         return None;
     };
     let pki = pki();
-    let (guard, issuer) = issuer(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")))?;
+    let (guard, issuer) = issuer_with(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")), env)?;
     let w = World::new();
     let ca = w.path("ca.pem");
     std::fs::write(&ca, &pki.ca_pem).unwrap();
@@ -70,6 +79,8 @@ fn signing() -> Option<Signing> {
         w,
         ca,
         script,
+        issuer,
+        ca_pem: pki.ca_pem.clone(),
     })
 }
 
@@ -80,6 +91,7 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
         w,
         ca,
         script,
+        ..
     }) = signing()
     else {
         return;
@@ -153,6 +165,7 @@ fn a_device_sign_in_prints_the_code_and_waits_for_it() {
         w,
         ca,
         script,
+        ..
     }) = signing()
     else {
         return;

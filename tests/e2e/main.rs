@@ -20,6 +20,7 @@ mod oneshot;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
 mod secrets;
+mod signed_in;
 #[path = "../support/tasks.rs"]
 mod tasks;
 mod tmux;

@@ -11,7 +11,7 @@ use ansa::config::AccessMode;
 use ansa::instructions::FileExclusion;
 use ansa::prompt::Prompt;
 use ansa::provider::http::ClientOptions;
-use ansa::provider::live::{LiveProvider, Wire};
+use ansa::provider::live::{Credential, LiveProvider, Wire};
 use ansa::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeSetup};
 use ansa::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
 use ansa_sessions::protocol::{Command, CommandBody, EventBody};
@@ -40,7 +40,7 @@ pub fn start(
     let provider = LiveProvider::new(
         wire,
         base_url,
-        None,
+        Credential::Key(None),
         &ClientOptions::default(),
         "gpt-5.5",
         "gpt-5.5",

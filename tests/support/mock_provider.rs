@@ -230,10 +230,14 @@ impl RecordedRequest {
     }
 }
 
+/// Decides whether a request's bearer token (`None`: no `Authorization: Bearer`) is accepted.
+pub type Authorizer = Arc<dyn Fn(Option<&str>) -> bool + Send + Sync>;
+
 #[derive(Default)]
 struct State {
     queues: Mutex<HashMap<String, VecDeque<MockResponse>>>,
     requests: Mutex<Vec<RecordedRequest>>,
+    authorizer: Mutex<Option<Authorizer>>,
 }
 
 /// The running server.
@@ -322,6 +326,12 @@ impl MockProvider {
     /// The test CA in PEM (HTTPS only).
     pub fn ca_pem(&self) -> Option<&str> {
         self.ca_pem.as_deref()
+    }
+
+    /// Accepts only requests whose bearer token `accept` approves; the others get a 401 (and
+    /// take nothing from the queues), like the real API with a bad or expired token.
+    pub fn require_bearer(&self, accept: impl Fn(Option<&str>) -> bool + Send + Sync + 'static) {
+        *lock(&self.state.authorizer) = Some(Arc::new(accept));
     }
 
     /// Queues `response` for the next request to `path` (e.g. `/v1/responses`).
@@ -454,9 +464,24 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Response<ChannelBo
             .collect(),
         body,
     });
-    let scripted = lock(&state.queues)
-        .get_mut(&path)
-        .and_then(VecDeque::pop_front);
+    let authorizer = lock(&state.authorizer).clone();
+    let bearer = parts
+        .headers
+        .get("authorization")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    let refused = authorizer.is_some_and(|accept| !accept(bearer));
+    let scripted = if refused {
+        Some(MockResponse::openai_error(
+            401,
+            "invalid_api_key",
+            "mock: the bearer token is not accepted",
+        ))
+    } else {
+        lock(&state.queues)
+            .get_mut(&path)
+            .and_then(VecDeque::pop_front)
+    };
     let script = scripted.unwrap_or_else(|| {
         let msg = format!("mock: nothing scripted for {} {path}", parts.method);
         MockResponse::openai_error(404, "mock_unscripted", &msg)

@@ -14,12 +14,15 @@ pub enum LiveSetupError {
     Offline,
     /// The Responses API needs a key.
     #[error(
-        "no API key: set AI_API_KEY (or OPENAI_API_KEY) for the responses provider, or run with --offline"
+        "no API key and not signed in: run `ansa --login` (Sign in with ChatGPT), or set AI_API_KEY (or OPENAI_API_KEY) for the responses provider, or run with --offline"
     )]
     NoKey,
     /// The HTTP client could not be set up (URL policy, CA file, TLS).
     #[error(transparent)]
     Http(HttpError),
+    /// The signed-in account's store or sign-in client could not be set up.
+    #[error("the sign-in cannot be used: {0}")]
+    SignIn(String),
 }
 
 /// Maps a request for `model` that failed before its stream started (retries already spent).

@@ -3,9 +3,11 @@
 //! reducer while it arrives (previews as text grows), and only a response the reducer admitted
 //! after a clean end of stream becomes a model turn — nothing runs from anything less.
 
+mod account;
 mod context;
 mod errors;
 
+use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
 
 use super::chat::{ChatReducer, request_body as chat_body};
@@ -19,6 +21,7 @@ use super::{
 };
 use crate::config::{Config, Provider as ProviderConfig, Secret};
 
+pub use account::{SignInSource, SignedInAccount};
 pub use errors::LiveSetupError;
 
 /// Which wire protocol a live provider speaks.
@@ -46,16 +49,41 @@ impl Wire {
     }
 }
 
+/// What a live provider authenticates with.
+#[derive(Debug)]
+pub enum Credential {
+    /// An API key (or no credential, for a server that needs none): fixed headers.
+    Key(Option<Secret>),
+    /// The signed-in ChatGPT account: a token per generation.
+    Account(Box<SignedInAccount>),
+}
+
 /// A live provider bound to one model and the exact model name it must report back.
 #[derive(Debug)]
 pub struct LiveProvider {
     wire: Wire,
     client: HttpClient,
     headers: Headers,
+    account: Option<Box<SignedInAccount>>,
+    /// The sign-in epoch whose model catalog listed the model (checked once per auth session).
+    catalog_checked: Mutex<Option<u64>>,
     model: String,
     returned_model: String,
     profile: StreamProfile,
     reasoning: bool,
+}
+
+/// Why one attempt failed: a refused credential is kept apart, because a signed-in account
+/// refreshes and tries once more.
+enum Failure {
+    Unauthorized(super::http::HttpError),
+    Other(ProviderError),
+}
+
+impl From<ProviderError> for Failure {
+    fn from(e: ProviderError) -> Self {
+        Failure::Other(e)
+    }
 }
 
 /// Whether OpenAI's catalog makes `model` a reasoning model (GPT-5 and later, the o-series,
@@ -83,18 +111,42 @@ pub fn host_of(base_url: &str) -> String {
 }
 
 impl LiveProvider {
-    /// Builds the provider of an effective config (`responses` or `chat`).
-    pub fn from_config(config: &Config) -> Result<Self, LiveSetupError> {
-        let (wire, base) = Self::check(config)?;
-        let key = config.api_key.as_ref().map(|k| &k.value);
+    /// Builds the provider of an effective config (`responses` or `chat`); `signin` is the
+    /// signed-in account to use when no API key is configured.
+    pub fn from_config(
+        config: &Config,
+        signin: Option<&SignInSource>,
+    ) -> Result<Self, LiveSetupError> {
+        let (wire, base) = Self::check(config, signin)?;
         let options = ClientOptions {
             ca_file: config.ca_file.clone(),
             ..ClientOptions::default()
         };
+        let credential = match (&config.api_key, signin) {
+            (Some(key), _) => Credential::Key(Some(key.value.clone())),
+            (None, Some(source)) if wire == Wire::Responses => {
+                let roots = match &config.ca_file {
+                    Some(path) => Some(std::fs::read(path).map_err(|e| {
+                        LiveSetupError::SignIn(format!("AI_CA_FILE {}: {e}", path.display()))
+                    })?),
+                    None => None,
+                };
+                Credential::Account(Box::new(
+                    SignedInAccount::new(
+                        &source.store,
+                        &config.auth_issuer,
+                        source.account.clone(),
+                        roots.as_deref(),
+                    )
+                    .map_err(LiveSetupError::SignIn)?,
+                ))
+            }
+            (None, _) => Credential::Key(None),
+        };
         Ok(Self::new(
             wire,
             base.as_str(),
-            key,
+            credential,
             &options,
             &config.model,
             &config.returned_model,
@@ -109,39 +161,53 @@ impl LiveProvider {
         self
     }
 
-    /// The cheap checks of [`Self::from_config`] (no client is built): a live kind, and a key
-    /// for the Responses API.
-    pub fn check(config: &Config) -> Result<(Wire, &crate::config::Endpoint), LiveSetupError> {
+    /// The cheap checks of [`Self::from_config`] (no client is built, no network): a live
+    /// kind, and for the Responses API a key or a sign-in.
+    pub fn check<'c>(
+        config: &'c Config,
+        signin: Option<&SignInSource>,
+    ) -> Result<(Wire, &'c crate::config::Endpoint), LiveSetupError> {
         let (wire, base) = match &config.provider {
             ProviderConfig::Responses { base_url } => (Wire::Responses, base_url),
             ProviderConfig::Chat { base_url, .. } => (Wire::Chat, base_url),
             ProviderConfig::Offline => return Err(LiveSetupError::Offline),
         };
-        if wire == Wire::Responses && config.api_key.is_none() {
+        if wire == Wire::Responses && config.api_key.is_none() && signin.is_none() {
             return Err(LiveSetupError::NoKey);
         }
         Ok((wire, base))
+    }
+
+    /// Whether requests use the signed-in account (no API key was configured).
+    pub fn signed_in(&self) -> bool {
+        self.account.is_some()
     }
 
     /// A provider for `base_url` (which must be https, or http on loopback).
     pub fn new(
         wire: Wire,
         base_url: &str,
-        key: Option<&Secret>,
+        credential: Credential,
         options: &ClientOptions,
         model: &str,
         returned_model: &str,
     ) -> Result<Self, LiveSetupError> {
         let client = HttpClient::new(base_url, options).map_err(LiveSetupError::Http)?;
-        let mut headers = Headers::new();
-        if let Some(key) = key {
-            headers = headers.bearer(key).map_err(LiveSetupError::Http)?;
-        }
+        let (headers, account) = match credential {
+            Credential::Key(Some(key)) => (
+                Headers::new().bearer(&key).map_err(LiveSetupError::Http)?,
+                None,
+            ),
+            Credential::Key(None) => (Headers::new(), None),
+            Credential::Account(account) => (Headers::new(), Some(account)),
+        };
         let host = host_of(base_url);
         Ok(LiveProvider {
             wire,
             client,
             headers,
+            account,
+            catalog_checked: Mutex::new(None),
             model: model.to_owned(),
             returned_model: returned_model.to_owned(),
             profile: StreamProfile::for_host(&host),
@@ -151,11 +217,98 @@ impl LiveProvider {
 
     /// The model catalog (`GET {base}/models`): model IDs in the provider's order.
     pub fn models(&self, cancel: &AtomicBool) -> Result<Vec<String>, ProviderError> {
+        self.authorized(cancel, |headers, cancel, _| self.catalog(headers, cancel))
+    }
+
+    fn catalog(&self, headers: &Headers, cancel: &AtomicBool) -> Result<Vec<String>, Failure> {
         let body = self
             .client
-            .get_json("/models", &self.headers, &Limits::json(), cancel)
-            .map_err(|e| errors::from_http(e, &self.model))?;
-        errors::model_ids(&body)
+            .get_json("/models", headers, &Limits::json(), cancel)
+            .map_err(|e| self.http_failure(e))?;
+        Ok(errors::model_ids(&body)?)
+    }
+
+    /// Runs `attempt` with this provider's credential. A signed-in account gets a token
+    /// (refreshed when due), and a refused token one refresh and one more attempt; a
+    /// sign-out while an attempt runs stops it.
+    fn authorized<T>(
+        &self,
+        cancel: &AtomicBool,
+        mut attempt: impl FnMut(&Headers, &AtomicBool, Option<u64>) -> Result<T, Failure>,
+    ) -> Result<T, ProviderError> {
+        let Some(account) = &self.account else {
+            return attempt(&self.headers, cancel, None).map_err(|f| self.final_failure(f));
+        };
+        let mut force = false;
+        loop {
+            let grant = account.token(force)?;
+            let headers = Headers::new()
+                .bearer(&grant.token)
+                .map_err(|e| ProviderError::Auth(e.to_string()))?;
+            let watched =
+                account.watched(cancel, |stop| attempt(&headers, stop, Some(grant.epoch)));
+            if watched.signed_out {
+                return Err(ProviderError::Auth(format!(
+                    "signed out of {} while a request was running; it was stopped: run `ansa --login`, then resume",
+                    account.store().display()
+                )));
+            }
+            match watched.out {
+                Err(Failure::Unauthorized(_)) if !force => force = true,
+                other => return other.map_err(|f| self.final_failure(f)),
+            }
+        }
+    }
+
+    /// A failure as the runtime sees it, once no attempt is left.
+    fn final_failure(&self, f: Failure) -> ProviderError {
+        match f {
+            Failure::Other(e) => e,
+            Failure::Unauthorized(e) if self.account.is_some() => ProviderError::Auth(format!(
+                "{e}; the token was refused even after a refresh: run `ansa --login`, then resume"
+            )),
+            Failure::Unauthorized(e) => ProviderError::Auth(format!(
+                "{e}; check AI_API_KEY / OPENAI_API_KEY, then resume"
+            )),
+        }
+    }
+
+    fn http_failure(&self, e: super::http::HttpError) -> Failure {
+        match e {
+            e @ super::http::HttpError::Auth { .. } => Failure::Unauthorized(e),
+            e => Failure::Other(errors::from_http(e, &self.model)),
+        }
+    }
+
+    /// The model catalog check of a signed-in account, once per sign-in epoch: the model must
+    /// be one the account may use.
+    fn check_catalog(
+        &self,
+        headers: &Headers,
+        cancel: &AtomicBool,
+        epoch: u64,
+    ) -> Result<(), Failure> {
+        let seen = self
+            .catalog_checked
+            .lock()
+            .is_ok_and(|checked| *checked == Some(epoch));
+        if seen {
+            return Ok(());
+        }
+        let ids = self.catalog(headers, cancel)?;
+        if !ids.iter().any(|id| id == &self.model) {
+            let shown: Vec<&str> = ids.iter().take(12).map(String::as_str).collect();
+            return Err(Failure::Other(ProviderError::Rejected(format!(
+                "the model `{}` is not in the signed-in account's catalog ({}{}); choose one with --model or \"model\" in the config",
+                self.model,
+                shown.join(", "),
+                if ids.len() > shown.len() { ", …" } else { "" }
+            ))));
+        }
+        if let Ok(mut checked) = self.catalog_checked.lock() {
+            *checked = Some(epoch);
+        }
+        Ok(())
     }
 
     fn body(&self, request: &GenerationRequest<'_>) -> Result<Vec<u8>, ProviderError> {
@@ -179,10 +332,11 @@ impl LiveProvider {
 
     fn stream<R>(
         &self,
+        headers: &Headers,
         request: &GenerationRequest<'_>,
         reducer: &mut R,
         mut push: impl FnMut(&mut R, &[u8]) -> Result<(), String>,
-    ) -> Result<(), ProviderError> {
+    ) -> Result<(), Failure> {
         let body = self.body(request)?;
         let mime = match self.wire {
             // A missing MIME is tolerated only on the exact Responses POST with HTTP 200.
@@ -191,7 +345,7 @@ impl LiveProvider {
         };
         let stream = StreamRequest {
             path: self.wire.path(),
-            headers: &self.headers,
+            headers,
             body: &body,
             limits: Limits::streaming(),
             mime,
@@ -202,18 +356,65 @@ impl LiveProvider {
             .post_stream(&stream, |chunk| push(reducer, chunk))
         {
             Ok(_) => Ok(()),
-            Err(e) if e.is_cancelled() => Err(ProviderError::Cancelled),
+            Err(e) if e.is_cancelled() => Err(ProviderError::Cancelled.into()),
             Err(StreamError::Callback(reason)) => Err(ProviderError::Inadmissible(format!(
                 "the {} stream was rejected: {reason}; nothing from it was used",
                 self.wire.name()
-            ))),
+            ))
+            .into()),
             Err(StreamError::Interrupted { error, .. }) => {
                 Err(ProviderError::Inadmissible(format!(
                     "the {} stream broke before it completed ({error}); nothing from it was used, resume to retry",
                     self.wire.name()
-                )))
+                ))
+                .into())
             }
-            Err(StreamError::Request(e)) => Err(errors::from_http(e, &self.model)),
+            Err(StreamError::Request(e)) => Err(self.http_failure(e)),
+        }
+    }
+
+    /// One generation with `headers`.
+    fn generate_once(
+        &self,
+        headers: &Headers,
+        request: &GenerationRequest<'_>,
+        preview: &mut dyn FnMut(&str),
+    ) -> Result<Generated, Failure> {
+        match self.wire {
+            Wire::Responses => {
+                let mut reducer = ResponsesReducer::with_profile(
+                    &self.returned_model,
+                    SseLimits::default(),
+                    self.profile,
+                );
+                self.stream(headers, request, &mut reducer, |r, chunk| {
+                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())
+                })?;
+                let done = reducer.finish().map_err(errors::from_responses)?;
+                let native = done
+                    .output_items
+                    .into_iter()
+                    .map(NativeItem::from_raw)
+                    .collect();
+                Ok(Generated {
+                    turn: turn(done.text, done.refusal, done.tool_calls),
+                    native,
+                    usage: done.usage,
+                })
+            }
+            Wire::Chat => {
+                let mut reducer = ChatReducer::new(&self.returned_model);
+                self.stream(headers, request, &mut reducer, |r, chunk| {
+                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())
+                })?;
+                let done = reducer.finish().map_err(errors::from_chat)?;
+                let native = context::chat_native(done.text.clone(), &done.tool_calls)?;
+                Ok(Generated {
+                    turn: turn(done.text, done.refusal, done.tool_calls),
+                    native: vec![native],
+                    usage: done.usage,
+                })
+            }
         }
     }
 }
@@ -236,42 +437,13 @@ impl Provider for LiveProvider {
         request: &GenerationRequest<'_>,
         preview: &mut dyn FnMut(&str),
     ) -> Result<Generated, ProviderError> {
-        match self.wire {
-            Wire::Responses => {
-                let mut reducer = ResponsesReducer::with_profile(
-                    &self.returned_model,
-                    SseLimits::default(),
-                    self.profile,
-                );
-                self.stream(request, &mut reducer, |r, chunk| {
-                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())
-                })?;
-                let done = reducer.finish().map_err(errors::from_responses)?;
-                let native = done
-                    .output_items
-                    .into_iter()
-                    .map(NativeItem::from_raw)
-                    .collect();
-                Ok(Generated {
-                    turn: turn(done.text, done.refusal, done.tool_calls),
-                    native,
-                    usage: done.usage,
-                })
+        self.authorized(request.cancel, |headers, cancel, epoch| {
+            if let Some(epoch) = epoch {
+                self.check_catalog(headers, cancel, epoch)?;
             }
-            Wire::Chat => {
-                let mut reducer = ChatReducer::new(&self.returned_model);
-                self.stream(request, &mut reducer, |r, chunk| {
-                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())
-                })?;
-                let done = reducer.finish().map_err(errors::from_chat)?;
-                let native = context::chat_native(done.text.clone(), &done.tool_calls)?;
-                Ok(Generated {
-                    turn: turn(done.text, done.refusal, done.tool_calls),
-                    native: vec![native],
-                    usage: done.usage,
-                })
-            }
-        }
+            let request = GenerationRequest { cancel, ..*request };
+            self.generate_once(headers, &request, &mut *preview)
+        })
     }
 
     fn summarize(

@@ -73,6 +73,15 @@ pub fn pki() -> Pki {
 /// Starts the issuer over HTTPS with `pki`; `None` (with a notice) when the test's tools are
 /// missing. `root` is the workspace root (where `tests/support/oidc/issuer.mjs` is).
 pub fn issuer(pki: &Pki, root: &std::path::Path) -> Option<(Killed, String)> {
+    issuer_with(pki, root, &[])
+}
+
+/// [`issuer`] with extra environment (`ISSUER_ACCESS_TTL`, `ISSUER_EARLIEST_REFRESH`, …).
+pub fn issuer_with(
+    pki: &Pki,
+    root: &std::path::Path,
+    env: &[(&str, &str)],
+) -> Option<(Killed, String)> {
     let Some(modules) = std::env::var_os("ANSA_OIDC_MODULES") else {
         eprintln!("skipped: set ANSA_OIDC_MODULES to a node_modules directory with oidc-provider");
         return None;
@@ -85,6 +94,7 @@ pub fn issuer(pki: &Pki, root: &std::path::Path) -> Option<(Killed, String)> {
         .env("ANSA_OIDC_MODULES", modules)
         .env("ISSUER_TLS_CERT", &pki.cert)
         .env("ISSUER_TLS_KEY", &pki.key)
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()

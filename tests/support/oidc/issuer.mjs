@@ -10,6 +10,7 @@
 // - Refresh tokens rotate; reusing one revokes the grant. Token responses carry
 //   `earliest_refresh_at` (Unix seconds, `ISSUER_EARLIEST_REFRESH` seconds after issue).
 // - Device flow and RFC 7009 revocation are on.
+// - `POST /test/account?sub=NAME` switches the account later sign-ins get (tests only).
 //
 // Usage: node issuer.mjs PORT, with ANSA_OIDC_MODULES naming a node_modules directory that
 // holds oidc-provider (and ISSUER_TLS_CERT/ISSUER_TLS_KEY for HTTPS). Prints
@@ -44,7 +45,7 @@ const RESOURCE = 'https://api.openai.com/v1';
 const RESOURCE_SCOPES = 'resource.invoke chatgpt.tokens.use.direct';
 const accessTtl = Number(process.env.ISSUER_ACCESS_TTL || 3600);
 const earliest = Number(process.env.ISSUER_EARLIEST_REFRESH || 0);
-const account = process.env.ISSUER_ACCOUNT || 'user-1';
+let account = process.env.ISSUER_ACCOUNT || 'user-1';
 const DYNAMIC = 'dynamic_agent_client';
 
 const provider = new Provider(issuer, {
@@ -162,6 +163,13 @@ provider.use(async (ctx, next) => {
   if (ctx.path === '/token' && ctx.body && typeof ctx.body === 'object' && ctx.body.access_token) {
     ctx.body = { ...ctx.body, earliest_refresh_at: Math.floor(Date.now() / 1000) + earliest };
   }
+});
+
+// Test control: `POST /test/account?sub=NAME` makes later sign-ins sign in as NAME.
+provider.use(async (ctx, next) => {
+  if (ctx.path !== '/test/account' || ctx.method !== 'POST') return next();
+  account = String(ctx.query.sub || account);
+  ctx.body = { account };
 });
 
 // Sign-in and consent without forms.
