@@ -53,6 +53,30 @@ pub struct Signing {
     pub ca_pem: String,
 }
 
+impl Signing {
+    /// Calls one of the test issuer's control endpoints (`POST`, e.g. `/test/account?sub=x`).
+    pub fn control(&self, path_and_query: &str) {
+        let url = format!("{}{path_and_query}", self.issuer);
+        let ca = reqwest::Certificate::from_pem(self.ca_pem.as_bytes()).unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let status = runtime.block_on(async {
+            reqwest::Client::builder()
+                .add_root_certificate(ca)
+                .build()
+                .unwrap()
+                .post(url)
+                .send()
+                .await
+                .unwrap()
+                .status()
+        });
+        assert!(status.is_success(), "{path_and_query}: {status}");
+    }
+}
+
 fn signing() -> Option<Signing> {
     signing_with(&[])
 }
@@ -201,4 +225,50 @@ fn a_device_sign_in_prints_the_code_and_waits_for_it() {
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{:?}", out.status);
     assert_eq!(json(&out)["signed_in"], true);
+}
+
+#[test]
+fn a_refresh_killed_mid_exchange_never_sends_its_refresh_token_again() {
+    let Some(s) = signing() else {
+        return;
+    };
+    let ansa = |args: &[&str]| {
+        s.w.command(args)
+            .env("AI_CA_FILE", &s.ca)
+            .env("BROWSER", &s.script)
+            .output()
+            .unwrap()
+    };
+    assert!(ansa(&["--login"]).status.success());
+    let tokens = s.w.ansa_home().join("auth/tokens.json");
+    let before = std::fs::read(&tokens).unwrap();
+    // The issuer holds the refresh answer; the refreshing process dies while it waits.
+    s.control("/test/token-delay?ms=20000");
+    let mut child =
+        s.w.command(&["--refresh-auth"])
+            .env("AI_CA_FILE", &s.ca)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+    let pending = s.w.ansa_home().join("auth/refresh.pending");
+    crate::harness::eventually("the refresh is sent", || pending.exists());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    s.control("/test/token-delay?ms=0");
+
+    // The store is the old one, whole; the sign-in is marked uncertain and its refresh
+    // token is never sent again.
+    assert_eq!(std::fs::read(&tokens).unwrap(), before);
+    let status = json(&ansa(&["--auth-status"]));
+    assert_eq!(status["state"], "auth_refresh_uncertain", "{status}");
+    let again = ansa(&["--refresh-auth"]);
+    assert_eq!(again.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert!(stderr.contains("auth_refresh_uncertain"), "{stderr}");
+    assert_eq!(std::fs::read(&tokens).unwrap(), before);
+    // A new sign-in ends it.
+    assert!(ansa(&["--login"]).status.success());
+    assert_eq!(json(&ansa(&["--auth-status"]))["state"], "signed_in");
 }

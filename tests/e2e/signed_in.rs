@@ -105,24 +105,7 @@ impl Live {
 
     /// Makes later sign-ins at the issuer sign in as `sub`.
     fn switch_account(&self, sub: &str) {
-        let url = format!("{}/test/account?sub={sub}", self.s.issuer);
-        let ca = reqwest::Certificate::from_pem(self.s.ca_pem.as_bytes()).unwrap();
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .unwrap();
-        let status = runtime.block_on(async {
-            reqwest::Client::builder()
-                .add_root_certificate(ca)
-                .build()
-                .unwrap()
-                .post(url)
-                .send()
-                .await
-                .unwrap()
-                .status()
-        });
-        assert!(status.is_success(), "{status}");
+        self.s.control(&format!("/test/account?sub={sub}"));
     }
 }
 

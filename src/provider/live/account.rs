@@ -6,8 +6,8 @@
 //! which stops as soon as it sees the sign-out.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use ansa_auth::{
@@ -25,10 +25,17 @@ const WATCH_EVERY: Duration = Duration::from_millis(20);
 pub struct SignedInAccount {
     store: AuthDir,
     issuer: String,
-    http: Http,
-    runtime: tokio::runtime::Runtime,
+    roots: Option<Vec<u8>>,
+    /// Built on the first refresh, in the worker: opening a session costs nothing.
+    client: OnceLock<Result<Client, String>>,
     bound: String,
     discovery: Mutex<Option<Discovery>>,
+}
+
+/// What a refresh needs: the issuer's client and a runtime to drive it.
+struct Client {
+    http: Http,
+    runtime: tokio::runtime::Runtime,
 }
 
 impl std::fmt::Debug for SignedInAccount {
@@ -59,19 +66,28 @@ impl SignedInAccount {
         roots: Option<&[u8]>,
     ) -> Result<SignedInAccount, String> {
         let store = AuthDir::open(store).map_err(|e| e.to_string())?;
-        let http = Http::with_roots(roots).map_err(|e| e.to_string())?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the sign-in client: {e}"))?;
         Ok(SignedInAccount {
             store,
             issuer: issuer.trim_end_matches('/').to_owned(),
-            http,
-            runtime,
+            roots: roots.map(<[u8]>::to_vec),
+            client: OnceLock::new(),
             bound: account,
             discovery: Mutex::new(None),
         })
+    }
+
+    fn client(&self) -> Result<&Client, ProviderError> {
+        self.client
+            .get_or_init(|| {
+                let http = Http::with_roots(self.roots.as_deref()).map_err(|e| e.to_string())?;
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .map_err(|e| format!("cannot start the sign-in client: {e}"))?;
+                Ok(Client { http, runtime })
+            })
+            .as_ref()
+            .map_err(|e| ProviderError::Auth(format!("the sign-in cannot be refreshed: {e}")))
     }
 
     /// The store directory.
@@ -94,11 +110,12 @@ impl SignedInAccount {
             saved
         } else {
             let discovery = self.discovery()?;
-            let renewed = self
+            let client = self.client()?;
+            let renewed = client
                 .runtime
                 .block_on(ansa_auth::ensure_fresh(
                     &self.store,
-                    &self.http,
+                    &client.http,
                     &discovery,
                     force,
                 ))
@@ -167,9 +184,10 @@ impl SignedInAccount {
         if let Some(d) = cached.as_ref() {
             return Ok(d.clone());
         }
-        let d = self
+        let client = self.client()?;
+        let d = client
             .runtime
-            .block_on(ansa_auth::discover(&self.http, &self.issuer))
+            .block_on(ansa_auth::discover(&client.http, &self.issuer))
             .map_err(|e| match e {
                 SignInError::Http(e) => ProviderError::Unavailable(format!(
                     "cannot reach the issuer to refresh the sign-in ({e}); resume to try again"

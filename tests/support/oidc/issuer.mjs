@@ -10,7 +10,8 @@
 // - Refresh tokens rotate; reusing one revokes the grant. Token responses carry
 //   `earliest_refresh_at` (Unix seconds, `ISSUER_EARLIEST_REFRESH` seconds after issue).
 // - Device flow and RFC 7009 revocation are on.
-// - `POST /test/account?sub=NAME` switches the account later sign-ins get (tests only).
+// - Test control (tests only): `POST /test/account?sub=NAME` switches the account later
+//   sign-ins get; `POST /test/token-delay?ms=N` delays token responses.
 //
 // Usage: node issuer.mjs PORT, with ANSA_OIDC_MODULES naming a node_modules directory that
 // holds oidc-provider (and ISSUER_TLS_CERT/ISSUER_TLS_KEY for HTTPS). Prints
@@ -165,11 +166,24 @@ provider.use(async (ctx, next) => {
   }
 });
 
-// Test control: `POST /test/account?sub=NAME` makes later sign-ins sign in as NAME.
+// Test control: `POST /test/account?sub=NAME` makes later sign-ins sign in as NAME;
+// `POST /test/token-delay?ms=N` holds every later token request N ms before answering it.
+let tokenDelay = 0;
 provider.use(async (ctx, next) => {
-  if (ctx.path !== '/test/account' || ctx.method !== 'POST') return next();
-  account = String(ctx.query.sub || account);
-  ctx.body = { account };
+  if (ctx.method === 'POST' && ctx.path === '/test/account') {
+    account = String(ctx.query.sub || account);
+    ctx.body = { account };
+    return;
+  }
+  if (ctx.method === 'POST' && ctx.path === '/test/token-delay') {
+    tokenDelay = Number(ctx.query.ms || 0);
+    ctx.body = { tokenDelay };
+    return;
+  }
+  if (ctx.method === 'POST' && ctx.path === '/token' && tokenDelay > 0) {
+    await new Promise((resolve) => setTimeout(resolve, tokenDelay));
+  }
+  return next();
 });
 
 // Sign-in and consent without forms.
