@@ -209,6 +209,12 @@ pub fn build_setup(
     let exclusion = FileExclusion::new(home, user_home.as_deref(), cwd, &config.exclude)
         .map_err(Failure::config)?
         .with_private_dir(session.dir());
+    // The store in use (an `--auth-dir`, a legacy directory) is as private as the default.
+    let exclusion = match super::auth::location(home, args) {
+        Ok(place) => exclusion.with_private_dir(&place.path),
+        Err(e) if args.auth_dir.is_some() => return Err(e),
+        Err(_) => exclusion,
+    };
     let policy = ToolPolicy::from_config(config);
     let files = ToolFiles {
         exclusion,

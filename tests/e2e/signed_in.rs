@@ -349,3 +349,33 @@ fn without_a_key_or_a_sign_in_the_live_cli_says_how_to_sign_in() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn an_auth_dir_inside_the_workspace_is_hidden_from_the_tools() {
+    let w = crate::harness::World::new();
+    let store = w.ws().join("my-auth");
+    std::fs::create_dir_all(&store).unwrap();
+    std::fs::write(
+        store.join("tokens.json"),
+        "{\"access_token\":\"at-secret\"}",
+    )
+    .unwrap();
+    let script = w.script(
+        "read-store.json",
+        json!([
+            {"tool_calls": [{"name": "read", "arguments": {"paths": ["my-auth/tokens.json"], "mode": "lines", "offset": 1, "length": 5}}]},
+            {"text": "got={{tool_output:0}}"}
+        ]),
+    );
+    let mut s = w.jsonl(&[
+        "--script",
+        script.to_str().unwrap(),
+        "--auth-dir",
+        store.to_str().unwrap(),
+    ]);
+    let rid = s.submit("read the store");
+    let answer = s.answer(rid);
+    assert!(!answer.contains("at-secret"), "{answer}");
+    assert!(answer.contains("never exposed to tools"), "{answer}");
+    s.finish();
+}
