@@ -1,5 +1,6 @@
 //! Carbon TUI benchmarks (issue 9 targets), against the release binary in a real pseudo-terminal:
-//! - start to first frame (process spawn until the footer is drawn) — ≤ 30 ms;
+//! - start to first frame (process spawn until the footer is drawn) — ≤ 30 ms; and the same
+//!   for a live session on a signed-in account (issue 15: unchanged, ≤ 10 ms; no network);
 //! - steady memory with 1,000 exchanges in the session's history — ≤ 40 MB.
 //!
 //! The harness answers the terminal's cursor-position queries (`ESC [ 6 n`) like a terminal
@@ -13,6 +14,9 @@ use std::time::{Duration, Instant};
 
 use nix::pty::{OpenptyResult, Winsize, openpty};
 
+#[path = "support/signed_in.rs"]
+mod signed_in;
+
 /// Text of the footer: drawn once the first frame is complete.
 const FOOTER: &str = "Enter send";
 const RUNS: usize = 30;
@@ -20,7 +24,8 @@ const RUNS: usize = 30;
 fn main() {
     let exe = env!("CARGO_BIN_EXE_ansa");
     let dir = tempfile::tempdir().unwrap();
-    first_frame(exe, dir.path());
+    first_frame(exe, dir.path(), Start::Offline);
+    first_frame(exe, dir.path(), Start::SignedIn);
     memory(exe, dir.path());
 }
 
@@ -32,6 +37,10 @@ struct Pty {
 
 impl Pty {
     fn spawn(exe: &str, args: &[&str], home: &Path, cwd: &Path) -> Pty {
+        Pty::spawn_with(exe, args, home, cwd, &[])
+    }
+
+    fn spawn_with(exe: &str, args: &[&str], home: &Path, cwd: &Path, env: &[(&str, &str)]) -> Pty {
         let size = Winsize {
             ws_row: 40,
             ws_col: 120,
@@ -46,6 +55,9 @@ impl Pty {
             .env("ANSA_HOME", home)
             .env("TERM", "xterm-256color")
             .env_remove("NO_COLOR")
+            .env_remove("AI_API_KEY")
+            .env_remove("OPENAI_API_KEY")
+            .envs(env.iter().copied())
             .stdin(stdio(&slave))
             .stdout(stdio(&slave))
             .stderr(stdio(&slave))
@@ -110,14 +122,39 @@ impl Pty {
     }
 }
 
-fn first_frame(exe: &str, root: &Path) {
+/// How the measured session starts.
+#[derive(Clone, Copy)]
+enum Start {
+    /// `--offline`, a fresh home.
+    Offline,
+    /// Live (Responses, no API key) on a signed-in store; the endpoint is never contacted.
+    SignedIn,
+}
+
+fn first_frame(exe: &str, root: &Path, start: Start) {
     let cwd = root.join("ws-frame");
     std::fs::create_dir_all(&cwd).unwrap();
+    let (label, args, env): (&str, &[&str], &[(&str, &str)]) = match start {
+        Start::Offline => ("offline, fresh home", &["--offline"], &[]),
+        Start::SignedIn => (
+            "live on a sign-in",
+            &[],
+            &[
+                ("AI_PROVIDER", "responses"),
+                // Nothing listens there: opening the TUI must not need the network.
+                ("AI_ENDPOINT", "https://127.0.0.1:9/v1"),
+                ("AI_MODEL", "gpt-5.5"),
+            ],
+        ),
+    };
     let mut times = Vec::new();
     for run in 0..RUNS {
-        let home = root.join(format!("home-frame-{run}"));
+        let home = root.join(format!("home-frame-{label}-{run}"));
+        if matches!(start, Start::SignedIn) {
+            signed_in::signed_in_home(&home);
+        }
         let t = Instant::now();
-        let mut pty = Pty::spawn(exe, &["--offline"], &home, &cwd);
+        let mut pty = Pty::spawn_with(exe, args, &home, &cwd, env);
         assert!(
             pty.until(FOOTER, Duration::from_secs(10)),
             "no first frame: {}",
@@ -129,7 +166,7 @@ fn first_frame(exe: &str, root: &Path) {
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!(
-        "start → first frame (pty, 120×40): n={} p50={:.2} ms p95={:.2} ms min={:.2} ms",
+        "start → first frame (pty, 120×40, {label}): n={} p50={:.2} ms p95={:.2} ms min={:.2} ms",
         times.len(),
         ms(times[times.len() / 2]),
         ms(times[(times.len() - 1) * 95 / 100]),

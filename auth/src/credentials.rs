@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::dir::AuthDir;
 use super::error::AuthError;
+use super::keyring;
 
 /// The credentials file of the files backend.
 pub const TOKENS_FILE: &str = "tokens.json";
@@ -60,21 +61,33 @@ impl std::fmt::Debug for Credentials {
 }
 
 impl Credentials {
-    /// The credentials in `dir`, `None` when nobody is signed in there.
+    /// The credentials in `dir` (in its files or its keyring, as `store.json` records),
+    /// `None` when nobody is signed in there.
     pub fn load(dir: &AuthDir) -> Result<Option<Credentials>, AuthError> {
-        let Some(bytes) = dir.read(TOKENS_FILE)? else {
+        let (bytes, source) = match StoreChoice::backend(dir)? {
+            StoreBackend::Files => (dir.read(TOKENS_FILE)?, dir.path().join(TOKENS_FILE)),
+            StoreBackend::Keyring => (keyring::get(dir.path())?, keyring_item(dir)),
+        };
+        let Some(bytes) = bytes else {
             return Ok(None);
         };
-        decode(dir, TOKENS_FILE, &bytes).map(Some)
+        decode(&source, &bytes).map(Some)
     }
 
-    /// Replaces the credentials in `dir` atomically.
+    /// Replaces the credentials in `dir` atomically (a temporary file renamed over
+    /// `tokens.json`, or the keyring item replaced whole; never both backends).
     pub fn save(&self, dir: &AuthDir) -> Result<(), AuthError> {
         let bytes = serde_json::to_vec(self).map_err(|e| AuthError::Damaged {
             path: dir.path().join(TOKENS_FILE),
             reason: format!("cannot encode: {e}"),
         })?;
-        dir.write_atomic(TOKENS_FILE, &bytes)
+        match StoreChoice::backend(dir)? {
+            StoreBackend::Files => dir.write_atomic(TOKENS_FILE, &bytes),
+            StoreBackend::Keyring => {
+                keyring::set(dir.path(), &bytes)?;
+                dir.remove(TOKENS_FILE)
+            }
+        }
     }
 
     /// Whether the access token is usable at `now_ms` without a refresh (more than
@@ -85,6 +98,9 @@ impl Credentials {
 
     /// Deletes the credentials in `dir` (signing out locally).
     pub fn delete(dir: &AuthDir) -> Result<(), AuthError> {
+        if StoreChoice::backend(dir)? == StoreBackend::Keyring {
+            keyring::delete(dir.path())?;
+        }
         dir.remove(TOKENS_FILE)
     }
 }
@@ -115,7 +131,7 @@ impl StoreChoice {
         let Some(bytes) = dir.read(STORE_FILE)? else {
             return Ok(None);
         };
-        let choice: StoreChoice = decode(dir, STORE_FILE, &bytes)?;
+        let choice: StoreChoice = decode(&dir.path().join(STORE_FILE), &bytes)?;
         if choice.version != 1 {
             return Err(AuthError::Damaged {
                 path: dir.path().join(STORE_FILE),
@@ -123,6 +139,21 @@ impl StoreChoice {
             });
         }
         Ok(Some(choice))
+    }
+
+    /// The backend `dir` uses: the recorded one, files before the first sign-in.
+    pub fn backend(dir: &AuthDir) -> Result<StoreBackend, AuthError> {
+        Ok(StoreChoice::load(dir)?.map_or(StoreBackend::Files, |c| c.backend))
+    }
+
+    /// The backend a first sign-in records: the keyring when a Secret Service answers a set,
+    /// get and delete probe in time, else files.
+    pub fn choose(dir: &AuthDir) -> StoreBackend {
+        if keyring::probe(dir.path()) {
+            StoreBackend::Keyring
+        } else {
+            StoreBackend::Files
+        }
     }
 
     /// Records `backend` in `dir`.
@@ -139,13 +170,21 @@ impl StoreChoice {
     }
 }
 
+/// How the keyring item of `dir` is named in messages.
+fn keyring_item(dir: &AuthDir) -> std::path::PathBuf {
+    std::path::PathBuf::from(format!(
+        "keyring item {}/store:{}",
+        keyring::SERVICE,
+        dir.path().display()
+    ))
+}
+
 fn decode<T: for<'de> Deserialize<'de>>(
-    dir: &AuthDir,
-    name: &str,
+    source: &std::path::Path,
     bytes: &[u8],
 ) -> Result<T, AuthError> {
     serde_json::from_slice(bytes).map_err(|e| AuthError::Damaged {
-        path: dir.path().join(name),
+        path: source.to_path_buf(),
         // The message names a line and column, never the secret text around it.
         reason: format!("not the expected JSON: {e}"),
     })

@@ -62,6 +62,18 @@ pub enum AuthError {
     /// No home directory to put the store in.
     #[error("no home directory: set HOME, or pass --auth-dir /absolute/path")]
     NoHome,
+    /// The keyring this store records (`store.json`) failed.
+    #[error(
+        "auth store {path}: the keyring (Secret Service) that store.json names cannot {action} the sign-in: {reason}; unlock the keyring and try again, or remove store.json and sign in again to keep the tokens in files"
+    )]
+    Keyring {
+        /// The store directory.
+        path: PathBuf,
+        /// What was being done.
+        action: &'static str,
+        /// Why it failed.
+        reason: String,
+    },
     /// The refresh lock was not obtained in time.
     #[error(
         "auth store {path}: another ansa process holds the refresh lock for more than {seconds} s; try again, or remove a stale lock holder"

@@ -18,6 +18,7 @@ mod exchange;
 mod host;
 mod http;
 mod idtoken;
+mod keyring;
 mod lease;
 mod location;
 mod lock;

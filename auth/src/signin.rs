@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use super::authorize::{AuthorizeOptions, authorize};
 use super::callback::{CallbackError, CallbackServer};
-use super::credentials::{Credentials, StoreBackend, StoreChoice};
+use super::credentials::{Credentials, StoreChoice};
 use super::dir::AuthDir;
 use super::discovery::{Discovery, DiscoveryError};
 use super::error::AuthError;
@@ -226,7 +226,12 @@ pub(crate) async fn complete(c: Completion<'_>, tokens: Tokens) -> Result<Signed
         earliest_refresh_at_ms: tokens.earliest_refresh_at.map(|s| s * 1000),
         signed_in_at_ms: now,
     };
-    StoreChoice::save(StoreBackend::Files, c.store)?;
+    // Chosen once, at the first sign-in of this store; kept by every later one.
+    let backend = match StoreChoice::load(c.store)? {
+        Some(choice) => choice.backend,
+        None => StoreChoice::choose(c.store),
+    };
+    StoreChoice::save(backend, c.store)?;
     credentials.save(c.store)?;
     // A sign-out interrupted before it finished no longer blocks anything: this is a new
     // sign-in.

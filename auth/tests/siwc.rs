@@ -15,9 +15,9 @@ use std::time::Duration;
 use ansa_auth::{
     AuthDir, AuthorizeOptions, BrowserSignIn, CallbackError, CallbackServer, Credentials,
     DYNAMIC_CLIENT_ID, Discovery, ExchangeError, Expected, HostId, Http, PENDING_FILE, PLAN_SCOPE,
-    RefreshError, Revocation, SignInError, StoreBackend, StoreChoice, authorize, ensure_fresh,
-    exchange_code, now_ms, refresh_tokens as refresh, revoke, sign_in_browser, sign_in_device,
-    sign_out, verify_id_token,
+    RefreshError, Revocation, SignInError, StoreChoice, authorize, ensure_fresh, exchange_code,
+    now_ms, refresh_tokens as refresh, revoke, sign_in_browser, sign_in_device, sign_out,
+    verify_id_token,
 };
 use oauth2::PkceCodeVerifier;
 
@@ -328,8 +328,9 @@ fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() 
     assert!(saved.earliest_refresh_at_ms.is_some());
     assert_eq!(
         StoreChoice::load(&store).unwrap().map(|c| c.backend),
-        Some(StoreBackend::Files)
+        Some(harness::expected_backend())
     );
+    harness::assert_backend(store.path());
 
     // A returning sign-in sends its id_token hint and gets new tokens for the same account.
     let again = runtime

@@ -294,3 +294,21 @@ fn status_reads_only_the_store_and_names_the_account_by_hash() {
         "auth_refresh_uncertain"
     );
 }
+
+#[test]
+fn a_store_recorded_as_keyring_without_a_reachable_keyring_is_a_clear_error() {
+    if std::env::var_os("ANSA_TEST_KEYRING").is_some() {
+        return; // a Secret Service answers in the keyring pass
+    }
+    let t = tempfile::tempdir().unwrap();
+    let dir = AuthDir::create(&t.path().join("auth")).unwrap();
+    StoreChoice::save(StoreBackend::Keyring, &dir).unwrap();
+    let err = Credentials::load(&dir).unwrap_err();
+    assert!(matches!(err, AuthError::Keyring { .. }), "{err}");
+    let text = err.to_string();
+    assert!(text.contains("store.json") && text.contains("unlock the keyring"), "{text}");
+    // Nothing falls back to a token file behind the user's back.
+    let err = credentials(1).save(&dir).unwrap_err();
+    assert!(matches!(err, AuthError::Keyring { .. }), "{err}");
+    assert!(!dir.path().join("tokens.json").exists());
+}

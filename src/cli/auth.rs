@@ -154,8 +154,13 @@ fn print_status(place: &Location) -> Result<Exit, Failure> {
     let shown = match existing(place)? {
         Some(store) => {
             let s = status(&store).map_err(Failure::config)?;
+            let backend = match ansa_auth::StoreChoice::backend(&store).map_err(Failure::config)? {
+                ansa_auth::StoreBackend::Files => "files",
+                ansa_auth::StoreBackend::Keyring => "keyring",
+            };
             json!({
                 "state": s.state.as_str(),
+                "backend": backend,
                 "account_hash": s.account_hash,
                 "expires_in_seconds": s.expires_in,
                 "refresh_in_seconds": s.refresh_in,

@@ -9,7 +9,7 @@ use std::process::Stdio;
 use serde_json::Value;
 
 use crate::harness::World;
-use crate::oidc::{Killed, browser, issuer_with, pki};
+use crate::oidc::{Killed, assert_backend, browser, issuer_with, pki, saved};
 
 /// A `$BROWSER` that loads the URL headless, trusting any certificate (the test CA).
 fn browser_script(w: &World, chromium: &str) -> std::path::PathBuf {
@@ -140,8 +140,15 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
     assert_eq!(status["state"], "signed_in", "{status}");
     let hash = status["account_hash"].as_str().unwrap().to_owned();
     assert_eq!(hash.len(), 64);
-    let tokens = std::fs::read_to_string(w.ansa_home().join("auth/tokens.json")).unwrap();
-    assert!(!status.to_string().contains("user-1") && tokens.contains("refresh_token"));
+    let auth = w.ansa_home().join("auth");
+    assert_backend(&auth);
+    let backend = match crate::oidc::expected_backend() {
+        ansa_auth::StoreBackend::Files => "files",
+        ansa_auth::StoreBackend::Keyring => "keyring",
+    };
+    assert_eq!(status["backend"], backend, "{status}");
+    let saved = saved(&auth).expect("saved credentials");
+    assert!(!status.to_string().contains("user-1") && !saved.refresh_token.is_empty());
 
     let refreshed = ansa(&["--refresh-auth"]);
     assert!(
@@ -240,8 +247,9 @@ fn a_refresh_killed_mid_exchange_never_sends_its_refresh_token_again() {
             .unwrap()
     };
     assert!(ansa(&["--login"]).status.success());
-    let tokens = s.w.ansa_home().join("auth/tokens.json");
-    let before = std::fs::read(&tokens).unwrap();
+    let auth = s.w.ansa_home().join("auth");
+    assert_backend(&auth);
+    let before = saved(&auth).unwrap();
     // The issuer holds the refresh answer; the refreshing process dies while it waits.
     s.control("/test/token-delay?ms=20000");
     let mut child =
@@ -260,14 +268,14 @@ fn a_refresh_killed_mid_exchange_never_sends_its_refresh_token_again() {
 
     // The store is the old one, whole; the sign-in is marked uncertain and its refresh
     // token is never sent again.
-    assert_eq!(std::fs::read(&tokens).unwrap(), before);
+    assert_eq!(saved(&auth).unwrap(), before);
     let status = json(&ansa(&["--auth-status"]));
     assert_eq!(status["state"], "auth_refresh_uncertain", "{status}");
     let again = ansa(&["--refresh-auth"]);
     assert_eq!(again.status.code(), Some(4));
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("auth_refresh_uncertain"), "{stderr}");
-    assert_eq!(std::fs::read(&tokens).unwrap(), before);
+    assert_eq!(saved(&auth).unwrap(), before);
     // A new sign-in ends it.
     assert!(ansa(&["--login"]).status.success());
     assert_eq!(json(&ansa(&["--auth-status"]))["state"], "signed_in");

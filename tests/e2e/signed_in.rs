@@ -12,11 +12,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::auth::{Signing, json as json_line, signing_with};
 use crate::harness::{Jsonl, eventually};
 use crate::mock_provider::{Gate, MockChunk, MockProvider, MockResponse};
+use crate::oidc::{assert_backend, saved};
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -48,13 +49,10 @@ struct Live {
 }
 
 impl Live {
-    fn tokens(&self) -> Value {
-        let text = std::fs::read_to_string(self.s.w.ansa_home().join("auth/tokens.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    }
-
     fn access_token(&self) -> String {
-        self.tokens()["access_token"].as_str().unwrap().to_owned()
+        saved(&self.s.w.ansa_home().join("auth"))
+            .expect("signed in")
+            .access_token
     }
 
     fn ansa(&self, args: &[&str]) -> std::process::Output {
@@ -118,14 +116,11 @@ fn live(env: &[(&str, &str)]) -> Option<Live> {
     std::fs::write(&roots, format!("{}{}", s.ca_pem, mock.ca_pem().unwrap())).unwrap();
     let refused = Arc::new(Mutex::new(HashSet::new()));
     let refuse_all = Arc::new(AtomicBool::new(false));
-    let tokens = s.w.ansa_home().join("auth/tokens.json");
+    let auth = s.w.ansa_home().join("auth");
     let (gate_refused, gate_all) = (Arc::clone(&refused), Arc::clone(&refuse_all));
     mock.require_bearer(move |bearer| {
         let Some(bearer) = bearer else { return false };
-        let current = std::fs::read_to_string(&tokens)
-            .ok()
-            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
-            .and_then(|v| v["access_token"].as_str().map(str::to_owned));
+        let current = saved(&auth).map(|c| c.access_token);
         current.as_deref() == Some(bearer)
             && !gate_all.load(Ordering::SeqCst)
             && !gate_refused.lock().unwrap().contains(bearer)
@@ -138,6 +133,7 @@ fn live(env: &[(&str, &str)]) -> Option<Live> {
         refuse_all,
     };
     l.login();
+    assert_backend(&l.s.w.ansa_home().join("auth"));
     Some(l)
 }
 

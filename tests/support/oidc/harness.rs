@@ -112,3 +112,34 @@ pub fn issuer_with(
     std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
     Some((Killed(child), url))
 }
+
+/// The backend sign-ins are expected to choose: the keyring when the suite runs inside a
+/// D-Bus session with an unlocked Secret Service (`.ci/run`'s keyring pass sets
+/// `ANSA_TEST_KEYRING=1`), else files.
+pub fn expected_backend() -> ansa_auth::StoreBackend {
+    if std::env::var_os("ANSA_TEST_KEYRING").is_some() {
+        ansa_auth::StoreBackend::Keyring
+    } else {
+        ansa_auth::StoreBackend::Files
+    }
+}
+
+/// The credentials of the store at `dir`, from whichever backend it uses.
+pub fn saved(dir: &std::path::Path) -> Option<ansa_auth::Credentials> {
+    let store = ansa_auth::AuthDir::open(dir).ok()?;
+    ansa_auth::Credentials::load(&store).ok().flatten()
+}
+
+/// Checks that the store at `dir` uses [`expected_backend`], and that a keyring store has no
+/// token file beside it.
+pub fn assert_backend(dir: &std::path::Path) {
+    let store = ansa_auth::AuthDir::open(dir).unwrap();
+    let backend = ansa_auth::StoreChoice::backend(&store).unwrap();
+    assert_eq!(backend, expected_backend(), "store {}", dir.display());
+    if backend == ansa_auth::StoreBackend::Keyring {
+        assert!(
+            !dir.join("tokens.json").exists(),
+            "tokens never in files too"
+        );
+    }
+}
