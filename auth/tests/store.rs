@@ -306,7 +306,10 @@ fn a_store_recorded_as_keyring_without_a_reachable_keyring_is_a_clear_error() {
     let err = Credentials::load(&dir).unwrap_err();
     assert!(matches!(err, AuthError::Keyring { .. }), "{err}");
     let text = err.to_string();
-    assert!(text.contains("store.json") && text.contains("unlock the keyring"), "{text}");
+    assert!(
+        text.contains("store.json") && text.contains("unlock the keyring"),
+        "{text}"
+    );
     // Nothing falls back to a token file behind the user's back.
     let err = credentials(1).save(&dir).unwrap_err();
     assert!(matches!(err, AuthError::Keyring { .. }), "{err}");

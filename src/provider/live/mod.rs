@@ -267,9 +267,7 @@ impl LiveProvider {
             Failure::Unauthorized(e) if self.account.is_some() => ProviderError::Auth(format!(
                 "{e}; the token was refused even after a refresh: run `ansa --login`, then resume"
             )),
-            Failure::Unauthorized(e) => ProviderError::Auth(format!(
-                "{e}; check AI_API_KEY / OPENAI_API_KEY, then resume"
-            )),
+            Failure::Unauthorized(e) => errors::from_http(e, &self.model),
         }
     }
 
