@@ -132,3 +132,66 @@ impl LogoutGate {
         dir.remove(LOGOUT_FILE)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn store() -> (tempfile::TempDir, AuthDir) {
+        let t = tempfile::tempdir().unwrap();
+        let dir = AuthDir::create(&t.path().join("auth")).unwrap();
+        (t, dir)
+    }
+
+    #[test]
+    fn a_sign_out_refuses_new_leases_at_once_and_waits_for_the_ones_in_flight() {
+        let (_t, dir) = store();
+        let held = AuthLease::take(&dir).unwrap();
+        // A second user of the sign-in shares it.
+        let other = AuthLease::take(&dir).unwrap();
+        drop(other);
+        let release = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            drop(held);
+        });
+        let gate = LogoutGate::close(&dir, Duration::from_secs(5)).unwrap();
+        assert!(gate.drained, "the lease in flight was waited for");
+        release.join().unwrap();
+        // While the sign-out runs, nothing new is dispatched.
+        assert!(matches!(
+            AuthLease::take(&dir),
+            Err(LeaseError::SigningOut { .. })
+        ));
+        gate.open(&dir).unwrap();
+        assert!(!signing_out(&dir).unwrap());
+        AuthLease::take(&dir).unwrap();
+    }
+
+    #[test]
+    fn a_lease_that_is_never_released_does_not_keep_the_sign_out_waiting_forever() {
+        let (_t, dir) = store();
+        let _hung = AuthLease::take(&dir).unwrap();
+        let gate = LogoutGate::close(&dir, Duration::from_millis(100)).unwrap();
+        assert!(!gate.drained);
+        // The marker is there for the hung holder's watcher, and for every new request.
+        assert!(signing_out(&dir).unwrap());
+        let err = AuthLease::take(&dir).unwrap_err();
+        assert!(err.to_string().contains("ansa --login"), "{err}");
+    }
+
+    #[test]
+    fn an_interrupted_sign_out_keeps_blocking_until_the_next_one_finishes() {
+        let (_t, dir) = store();
+        // A sign-out killed after writing its marker.
+        dir.write_atomic(LOGOUT_FILE, b"1\n").unwrap();
+        assert!(matches!(
+            AuthLease::take(&dir),
+            Err(LeaseError::SigningOut { .. })
+        ));
+        LogoutGate::close(&dir, Duration::from_millis(100))
+            .unwrap()
+            .open(&dir)
+            .unwrap();
+        AuthLease::take(&dir).unwrap();
+    }
+}
