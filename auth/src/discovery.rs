@@ -49,7 +49,7 @@ pub enum DiscoveryError {
     },
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 struct Wire {
     issuer: String,
     authorization_endpoint: String,
@@ -86,6 +86,25 @@ impl Discovery {
             )?,
             issuer: wire.issuer,
         })
+    }
+}
+
+impl Discovery {
+    /// The document again, in the shape [`Discovery::parse`] reads (what the store keeps, so
+    /// a refresh needs no discovery round trip).
+    pub fn to_document(&self) -> Vec<u8> {
+        let wire = Wire {
+            issuer: self.issuer.clone(),
+            authorization_endpoint: self.authorization_endpoint.to_string(),
+            token_endpoint: self.token_endpoint.to_string(),
+            jwks_uri: self.jwks_uri.to_string(),
+            revocation_endpoint: self.revocation_endpoint.as_ref().map(Url::to_string),
+            device_authorization_endpoint: self
+                .device_authorization_endpoint
+                .as_ref()
+                .map(Url::to_string),
+        };
+        serde_json::to_vec(&wire).unwrap_or_default()
     }
 }
 

@@ -47,7 +47,7 @@ pub use lock::RefreshLock;
 pub use refresh::{PENDING_FILE, REFRESH_MARGIN, RefreshError, ensure_fresh, now_ms};
 pub use revoke::{Revocation, revoke};
 pub use signin::{
-    BROWSER_WAIT, BrowserSignIn, PLAN_SCOPE, SignInError, SignedIn, check_scope, discover,
-    sign_in_browser,
+    BROWSER_WAIT, BrowserSignIn, DISCOVERY_FILE, PLAN_SCOPE, SignInError, SignedIn, check_scope,
+    discover, discover_cached, sign_in_browser,
 };
 pub use status::{AuthState, AuthStatus, LEASE_WAIT, SignedOut, account_hash, sign_out, status};

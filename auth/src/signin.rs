@@ -106,6 +106,26 @@ pub async fn discover(http: &Http, issuer: &str) -> Result<Discovery, SignInErro
     Ok(Discovery::parse(issuer, &document)?)
 }
 
+/// The file where sign-in keeps the issuer's checked discovery document.
+pub const DISCOVERY_FILE: &str = "discovery.json";
+
+/// The discovery of `issuer` as the store kept it at sign-in (so a due refresh costs one round
+/// trip, the token request), else fetched, checked and kept.
+pub async fn discover_cached(
+    http: &Http,
+    store: &AuthDir,
+    issuer: &str,
+) -> Result<Discovery, SignInError> {
+    if let Some(bytes) = store.read(DISCOVERY_FILE)?
+        && let Ok(kept) = Discovery::parse(issuer, &bytes)
+    {
+        return Ok(kept);
+    }
+    let fetched = discover(http, issuer).await?;
+    store.write_atomic(DISCOVERY_FILE, &fetched.to_document())?;
+    Ok(fetched)
+}
+
 /// Checks that plan use was granted.
 pub fn check_scope(granted: &[String]) -> Result<(), SignInError> {
     if granted.iter().any(|s| s == PLAN_SCOPE) {
@@ -232,6 +252,8 @@ pub(crate) async fn complete(c: Completion<'_>, tokens: Tokens) -> Result<Signed
         None => StoreChoice::choose(c.store),
     };
     StoreChoice::save(backend, c.store)?;
+    c.store
+        .write_atomic(DISCOVERY_FILE, &c.discovery.to_document())?;
     credentials.save(c.store)?;
     // A sign-out interrupted before it finished no longer blocks anything: this is a new
     // sign-in.

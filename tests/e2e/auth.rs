@@ -55,25 +55,36 @@ pub struct Signing {
 
 impl Signing {
     /// Calls one of the test issuer's control endpoints (`POST`, e.g. `/test/account?sub=x`).
-    pub fn control(&self, path_and_query: &str) {
+    pub fn control(&self, path_and_query: &str) -> Value {
         let url = format!("{}{path_and_query}", self.issuer);
         let ca = reqwest::Certificate::from_pem(self.ca_pem.as_bytes()).unwrap();
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
             .unwrap();
-        let status = runtime.block_on(async {
-            reqwest::Client::builder()
+        let (status, body) = runtime.block_on(async {
+            let answer = reqwest::Client::builder()
                 .add_root_certificate(ca)
                 .build()
                 .unwrap()
                 .post(url)
                 .send()
                 .await
-                .unwrap()
-                .status()
+                .unwrap();
+            (answer.status(), answer.bytes().await.unwrap())
         });
         assert!(status.is_success(), "{path_and_query}: {status}");
+        serde_json::from_slice(&body).unwrap()
+    }
+
+    /// How many requests the issuer served so far, all paths together.
+    pub fn issuer_requests(&self) -> u64 {
+        self.control("/test/requests")
+            .as_object()
+            .unwrap()
+            .values()
+            .map(|n| n.as_u64().unwrap())
+            .sum()
     }
 }
 

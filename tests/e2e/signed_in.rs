@@ -163,11 +163,19 @@ fn a_signed_in_account_is_the_bearer_and_a_due_token_is_refreshed_in_the_worker(
     assert!(l.mock.requests().is_empty());
     let rid = s.submit("hello");
     assert_eq!(s.answer(rid), ANSWER);
-    // The token is due now: the next task refreshes it in the worker, then uses it.
+    // The token is due now: the next task refreshes it in the worker, then uses it. A due
+    // refresh costs one round trip to the issuer (the token request: discovery is kept from
+    // sign-in), a fresh token none.
     let due = Duration::from_millis(3500);
     std::thread::sleep(due.saturating_sub(signed_at.elapsed()));
+    let before = l.s.issuer_requests();
     let rid = s.submit("again");
     assert_eq!(s.answer(rid), ANSWER, "{}", s.stderr());
+    assert_eq!(
+        l.s.issuer_requests() - before,
+        1,
+        "one round trip for the refresh"
+    );
     s.finish();
 
     let used = l.bearers("/v1/responses");
@@ -206,8 +214,14 @@ fn a_refused_token_is_refreshed_once_and_retried_then_the_turn_pauses() {
         l.mock.push("/v1/responses", answer());
     }
     let mut s = l.session("session");
+    let before = l.s.issuer_requests();
     let rid = s.submit("one");
     assert_eq!(s.answer(rid), ANSWER);
+    assert_eq!(
+        l.s.issuer_requests(),
+        before,
+        "a fresh token costs no round trip"
+    );
     let fresh = l.access_token();
     // A fresh token costs no round trip to the issuer: the store did not change.
     assert_eq!(l.bearers("/v1/responses"), vec![fresh.clone()]);

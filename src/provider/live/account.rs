@@ -187,7 +187,11 @@ impl SignedInAccount {
         let client = self.client()?;
         let d = client
             .runtime
-            .block_on(ansa_auth::discover(&client.http, &self.issuer))
+            .block_on(ansa_auth::discover_cached(
+                &client.http,
+                &self.store,
+                &self.issuer,
+            ))
             .map_err(|e| match e {
                 SignInError::Http(e) => ProviderError::Unavailable(format!(
                     "cannot reach the issuer to refresh the sign-in ({e}); resume to try again"

@@ -11,7 +11,8 @@
 //   `earliest_refresh_at` (Unix seconds, `ISSUER_EARLIEST_REFRESH` seconds after issue).
 // - Device flow and RFC 7009 revocation are on.
 // - Test control (tests only): `POST /test/account?sub=NAME` switches the account later
-//   sign-ins get; `POST /test/token-delay?ms=N` delays token responses.
+//   sign-ins get; `POST /test/token-delay?ms=N` delays token responses; `POST /test/requests`
+//   counts the requests served, by method and path.
 //
 // Usage: node issuer.mjs PORT, with ANSA_OIDC_MODULES naming a node_modules directory that
 // holds oidc-provider (and ISSUER_TLS_CERT/ISSUER_TLS_KEY for HTTPS). Prints
@@ -167,9 +168,19 @@ provider.use(async (ctx, next) => {
 });
 
 // Test control: `POST /test/account?sub=NAME` makes later sign-ins sign in as NAME;
-// `POST /test/token-delay?ms=N` holds every later token request N ms before answering it.
+// `POST /test/token-delay?ms=N` holds every later token request N ms before answering it;
+// `POST /test/requests` answers how many requests each `METHOD /path` got so far.
 let tokenDelay = 0;
+const seen = {};
 provider.use(async (ctx, next) => {
+  if (ctx.method === 'POST' && ctx.path === '/test/requests') {
+    ctx.body = seen;
+    return;
+  }
+  if (!ctx.path.startsWith('/test/')) {
+    const key = `${ctx.method} ${ctx.path}`;
+    seen[key] = (seen[key] || 0) + 1;
+  }
   if (ctx.method === 'POST' && ctx.path === '/test/account') {
     account = String(ctx.query.sub || account);
     ctx.body = { account };
