@@ -99,7 +99,7 @@ fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_rede
     let mut args = vec![
         "--disable-gpu",
         "--dump-dom",
-        "--timeout=30000",
+        "--timeout=55000",
         "--ignore-certificate-errors",
     ];
     if nix::unistd::Uid::effective().is_root() {
@@ -256,7 +256,7 @@ fn open_in_browser(chromium: &str, url: &str) -> Killed {
     let mut args = vec![
         "--disable-gpu",
         "--dump-dom",
-        "--timeout=30000",
+        "--timeout=55000",
         "--ignore-certificate-errors",
     ];
     if nix::unistd::Uid::effective().is_root() {
