@@ -25,6 +25,7 @@ fn main() {
     let exe = env!("CARGO_BIN_EXE_ansa");
     let dir = tempfile::tempdir().unwrap();
     first_frame(exe, dir.path(), Start::Offline);
+    first_frame(exe, dir.path(), Start::ApiKey);
     first_frame(exe, dir.path(), Start::SignedIn);
     memory(exe, dir.path());
 }
@@ -127,6 +128,8 @@ impl Pty {
 enum Start {
     /// `--offline`, a fresh home.
     Offline,
+    /// Live (Responses) with an API key, for comparison; the endpoint is never contacted.
+    ApiKey,
     /// Live (Responses, no API key) on a signed-in store; the endpoint is never contacted.
     SignedIn,
 }
@@ -136,6 +139,16 @@ fn first_frame(exe: &str, root: &Path, start: Start) {
     std::fs::create_dir_all(&cwd).unwrap();
     let (label, args, env): (&str, &[&str], &[(&str, &str)]) = match start {
         Start::Offline => ("offline, fresh home", &["--offline"], &[]),
+        Start::ApiKey => (
+            "live with an API key",
+            &[],
+            &[
+                ("AI_PROVIDER", "responses"),
+                ("AI_ENDPOINT", "https://127.0.0.1:9/v1"),
+                ("AI_MODEL", "gpt-5.5"),
+                ("AI_API_KEY", "sk-bench-not-a-key"),
+            ],
+        ),
         Start::SignedIn => (
             "live on a sign-in",
             &[],

@@ -91,7 +91,8 @@ pub struct Args {
     #[arg(long)]
     pub logout: bool,
 
-    /// Keep the sign-in in DIR (an absolute path) instead of ~/.ansa/auth.
+    /// Use the sign-in kept in DIR (an absolute path) instead of ~/.ansa/auth, for the auth
+    /// commands and for live runs.
     #[arg(long, value_name = "DIR")]
     pub auth_dir: Option<PathBuf>,
 }

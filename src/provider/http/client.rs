@@ -3,8 +3,8 @@
 use std::fmt;
 use std::io::Read;
 use std::path::Path;
-use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use reqwest::Certificate;
@@ -37,10 +37,23 @@ pub struct StreamDone {
 /// holds for dropping the client.
 pub struct HttpClient {
     base: Base,
-    client: reqwest::Client,
-    runtime: Runtime,
+    setup: Setup,
+    /// Built on the first request (on the worker): opening a session costs no TLS setup.
+    built: OnceLock<Result<Built, String>>,
     retry: RetryPolicy,
     jitter: Mutex<SplitMix64>,
+}
+
+/// What building the client needs, checked when the client is made.
+struct Setup {
+    certs: Vec<Certificate>,
+    connect_timeout: Duration,
+}
+
+/// The reqwest client and the runtime that drives it.
+struct Built {
+    client: reqwest::Client,
+    runtime: Runtime,
 }
 
 impl fmt::Debug for HttpClient {
@@ -60,37 +73,50 @@ impl HttpClient {
             Some(path) => read_ca_file(path)?,
             None => Vec::new(),
         };
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()
-            .map_err(|e| HttpError::Setup(format!("tokio runtime: {e}")))?;
-        let mut builder = reqwest::Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(options.connect_timeout)
-            .user_agent(concat!("ansa/", env!("CARGO_PKG_VERSION")))
-            .referer(false)
-            .tls_certs_merge(certs);
-        if base.is_loopback() {
-            builder = builder.no_proxy();
-        }
-        let client = {
-            let _context = runtime.enter();
-            builder
-                .build()
-                .map_err(|e| HttpError::Setup(super::exchange::describe(&e.without_url())))?
-        };
         let jitter = match options.jitter_seed {
             Some(seed) => SplitMix64::new(seed),
             None => SplitMix64::from_clock(),
         };
         Ok(HttpClient {
             base,
-            client,
-            runtime,
+            setup: Setup {
+                certs,
+                connect_timeout: options.connect_timeout,
+            },
+            built: OnceLock::new(),
             retry: options.retry,
             jitter: Mutex::new(jitter),
         })
+    }
+
+    /// The reqwest client and its runtime, built once.
+    fn built(&self) -> Result<&Built, HttpError> {
+        self.built
+            .get_or_init(|| {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_io()
+                    .enable_time()
+                    .build()
+                    .map_err(|e| format!("tokio runtime: {e}"))?;
+                let mut builder = reqwest::Client::builder()
+                    .redirect(reqwest::redirect::Policy::none())
+                    .connect_timeout(self.setup.connect_timeout)
+                    .user_agent(concat!("ansa/", env!("CARGO_PKG_VERSION")))
+                    .referer(false)
+                    .tls_certs_merge(self.setup.certs.clone());
+                if self.base.is_loopback() {
+                    builder = builder.no_proxy();
+                }
+                let client = {
+                    let _context = runtime.enter();
+                    builder
+                        .build()
+                        .map_err(|e| super::exchange::describe(&e.without_url()))?
+                };
+                Ok(Built { client, runtime })
+            })
+            .as_ref()
+            .map_err(|reason| HttpError::Setup(reason.clone()))
     }
 
     /// The base URL requests are made below.
@@ -116,8 +142,9 @@ impl HttpClient {
         loop {
             attempts += 1;
             let exchange = Exchange::new(&url, request.headers, request.limits, request.cancel);
-            let outcome = self.runtime.block_on(exchange.stream(
-                &self.client,
+            let built = self.built()?;
+            let outcome = built.runtime.block_on(exchange.stream(
+                &built.client,
                 url.clone(),
                 request,
                 &mut on_chunk,
@@ -150,9 +177,10 @@ impl HttpClient {
         loop {
             attempts += 1;
             let exchange = Exchange::new(&url, headers, *limits, cancel);
-            match self
+            let built = self.built()?;
+            match built
                 .runtime
-                .block_on(exchange.json(&self.client, url.clone()))
+                .block_on(exchange.json(&built.client, url.clone()))
             {
                 Ok(body) => return Ok(body),
                 Err(error) => {
@@ -180,7 +208,7 @@ impl HttpClient {
         let Some(delay) = delay else {
             return Ok(false);
         };
-        match self.runtime.block_on(sleep(delay, cancel)) {
+        match self.built()?.runtime.block_on(sleep(delay, cancel)) {
             Ok(()) => {
                 *waited += delay;
                 Ok(true)
