@@ -4,9 +4,8 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::Sender;
 
-use ansa_ui::ToRuntime;
+use ansa_sessions::{CommandSender, ToRuntime};
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::iterator::Signals;
 
@@ -25,7 +24,7 @@ impl Interrupted {
 
 /// Starts the signal thread; without signal support the frontend still works, only Ctrl+C
 /// falls back to the default (the process ends, the journal recovers on the next open).
-pub fn watch(commands: Sender<ToRuntime>) -> Interrupted {
+pub fn watch(commands: CommandSender) -> Interrupted {
     let flag = Interrupted::default();
     let Ok(mut signals) = Signals::new([SIGINT, SIGTERM]) else {
         return flag;

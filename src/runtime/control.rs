@@ -6,26 +6,26 @@ use ansa_sessions::protocol::{Command, CommandBody, ErrorCode, EventBody};
 use ansa_sessions::{
     Acceptance, AcceptedAction, CommandId, Mode, RequestId, SessionError, TurnState,
 };
-use ansa_ui::ToRuntime;
+use ansa_sessions::{Inbound, ToRuntime};
 
 use super::core::{Core, Shared};
 use super::snapshot;
 
 /// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
 /// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
-/// ends only when the worker says it stopped (it sends one more `InputClosed`).
-pub fn run(shared: &Shared, commands: Receiver<ToRuntime>) {
-    for message in commands.iter() {
+/// ends only when both happened.
+pub fn run(shared: &Shared, inbound: Receiver<Inbound>) {
+    for message in inbound.iter() {
         match message {
-            ToRuntime::Command(command) => handle(shared, command),
-            ToRuntime::Rejected { line, message } => {
+            Inbound::Frontend(ToRuntime::Command(command)) => handle(shared, command),
+            Inbound::Frontend(ToRuntime::Rejected { line, message }) => {
                 shared.lock().error(
                     None,
                     ErrorCode::ParseError,
                     format!("input line {line}: {message}"),
                 );
             }
-            ToRuntime::InputClosed => {
+            Inbound::Frontend(ToRuntime::InputClosed) => {
                 let mut core = shared.lock();
                 core.input_closed = true;
                 let stopped = core.stopped;
@@ -35,7 +35,12 @@ pub fn run(shared: &Shared, commands: Receiver<ToRuntime>) {
                     return;
                 }
             }
-            ToRuntime::Interrupt => interrupt(shared),
+            Inbound::Frontend(ToRuntime::Interrupt) => interrupt(shared),
+            Inbound::WorkerStopped => {
+                if shared.lock().input_closed {
+                    return;
+                }
+            }
         }
     }
     shared.lock().input_closed = true;

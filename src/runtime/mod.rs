@@ -21,7 +21,7 @@ use std::sync::mpsc::channel;
 use std::thread::JoinHandle;
 
 use ansa_sessions::{Binding, Session, SessionError};
-use ansa_ui::SessionLink;
+use ansa_sessions::{CommandSender, SessionLink};
 
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
@@ -168,7 +168,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         })?;
     Ok((
         SessionLink {
-            commands: commands_tx,
+            commands: CommandSender::new(commands_tx),
             events,
         },
         RuntimeHandle { control, worker },

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
-use ansa_ui::ToRuntime;
+use ansa_sessions::Inbound;
 
 use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
 use ansa_sessions::{
@@ -53,7 +53,7 @@ pub struct Worker {
     /// The binary that runs `exec` supervisors (this program), if exec is supervised.
     pub supervisor: Option<PathBuf>,
     /// Tells the control thread the worker stopped.
-    pub control: Sender<ToRuntime>,
+    pub control: Sender<Inbound>,
     /// The environment message of a new session, being collected; `None` once journaled or
     /// for a session that already has a context.
     pub environment: Option<PendingEnvironment>,
@@ -145,7 +145,7 @@ impl Worker {
                 }
             }
         }
-        let _ = self.control.send(ToRuntime::InputClosed);
+        let _ = self.control.send(Inbound::WorkerStopped);
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {

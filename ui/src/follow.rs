@@ -9,8 +9,8 @@ use ansa_sessions::protocol::{
 use ansa_sessions::{CommandId, Mode, Profile, RequestId, Role, TranscriptQuery, TurnState};
 
 use crate::error::UiError;
-use crate::link::{SessionLink, ToRuntime};
 use crate::outcome::TurnOutcome;
+use crate::{SessionLink, ToRuntime};
 
 /// Waits for the first event and checks that it is a `snapshot`.
 pub(crate) fn first_snapshot(link: &SessionLink) -> Result<(Event, SnapshotEvent), UiError> {

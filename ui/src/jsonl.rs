@@ -1,7 +1,6 @@
 //! The JSONL driver (ANSA.md §7): commands on input, events on output, one JSON per line.
 
 use std::io::{BufRead, ErrorKind, Write};
-use std::sync::mpsc::Sender;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
 
@@ -12,8 +11,8 @@ use ansa_sessions::protocol::{
 use crate::error::UiError;
 use crate::follow::{context, event_type};
 use crate::line_reader::{LineContent, LineReader, not_utf8_message};
-use crate::link::{SessionLink, ToRuntime};
 use crate::status::say;
+use crate::{CommandSender, SessionLink, ToRuntime};
 
 /// Runs the JSONL driver until the runtime stops.
 ///
@@ -112,7 +111,7 @@ fn write_event(output: &mut impl Write, event: &Event) -> Result<bool, UiError> 
 
 /// The command sender, shared by the reader thread and the event loop; once closed (after
 /// exactly one `InputClosed`) nothing more is sent.
-struct Gate(Mutex<Option<Sender<ToRuntime>>>);
+struct Gate(Mutex<Option<CommandSender>>);
 
 impl Gate {
     /// Sends `message`; false when input is closed or the runtime no longer listens.

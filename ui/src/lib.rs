@@ -14,7 +14,6 @@ mod follow;
 mod jsonl;
 mod line_reader;
 mod lines;
-pub mod link;
 mod oneshot;
 mod outcome;
 mod status;
@@ -23,7 +22,8 @@ pub mod tui;
 pub use error::UiError;
 pub use jsonl::run_jsonl;
 pub use lines::run_lines;
-pub use link::{SessionLink, ToRuntime};
+// The link types belong to the session protocol; frontends use them from here too.
+pub use ansa_sessions::link::{CommandSender, RuntimeGone, SessionLink, ToRuntime};
 pub use oneshot::run_one_shot;
 pub use outcome::{
     EXIT_AUTH, EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome,

@@ -5,10 +5,10 @@ use std::io::{BufRead, ErrorKind, Write};
 use ansa_sessions::protocol::MAX_COMMAND_BYTES;
 use ansa_sessions::{Mode, TurnState};
 
+use crate::SessionLink;
 use crate::error::UiError;
 use crate::follow::{Follower, Progress};
 use crate::line_reader::{LineContent, LineReader, not_utf8_message};
-use crate::link::SessionLink;
 use crate::outcome::{EXIT_SESSION_UNUSABLE, LinesOutcome};
 use crate::status::{end_line, progress_line, reopen_command, say};
 

@@ -4,9 +4,9 @@ use std::io::{ErrorKind, Write};
 
 use ansa_sessions::{Mode, TurnState};
 
+use crate::SessionLink;
 use crate::error::UiError;
 use crate::follow::{Follower, Progress};
-use crate::link::SessionLink;
 use crate::outcome::OneShotOutcome;
 use crate::status::{end_line, progress_line, reopen_command, say};
 

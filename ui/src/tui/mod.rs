@@ -34,8 +34,8 @@ mod tests;
 
 pub use theme::Theme;
 
+use crate::SessionLink;
 use crate::error::UiError;
-use crate::link::SessionLink;
 
 /// What the TUI shows in its header and how it tells the user to come back.
 #[derive(Debug, Clone, PartialEq, Eq)]

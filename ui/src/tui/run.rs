@@ -20,7 +20,7 @@ use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
 use super::view;
 use super::{TuiExit, TuiInfo};
 use crate::error::UiError;
-use crate::link::{SessionLink, ToRuntime};
+use crate::{CommandSender, SessionLink, ToRuntime};
 
 /// Shortest time between two frames.
 const FRAME: Duration = Duration::from_millis(16);
@@ -110,7 +110,7 @@ enum End {
 struct Loop {
     app: App,
     term: InlineTerminal<Frames>,
-    commands: Sender<ToRuntime>,
+    commands: CommandSender,
     rx: Receiver<Input>,
     resize: Option<(u16, u16)>,
 }

@@ -9,18 +9,19 @@ use std::sync::{Arc, Mutex};
 use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
+use ansa_sessions::Inbound;
 use ansa_sessions::protocol::{
     Command, CommandBody, ErrorCode, Event, EventBody, SnapshotEvent, ToolPhase,
 };
 use ansa_sessions::{CallId, Incarnation, Mode, Profile, RequestId, TurnState};
-use ansa_ui::{SessionLink, ToRuntime};
+use ansa_ui::{CommandSender, SessionLink, ToRuntime};
 
 pub const INCARNATION: &str = "inc-1";
 pub const SESSION_ID: &str = "20250101-000000-000000-abcdef";
 
 /// The runtime side of a link.
 pub struct Runtime {
-    rx: Receiver<ToRuntime>,
+    rx: Receiver<Inbound>,
     tx: Sender<Event>,
     seq: u64,
     /// Everything the frontend sent, in order.
@@ -45,7 +46,7 @@ pub fn spawn(
         rt.log
     });
     let link = SessionLink {
-        commands: cmd_tx,
+        commands: CommandSender::new(cmd_tx),
         events: ev_rx,
     };
     (link, handle)
@@ -96,10 +97,11 @@ impl Runtime {
     /// Panics after 10 s so a stuck frontend fails the test instead of hanging it.
     pub fn recv(&mut self) -> Option<ToRuntime> {
         match self.rx.recv_timeout(Duration::from_secs(10)) {
-            Ok(msg) => {
+            Ok(Inbound::Frontend(msg)) => {
                 self.log.push(msg.clone());
                 Some(msg)
             }
+            Ok(Inbound::WorkerStopped) => panic!("a frontend cannot send WorkerStopped"),
             Err(RecvTimeoutError::Disconnected) => None,
             Err(RecvTimeoutError::Timeout) => panic!("frontend sent nothing for 10 s"),
         }
