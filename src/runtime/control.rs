@@ -145,7 +145,7 @@ fn cancel_now(core: &mut Core, target: RequestId) {
     core.set_state(
         target,
         TurnState::Cancelled,
-        Some("cancelled by the user".into()),
+        Some(super::stop::CANCELLED_BY_USER.into()),
     );
 }
 

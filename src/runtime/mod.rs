@@ -13,6 +13,7 @@ mod crash;
 mod events;
 mod reconcile;
 mod snapshot;
+mod stop;
 mod worker;
 
 use std::path::PathBuf;

@@ -21,6 +21,7 @@ use super::Limits;
 use super::context::{PendingCall, Replayed, count_outputs, encode_item, encode_output};
 use super::core::Shared;
 use super::reconcile::evidence_path;
+use super::stop::{self, Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
@@ -57,22 +58,6 @@ pub struct Worker {
     /// The environment message of a new session, being collected; `None` once journaled or
     /// for a session that already has a context.
     pub environment: Option<PendingEnvironment>,
-}
-
-/// How a turn stopped before a final answer.
-enum Stop {
-    /// Paused (limit, provider error, storage): resumable.
-    Paused(String),
-    /// Cancelled by the user.
-    Cancelled,
-    /// The journal cannot be written: dispatch stops, nothing more is recorded.
-    Storage(String),
-    /// Failed for good (the context is too long even after compaction).
-    Failed(String),
-    /// The provider refused the credentials: paused until the user fixes them and resumes.
-    Auth(String),
-    /// The provider said the context is too long (compaction runs once, then it fails).
-    ContextTooLong(String),
 }
 
 /// A tool outcome on its way to the journal.
@@ -116,31 +101,35 @@ impl Worker {
             core.active = None;
             match stop {
                 Ok(()) => {}
-                Err(Stop::Paused(reason)) => core.set_state(id, TurnState::Paused, Some(reason)),
+                Err(Stop::Paused(pause)) => {
+                    core.set_state(id, TurnState::Paused, Some(pause.to_string()))
+                }
                 Err(Stop::Cancelled) => {
                     discard_preview(&mut core, self.previews);
                     core.set_state(
                         id,
                         TurnState::Cancelled,
-                        Some("cancelled by the user".into()),
+                        Some(stop::CANCELLED_BY_USER.into()),
                     )
                 }
+                Err(Stop::Failed(failure)) => {
+                    discard_preview(&mut core, self.previews);
+                    core.set_state(id, TurnState::Failed, Some(failure.to_string()))
+                }
                 // A context-length stop is turned into `Failed` (or a compaction) by `turn`.
-                Err(Stop::Failed(reason) | Stop::ContextTooLong(reason)) => {
+                Err(Stop::ContextTooLong(reason)) => {
                     discard_preview(&mut core, self.previews);
                     core.set_state(id, TurnState::Failed, Some(reason))
                 }
                 Err(Stop::Auth(reason)) => {
                     core.error(None, ErrorCode::AuthFailed, reason.clone());
-                    core.set_state(id, TurnState::Paused, Some(format!("auth: {reason}")))
+                    core.set_state(id, TurnState::Paused, Some(stop::auth_reason(&reason)))
                 }
                 Err(Stop::Storage(reason)) => {
                     core.events.publish(EventBody::TurnState {
                         request_id: id,
                         state: TurnState::Paused,
-                        reason: Some(format!(
-                            "storage_failed: {reason}; nothing more is dispatched"
-                        )),
+                        reason: Some(stop::storage_reason(&reason)),
                     });
                 }
             }
@@ -152,7 +141,7 @@ impl Worker {
         let (text, mode) = {
             let mut core = self.shared.lock();
             let Some(turn) = core.session.state().turn(id) else {
-                return Err(Stop::Paused(format!("turn {id} is not in the journal")));
+                return Err(Stop::Paused(Pause::NotInJournal(id)));
             };
             let (text, mode) = (turn.text.clone(), turn.mode);
             core.set_state(id, TurnState::Running, None);
@@ -172,9 +161,7 @@ impl Worker {
         let mut compacted = false;
         if let Some(pending) = self.context.pending.remove(&id) {
             if pending.iter().any(|p| p.intent) {
-                return Err(Stop::Paused(
-                    "a tool call of this turn may have run without a recorded outcome; it is not re-run".into(),
-                ));
+                return Err(Stop::Paused(Pause::UnknownOutcome));
             }
             let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
             self.batch(id, mode, calls, &mut segment)?;
@@ -182,16 +169,10 @@ impl Worker {
         loop {
             self.check_cancel()?;
             if segment.rounds >= self.limits.tool_rounds {
-                return Err(Stop::Paused(format!(
-                    "tool round limit reached ({} rounds, config tool_rounds); resume to continue",
-                    self.limits.tool_rounds
-                )));
+                return Err(Stop::Paused(Pause::RoundLimit(self.limits.tool_rounds)));
             }
             if segment.calls >= self.limits.tool_calls {
-                return Err(Stop::Paused(format!(
-                    "tool call limit reached ({} calls, config tool_calls); resume to continue",
-                    self.limits.tool_calls
-                )));
+                return Err(Stop::Paused(Pause::CallLimit(self.limits.tool_calls)));
             }
             let generation = self.context.next_generation;
             let generated = match self.generate(id, generation, mode) {
@@ -200,15 +181,13 @@ impl Worker {
                     if self.compact(id, true)? {
                         continue;
                     }
-                    return Err(Stop::Failed(format!(
-                        "{m}; the context cannot be compacted before {} completed turns, so the task cannot continue in this session",
-                        compaction::MIN_COMPLETED_TURNS
-                    )));
+                    return Err(Stop::Failed(Failure::CannotCompact {
+                        reason: m,
+                        needs: compaction::MIN_COMPLETED_TURNS,
+                    }));
                 }
                 Err(Stop::ContextTooLong(m)) => {
-                    return Err(Stop::Failed(format!(
-                        "{m} (still too long after compaction)"
-                    )));
+                    return Err(Stop::Failed(Failure::StillTooLong(m)));
                 }
                 other => other?,
             };
@@ -309,7 +288,7 @@ impl Worker {
                 Err(match e {
                     ProviderError::Auth(m) => Stop::Auth(m),
                     ProviderError::ContextLength(m) => Stop::ContextTooLong(m),
-                    other => Stop::Paused(format!("the model failed: {other}")),
+                    other => Stop::Paused(Pause::ModelFailed(other)),
                 })
             }
         }
@@ -410,10 +389,10 @@ impl Worker {
                     })
                     .collect(),
             );
-            return Err(Stop::Paused(format!(
-                "tool call limit: the model asked for more calls than remain in this segment ({remaining} of config tool_calls {}); resume to run them",
-                self.limits.tool_calls
-            )));
+            return Err(Stop::Paused(Pause::CallsOverLimit {
+                remaining,
+                limit: self.limits.tool_calls,
+            }));
         }
         segment.calls += calls.len() as u32;
         let mut rest = calls.iter().zip(admitted);
@@ -443,7 +422,10 @@ impl Worker {
         {
             let mut core = self.shared.lock();
             let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
-                Stop::Paused(format!("tool arguments of {call_id} are not JSON: {e}"))
+                Stop::Paused(Pause::BadArguments {
+                    call: call_id.clone(),
+                    reason: e.to_string(),
+                })
             })?;
             core.durable(Record::ToolIntent(ToolIntent {
                 request_id: id,
@@ -604,7 +586,7 @@ impl Worker {
                 )
             }
             Some(Err(ProviderError::Cancelled)) => return Err(Stop::Cancelled),
-            Some(Err(e)) => return Err(Stop::Paused(format!("compaction failed: {e}"))),
+            Some(Err(e)) => return Err(Stop::Paused(Pause::CompactionFailed(e))),
         };
         let items = compaction::assemble(&split, summary);
         let encoded = items
@@ -625,7 +607,7 @@ impl Worker {
                 model,
             }),
         }))
-        .map_err(|e| Stop::Paused(format!("compaction could not be saved: {e}")))?;
+        .map_err(|e| Stop::Paused(Pause::CompactionNotSaved(e.to_string())))?;
         drop(core);
         let before = self.context.compacted_outputs + count_outputs(&self.context.items);
         self.context.compacted_outputs = before - count_outputs(&items).min(before);

@@ -1,0 +1,128 @@
+//! Why a turn stopped before its final answer, typed; the text a frontend sees is rendered
+//! from it once, when the terminal state is published.
+
+use std::fmt;
+
+use ansa_sessions::{CallId, RequestId};
+
+use crate::provider::ProviderError;
+
+/// How a turn stopped before a final answer.
+#[derive(Debug)]
+pub enum Stop {
+    /// Resumable.
+    Paused(Pause),
+    /// Cancelled by the user.
+    Cancelled,
+    /// The journal cannot be written: dispatch stops, nothing more is recorded.
+    Storage(String),
+    /// For good.
+    Failed(Failure),
+    /// The provider refused the credentials: paused until the user fixes them and resumes.
+    Auth(String),
+    /// The provider said the context is too long (compaction runs once, then it fails).
+    ContextTooLong(String),
+}
+
+/// Why a turn paused.
+#[derive(Debug)]
+pub enum Pause {
+    /// The turn being run has no journal record.
+    NotInJournal(RequestId),
+    /// A call of the turn has an intent but no outcome: it may have run.
+    UnknownOutcome,
+    /// `tool_rounds` rounds ran in this segment.
+    RoundLimit(u32),
+    /// `tool_calls` calls ran in this segment.
+    CallLimit(u32),
+    /// The model asked for more calls than remain in the segment.
+    CallsOverLimit {
+        /// Calls left in the segment.
+        remaining: usize,
+        /// The configured `tool_calls`.
+        limit: u32,
+    },
+    /// A call's arguments are not JSON.
+    BadArguments {
+        /// The call.
+        call: CallId,
+        /// The parser's reason.
+        reason: String,
+    },
+    /// The provider failed the generation.
+    ModelFailed(ProviderError),
+    /// The provider failed the compaction request.
+    CompactionFailed(ProviderError),
+    /// The compacted context could not be journaled.
+    CompactionNotSaved(String),
+}
+
+/// Why a turn failed for good.
+#[derive(Debug)]
+pub enum Failure {
+    /// The context is too long and too few turns completed to compact it.
+    CannotCompact {
+        /// The provider's message.
+        reason: String,
+        /// Completed turns compaction needs.
+        needs: u64,
+    },
+    /// Still too long after compaction.
+    StillTooLong(String),
+}
+
+impl fmt::Display for Pause {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Pause::NotInJournal(id) => write!(f, "turn {id} is not in the journal"),
+            Pause::UnknownOutcome => f.write_str(
+                "a tool call of this turn may have run without a recorded outcome; it is not re-run",
+            ),
+            Pause::RoundLimit(n) => write!(
+                f,
+                "tool round limit reached ({n} rounds, config tool_rounds); resume to continue"
+            ),
+            Pause::CallLimit(n) => write!(
+                f,
+                "tool call limit reached ({n} calls, config tool_calls); resume to continue"
+            ),
+            Pause::CallsOverLimit { remaining, limit } => write!(
+                f,
+                "tool call limit: the model asked for more calls than remain in this segment ({remaining} of config tool_calls {limit}); resume to run them"
+            ),
+            Pause::BadArguments { call, reason } => {
+                write!(f, "tool arguments of {call} are not JSON: {reason}")
+            }
+            Pause::ModelFailed(e) => write!(f, "the model failed: {e}"),
+            Pause::CompactionFailed(e) => write!(f, "compaction failed: {e}"),
+            Pause::CompactionNotSaved(e) => write!(f, "compaction could not be saved: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for Failure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Failure::CannotCompact { reason, needs } => write!(
+                f,
+                "{reason}; the context cannot be compacted before {needs} completed turns, so the task cannot continue in this session"
+            ),
+            Failure::StillTooLong(reason) => {
+                write!(f, "{reason} (still too long after compaction)")
+            }
+        }
+    }
+}
+
+/// The reason text of an auth pause.
+pub fn auth_reason(reason: &str) -> String {
+    format!("auth: {reason}")
+}
+
+/// The reason text of a storage stop.
+pub fn storage_reason(cause: &str) -> String {
+    format!("storage_failed: {cause}; nothing more is dispatched")
+}
+
+/// The reason text of a user's cancel.
+pub const CANCELLED_BY_USER: &str = "cancelled by the user";
