@@ -125,6 +125,14 @@ impl AnsaHome {
         self.root.join("auth")
     }
 
+    /// `<home>/runtime/evidence/<session>`: the retained outputs (`@N`) of one session.
+    pub fn evidence_dir(&self, session: &ansa_sessions::SessionId) -> PathBuf {
+        self.root
+            .join("runtime")
+            .join("evidence")
+            .join(session.as_str())
+    }
+
     /// Creates the home (0700) if it is missing, then checks it is safe to use.
     pub fn ensure(&self) -> Result<(), HomeError> {
         ensure_private_dir(&self.root)

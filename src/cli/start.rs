@@ -91,53 +91,89 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
     Ok(config)
 }
 
+/// What a run is, decided once from the config of one workspace: the profile, the effective
+/// config, and the sign-in a live run uses.
+struct Plan {
+    cwd: PathBuf,
+    profile: Profile,
+    config: Config,
+    signin: Option<SignInSource>,
+}
+
+impl Plan {
+    /// Loads the config for `cwd` and checks (without network) that the provider can work.
+    fn for_cwd(home: &AnsaHome, env: &Env, args: &Args, cwd: &Path) -> Result<Plan, Failure> {
+        let config = load_config(home, cwd, env, args)?;
+        let (profile, signin) = if offline(args, &config) {
+            (Profile::Offline, None)
+        } else {
+            let signin = signin_source(home, args, &config)?;
+            // Fail before a session is created when the provider cannot work at all.
+            LiveProvider::check(&config, signin.as_ref()).map_err(live_failure)?;
+            (Profile::Live, signin)
+        };
+        Ok(Plan {
+            cwd: cwd.to_path_buf(),
+            profile,
+            config,
+            signin,
+        })
+    }
+}
+
+/// How the arguments name the session.
+enum Target<'a> {
+    /// `--session PATH`: a session directory, opened or created there.
+    Dir(&'a Path),
+    /// `--session ID`: a session in the home.
+    Id(SessionId),
+    /// `--continue`: the latest session of the workspace, or a new one.
+    Latest,
+    /// A new session.
+    New,
+}
+
+fn target(args: &Args) -> Result<Target<'_>, Failure> {
+    Ok(match (&args.session, args.continue_latest) {
+        (Some(value), _) if looks_like_dir(value) => Target::Dir(Path::new(value)),
+        (Some(value), _) => Target::Id(SessionId::parse(value).ok_or_else(|| {
+            Failure::usage(format!(
+                "--session {value}: not a session ID (like 20261130-142501-123456-4f9a2c) nor a directory path (use ./NAME for a directory here)"
+            ))
+        })?),
+        (None, true) => Target::Latest,
+        (None, false) => Target::New,
+    })
+}
+
 /// Opens the session the arguments name (or a new one) and starts the runtime on it.
 /// `previews`: publish `text_preview` events (the TUI shows them; JSONL and line mode do not).
 pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<Started, Failure> {
-    let profile = profile(args, home, env)?;
-    let sessions = home.sessions();
-    let options = JournalOptions::default();
     let given_cwd = match &args.cwd {
         Some(d) => Some(workspace(Some(d), None)?),
         None => None,
     };
-    let session = match (&args.session, args.continue_latest) {
-        (Some(value), _) if looks_like_dir(value) => {
-            let cwd = match &given_cwd {
-                Some(c) => c.clone(),
-                None => workspace(None, None)?,
-            };
-            home.ensure().map_err(Failure::config)?;
-            Session::open_or_create_at(Path::new(value), Some(&sessions), &cwd, profile, options)
+    let start_cwd = match &given_cwd {
+        Some(c) => c.clone(),
+        None => workspace(None, None)?,
+    };
+    let mut plan = Plan::for_cwd(home, env, args, &start_cwd)?;
+    let (sessions, options, profile) = (home.sessions(), JournalOptions::default(), plan.profile);
+    let target = target(args)?;
+    if !matches!(target, Target::Id(_)) {
+        home.ensure().map_err(Failure::config)?;
+    }
+    let session = match target {
+        Target::Dir(dir) => {
+            Session::open_or_create_at(dir, Some(&sessions), &start_cwd, profile, options)
         }
-        (Some(value), _) => {
-            let id = SessionId::parse(value).ok_or_else(|| {
-                Failure::usage(format!(
-                    "--session {value}: not a session ID (like 20261130-142501-123456-4f9a2c) nor a directory path (use ./NAME for a directory here)"
-                ))
-            })?;
-            Session::open_id(&sessions, &id, options)
-        }
-        (None, true) => {
-            let cwd = match &given_cwd {
-                Some(c) => c.clone(),
-                None => workspace(None, None)?,
-            };
-            home.ensure().map_err(Failure::config)?;
-            match Session::continue_latest(&sessions, &cwd, profile, options) {
-                Ok(Some(s)) => Ok(s),
-                Ok(None) => Session::create_in_home(&sessions, &cwd, profile, options),
-                Err(e) => Err(e),
-            }
-        }
-        (None, false) => {
-            let cwd = match &given_cwd {
-                Some(c) => c.clone(),
-                None => workspace(None, None)?,
-            };
-            home.ensure().map_err(Failure::config)?;
-            Session::create_in_home(&sessions, &cwd, profile, options)
-        }
+        Target::Id(id) => Session::open_id(&sessions, &id, options),
+        Target::Latest => match Session::continue_latest(&sessions, &start_cwd, profile, options) {
+            Ok(Some(s)) => Ok(s),
+            Ok(None) => Session::create_in_home(&sessions, &start_cwd, profile, options),
+            Err(e) => Err(e),
+        },
+        Target::New => Session::create_in_home(&sessions, &start_cwd, profile, options),
     }
     .map_err(session_failure)?;
     if session.meta().profile != profile {
@@ -148,27 +184,31 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
             profile.as_str()
         )));
     }
+    // A session opened by ID works in its own directory, whose config may differ.
     let cwd = workspace(given_cwd.as_deref(), Some(&session.meta().cwd))?;
-    let config = load_config(home, &cwd, env, args)?;
+    if cwd != plan.cwd {
+        plan = Plan::for_cwd(home, env, args, &cwd)?;
+    }
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
-    let mut setup = build_setup(home, &cwd, &config, &instructions, session, args)?;
+    let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
     Ok(Started {
         link,
         handle,
         session_hint: hint,
-        model: match (&args.script, offline(args, &config)) {
+        model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
-            (None, false) => config.model.clone(),
+            (None, false) => plan.config.model.clone(),
         },
         cwd,
     })
 }
 
-/// Builds everything the runtime needs for an open session.
+/// Builds everything the runtime needs for an open session in `cwd` (the offline demo's
+/// path: no sign-in is looked up for it).
 pub fn build_setup(
     home: &AnsaHome,
     cwd: &Path,
@@ -177,15 +217,32 @@ pub fn build_setup(
     session: Session,
     args: &Args,
 ) -> Result<RuntimeSetup, Failure> {
+    let plan = Plan {
+        cwd: cwd.to_path_buf(),
+        profile: session.meta().profile,
+        config: config.clone(),
+        signin: None,
+    };
+    setup_for(home, &plan, instructions, session, args)
+}
+
+fn setup_for(
+    home: &AnsaHome,
+    plan: &Plan,
+    instructions: &InstructionSet,
+    session: Session,
+    args: &Args,
+) -> Result<RuntimeSetup, Failure> {
+    let (cwd, config) = (plan.cwd.as_path(), &plan.config);
     let mut account_hash = None;
     let provider: Box<dyn Provider> = match (&args.script, offline(args, config)) {
         (Some(file), _) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
         (None, true) => Box::new(OfflineProvider),
         (None, false) => {
-            let signin = signin_source(home, args, config)?;
-            let live = LiveProvider::from_config(config, signin.as_ref()).map_err(live_failure)?;
+            let live =
+                LiveProvider::from_config(config, plan.signin.as_ref()).map_err(live_failure)?;
             if live.signed_in() {
-                account_hash = signin.map(|s| s.account);
+                account_hash = plan.signin.as_ref().map(|s| s.account.clone());
             }
             Box::new(live)
         }
@@ -223,11 +280,7 @@ pub fn build_setup(
     let tools = ToolExecutor::open(cwd, policy, Arc::new(plane), files).map_err(|e| {
         Failure::config(format!("cannot open the workspace {}: {e}", cwd.display()))
     })?;
-    let evidence_dir = home
-        .root()
-        .join("runtime")
-        .join("evidence")
-        .join(session.id().as_str());
+    let evidence_dir = home.evidence_dir(session.id());
     crate::home::ensure_private_dir(&evidence_dir).map_err(Failure::config)?;
     let supervisor = std::env::current_exe().map_err(|e| {
         Failure::config(format!(
@@ -272,21 +325,6 @@ pub fn scratch_dir(purpose: &str) -> Result<PathBuf, Failure> {
 /// Whether this run uses the offline profile: asked for, or the config's provider is offline.
 pub fn offline(args: &Args, config: &Config) -> bool {
     args.wants_offline() || config.provider.kind() == ProviderKind::Offline
-}
-
-fn profile(args: &Args, home: &AnsaHome, env: &Env) -> Result<Profile, Failure> {
-    if args.wants_offline() {
-        return Ok(Profile::Offline);
-    }
-    let cwd = workspace(args.cwd.as_deref(), None)?;
-    let config = load_config(home, &cwd, env, args)?;
-    if offline(args, &config) {
-        return Ok(Profile::Offline);
-    }
-    // Fail before a session is created when the provider cannot work at all.
-    let signin = signin_source(home, args, &config)?;
-    LiveProvider::check(&config, signin.as_ref()).map_err(live_failure)?;
-    Ok(Profile::Live)
 }
 
 /// The sign-in a live run uses when no API key is configured: read from the store alone (no
