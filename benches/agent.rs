@@ -5,6 +5,12 @@
 //!   wall excluding the commands' own run time) and its peak RSS (target ≤ 30 MB).
 //!
 //! Run: `cargo bench -p ansa --bench agent`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
+#![allow(unsafe_code, reason = "getrusage of the children: their peak RSS")]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -2,6 +2,11 @@
 //! in with a store of real shape, measured over 50 runs.
 //!
 //! Run: `cargo bench -p ansa --bench auth_status`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "support/signed_in.rs"]
 mod signed_in;

@@ -2,6 +2,11 @@
 //! facts of a Git work tree of 2,000 and 20,000 tracked files, clean and with one change.
 //!
 //! Run: `cargo bench -p ansa --bench environment`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::path::Path;
 use std::process::Command;

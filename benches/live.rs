@@ -4,6 +4,11 @@
 //! - from a text delta arriving to its preview event — ≤ 5 ms.
 //!
 //! Run: `cargo bench -p ansa --bench live`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "../tests/support/live_runtime.rs"]
 mod live_runtime;

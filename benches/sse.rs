@@ -7,6 +7,11 @@
 //! - latency from pushing the last byte to holding the completed response (µs).
 //!
 //! Run: `cargo bench -p ansa --bench sse`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

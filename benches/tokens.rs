@@ -15,6 +15,11 @@
 //! equivalent `sed -n`/`rg -n`/command), as a baseline measured on identical files.
 //!
 //! Run: `cargo bench -p ansa --bench tokens`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "../tests/support/live_runtime.rs"]
 mod live_runtime;

@@ -5,6 +5,11 @@
 //!
 //! The harness answers the terminal's cursor-position queries (`ESC [ 6 n`) like a terminal
 //! would. Run: `cargo bench -p ansa --bench tui`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;

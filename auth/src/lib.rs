@@ -7,6 +7,8 @@
 //! path, so a local process that swaps a name for a symlink between a check and a use gains
 //! nothing.
 
+#![forbid(unsafe_code)]
+
 mod authorize;
 mod callback;
 mod credentials;

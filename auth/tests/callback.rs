@@ -1,4 +1,9 @@
 //! The loopback callback with real TCP clients, as a browser would reach it.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::io::{Read, Write};
 use std::net::TcpStream;

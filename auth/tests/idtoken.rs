@@ -1,6 +1,11 @@
 //! id_token verification with a token and key set recorded from the test issuer
 //! (`tests/support/oidc/issuer.mjs`, oidc-provider's development keys): every way the token
 //! can be wrong is refused with the claim named.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use ansa_auth::{Expected, IdTokenError, verify_id_token};
 

@@ -7,6 +7,11 @@
 //! Skipped with a notice unless `ANSA_OIDC_MODULES` names a node_modules directory holding
 //! oidc-provider and `ANSA_CHROMIUM` (or `chromium-headless-shell` on PATH) a headless browser;
 //! `.ci/run` provides both.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::io::Read;
 use std::process::{Child, Command, Stdio};

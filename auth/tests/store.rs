@@ -1,5 +1,10 @@
 //! The private store on a real filesystem: modes, owners, symlinks, special files, damaged
 //! files, atomic replacement under SIGKILL, and the refresh lock across processes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::os::unix::fs::{PermissionsExt, symlink};
 use std::path::Path;

@@ -2,6 +2,11 @@
 //! (and two 64 MiB streams) written as fast as `head` can, all through `ash_engine::exec::run`.
 //!
 //! Run: `cargo bench -p ash-engine --bench exec`
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use ash_engine::cancel::CancelToken;
 use ash_engine::deadline::Deadline;

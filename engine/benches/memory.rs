@@ -7,6 +7,11 @@
 //!   (`VmHWM`) once the client's writes stall or all are sent.
 //!
 //! Run: `cargo bench -p ash-engine --bench memory` (writes ~500 MB under the temp dir).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "../tests/common/memory.rs"]
 mod memory;

@@ -1,5 +1,10 @@
 //! Guarded mutation: a 1-file patch committed through the transaction journal, fsyncs included.
 //! Reports p50/p90 of the whole `p` request and the share spent inside fsync calls.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use ash_engine::ason::{self, Limits};
 use ash_engine::compute::ComputePlane;

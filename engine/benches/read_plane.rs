@@ -3,6 +3,11 @@
 //! when installed).
 //!
 //! Run: `cargo bench -p ash-engine --bench read_plane`
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::path::Path;
 use std::process::{Command, Stdio};

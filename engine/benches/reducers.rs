@@ -8,6 +8,11 @@
 //! first use.
 //!
 //! Run: `cargo bench -p ash-engine --bench reducers`
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

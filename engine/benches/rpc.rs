@@ -4,6 +4,11 @@
 //!
 //! Run: `cargo bench -p ash-engine --bench rpc` (drives the release `ash` binary Cargo builds
 //! for the bench profile).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::collections::BTreeMap;
 use std::io::{BufReader, Read, Write};

@@ -3,6 +3,11 @@
 //! for test builds by the crate's self dev-dependency, honours `ASH_CRASH_AT` and
 //! `ASH_CRASH_RECOVERY_AT`); a fresh process then runs recovery, and the workspace must be
 //! exactly the pre-state or the post-state. Also: concurrent processes serialise.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::collections::BTreeMap;
 use std::io::Write;

@@ -3,6 +3,11 @@
 //! request names (read, walk roots, exec program and cwd, patch, fs, `>`) is refused with
 //! `s:3 300,0,3` when it or an ancestor is hidden, also through a symlink; a search-only rule
 //! hides nothing from other operations; and without a filter nothing changes.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,6 +1,11 @@
 //! Search memory follows the request, not the tree: a search whose matching lines total 40 MB
 //! (cut to what the answer holds, the complete result retained) stays far below them in peak
 //! RSS, measured on the real `ash run` process with `wait4`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "common/memory.rs"]
 mod memory;

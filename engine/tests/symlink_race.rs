@@ -4,6 +4,11 @@
 //! exec cwd. Whatever each answer says, nothing outside may be read (a secret marker and the
 //! outside-only names never appear in any answer) or changed (the outside tree, inode numbers
 //! included, is identical afterwards).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 #[path = "common/mod.rs"]
 mod common;

@@ -1,6 +1,11 @@
 //! Worker-count invariance at the response level (ASH1.md §1, §10): the same requests over the
 //! same generated tree give byte-identical answers — and identical retained evidence — whatever
 //! the size of the compute plane.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use ash_engine::ason::{self, Limits};
 use ash_engine::compute::{ComputePlane, host_parallelism};

@@ -1,5 +1,10 @@
 //! Journal benchmarks: synced append, open + projection of a large session, `--continue` lookup.
 //! Run: `cargo bench -p ansa-sessions --bench journal`. Prints a table (p50/p90/min).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::fs::OpenOptions;
 use std::io::Write;

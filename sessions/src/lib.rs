@@ -3,6 +3,8 @@
 //! Nothing the user saw accepted may be lost, and nothing with an unknown effect may silently
 //! run twice. See `docs/sessions.md` for the on-disk format, durability points and recovery rules.
 
+#![forbid(unsafe_code)]
+
 pub mod error;
 pub mod fsutil;
 pub mod home;

@@ -8,6 +8,11 @@
 //! with `create_new`, which a kill cannot tear. Effects logged as lines of one append-only file
 //! could be cut between a turn's digits and its newline, and the next effect's line then merged
 //! with the fragment (`8` + `9\n` read as a second run of turn 89).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fs::OpenOptions;

@@ -1,5 +1,10 @@
 //! Golden JSONL fixtures (`spec/jsonl/`) for every command and event, and every malformed
 //! command with its exact message.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::path::PathBuf;
 

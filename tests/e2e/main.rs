@@ -1,5 +1,10 @@
 //! End-to-end tests of the built `ansa` binary: JSONL sessions, one-shot and line mode, crash
 //! recovery at every durable boundary, config and instruction edge cases.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod auth;
 mod compaction;

@@ -1,4 +1,9 @@
 //! Tool executors end to end on a real temp workspace through the in-process engine.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod edit;
 mod exec;

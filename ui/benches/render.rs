@@ -3,6 +3,11 @@
 //! throughput on clean and hostile text. Prints the p50 (and min) of several runs.
 //!
 //! Run: `cargo bench -p ansa-ui --bench render`.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -1,4 +1,9 @@
 //! Line mode against a scripted runtime stand-in.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod support;
 

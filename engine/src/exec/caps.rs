@@ -3,6 +3,10 @@
 //!
 //! Both functions issue raw syscalls on stack memory only, so they are async-signal-safe and may
 //! run between fork and exec.
+#![allow(
+    unsafe_code,
+    reason = "raw capget/capset syscalls on stack memory, between fork and exec"
+)]
 
 use std::io;
 

@@ -1,6 +1,8 @@
 //! A hostile local process for the race tests: it exchanges two paths with
 //! `renameat2(RENAME_EXCHANGE)` in a loop until it is killed.
 
+#![allow(unsafe_code, reason = "fork, then raw renameat2 syscalls in the child")]
+
 use std::ffi::CString;
 use std::path::Path;
 

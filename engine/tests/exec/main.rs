@@ -2,6 +2,11 @@
 //! kill grandchildren, cancellation from another thread, environment and stdin rules, spawn
 //! failures, non-UTF-8 output, large captures that spill to disk and are read back by range with
 //! `/`, and the spool lifecycle (release and session drop delete the files).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 use ash_engine::cancel::CancelToken;
 use ash_engine::protocol::{Data, ExecResult, ExitKind, Response};

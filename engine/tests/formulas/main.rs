@@ -7,6 +7,11 @@
 //! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`slice`] `/` and
 //! `#`; [`find`] `?`; [`project`] `|`; [`references`] release, leases, unknown references,
 //! validation and caps.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod client;
 #[path = "../common/mod.rs"]

@@ -4,6 +4,11 @@
 //!
 //! Modules by concern: [`client`] holds the harness (on top of [`common`]); [`patch`], [`fs`]
 //! and [`materialize`] one operation each; [`journal`] the state directory.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod answers;
 mod apply_race;

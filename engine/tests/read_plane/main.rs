@@ -12,6 +12,11 @@
 //! path rules, reserved `.ash`, capabilities, hidden entries and symlinks; [`read`], [`list`] and
 //! [`search`] each operation's own rules; [`budgets`] `tok`/`rec`, truncation, the path
 //! dictionary and the output ceiling.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod budgets;
 mod client;

@@ -1,5 +1,10 @@
 //! `ash rpc` end to end over pipes: bootstrap codes, handshake negotiation, ordering,
 //! pipelining, cancellation, backpressure and the 102/602 windows.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod client;
 #[path = "../common/mod.rs"]

@@ -1,4 +1,9 @@
 //! The session as embedders use it: batches (`b`) and approval permits (ASH1.md §3.4, §8).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod approval;
 mod batch;

@@ -5,6 +5,11 @@
 //!
 //! Every answer goes through [`client::Client::ask`], which checks the invariants shared by all
 //! answers (canonical encoding, L, output charge, path-id deltas).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a failed unwrap is the test failing, with its location"
+)]
 
 mod capture;
 mod client;

@@ -1,5 +1,9 @@
 //! The supervisor process: set up, start the command, wait for its end or a stop request, end
 //! the whole tree, save the evidence, and exit the way the command did.
+#![allow(
+    unsafe_code,
+    reason = "pre-exec process setup of the supervised command"
+)]
 
 use super::args::{EnvEdit, Plan, UsageError};
 use super::evidence::{EVIDENCE_VERSION, Evidence, PendingEvidence, Termination};

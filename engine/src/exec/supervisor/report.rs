@@ -4,6 +4,10 @@
 //!
 //! Records: `P` + pid (u32 LE): started; `E` + errno (i32 LE): the command could not be
 //! spawned; `F` + UTF-8 text: the supervisor itself could not be set up.
+#![allow(
+    unsafe_code,
+    reason = "reading the inherited start-report descriptor by number"
+)]
 
 use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};

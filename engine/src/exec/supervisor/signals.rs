@@ -1,6 +1,10 @@
 //! The supervisor's signals: the ones it acts on are blocked and read from a signalfd (so the
 //! wait loop has no handlers and no races), and its exit can re-raise the command's fatal
 //! signal with the default action.
+#![allow(
+    unsafe_code,
+    reason = "restoring a signal's default action before re-raising it"
+)]
 
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::sys::signal::{SigHandler, SigSet, SigmaskHow, Signal, raise, signal, sigprocmask};

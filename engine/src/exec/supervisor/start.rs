@@ -1,5 +1,9 @@
 //! The engine's side of starting a supervised command: the supervisor's command line, the start
 //! report pipe it inherits, and turning its report into the same outcome a direct spawn has.
+#![allow(
+    unsafe_code,
+    reason = "adopting the start-report pipe's descriptor and arranging its inheritance"
+)]
 
 use super::args::{EnvEdit, Plan};
 use super::report::{self, Report};
