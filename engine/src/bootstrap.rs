@@ -1,4 +1,4 @@
-//! Bootstrap errors (ASH1.md §2.5): failures before a request ID exists, reported on stderr.
+//! Bootstrap errors (docs/spec/ASH1.md §2.5): failures before a request ID exists, reported on stderr.
 
 use crate::ason::{Atom, Document, Value, encode};
 
