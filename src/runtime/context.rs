@@ -52,6 +52,14 @@ pub struct Replayed {
     pub compacted_outputs: u64,
 }
 
+impl Replayed {
+    /// Records that `generation` produced its items: the next generation is the one after it.
+    /// The only place the worker moves the counter.
+    pub fn generated(&mut self, generation: u64) {
+        self.next_generation = generation + 1;
+    }
+}
+
 /// Tool outputs among `items`.
 pub fn count_outputs(items: &[ContextItem]) -> u64 {
     items

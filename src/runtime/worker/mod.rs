@@ -2,6 +2,8 @@
 //! tool call between a synced intent and a synced outcome — until a final answer, a limit,
 //! a cancel or an error.
 
+mod compact;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -11,14 +13,14 @@ use ansa_sessions::Inbound;
 
 use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
 use ansa_sessions::{
-    CallId, Compaction, CompactionMethod, ContextEpoch, Mode, OpaqueJson, ProviderItem, Record,
-    RequestId, ToolIntent, ToolOutcome, ToolOutcomeStatus, TurnState, UsageRecord,
+    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, ToolIntent, ToolOutcome,
+    ToolOutcomeStatus, TurnState, UsageRecord,
 };
 use ash_engine::cancel::CancelToken;
 use ash_engine::exec::supervisor::Supervision;
 
 use super::Limits;
-use super::context::{PendingCall, Replayed, count_outputs, encode_item, encode_output};
+use super::context::{PendingCall, Replayed, encode_item, encode_output};
 use super::core::Shared;
 use super::reconcile::evidence_path;
 use super::stop::{self, Failure, Pause, Stop};
@@ -26,8 +28,7 @@ use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
 use crate::provider::{
-    COMPACTION_PROMPT, ContextItem, Generated, GenerationRequest, ModelTurn, Provider,
-    ProviderError, ToolCall, Usage,
+    ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -212,7 +213,7 @@ impl Worker {
                     for call in &calls {
                         self.journal_item(id, generation, ContextItem::ToolCall(call.clone()))?;
                     }
-                    self.context.next_generation = generation + 1;
+                    self.context.generated(generation);
                     self.batch(id, mode, calls, &mut segment)?;
                 }
                 ModelTurn::Malformed { raw, reason } => {
@@ -300,7 +301,7 @@ impl Worker {
             generation,
             ContextItem::Assistant { text: text.clone() },
         )?;
-        self.context.next_generation = generation + 1;
+        self.context.generated(generation);
         self.context.completed_in_epoch += 1;
         let mut core = self.shared.lock();
         crash::point("done:before");
@@ -336,7 +337,7 @@ impl Worker {
         reason: String,
     ) -> Step<()> {
         self.journal_item(id, generation, ContextItem::MalformedOutput { raw })?;
-        self.context.next_generation = generation + 1;
+        self.context.generated(generation);
         let note = format!(
             "Your last response could not be admitted: {reason}. No tool was executed. Answer with plain text, or with tool calls whose arguments are valid JSON objects for the offered tools."
         );
@@ -547,74 +548,6 @@ impl Worker {
         drop(core);
         self.context.items.push(item);
         Ok(())
-    }
-
-    /// Before a new turn (or once after a context-length error, `force`): compacts when due,
-    /// syncing the summary and its provenance before the new epoch is used. Returns whether it
-    /// compacted.
-    fn compact(&mut self, id: RequestId, force: bool) -> Step<bool> {
-        let split = match compaction::split(
-            &self.context.items,
-            self.context.completed_in_epoch,
-            self.limits.compact_bytes,
-            force,
-        ) {
-            Ok(split) => split,
-            Err(_) => return Ok(false),
-        };
-        let (flag, _) = self.cancel_handles();
-        let request = GenerationRequest {
-            generation: self.context.next_generation,
-            instructions: COMPACTION_PROMPT,
-            context: &split.old,
-            tools: &[],
-            cancel: &flag,
-            compacted_outputs: self.context.compacted_outputs,
-        };
-        let (summary, method, model) = match self.provider.summarize(&request) {
-            None => (
-                compaction::offline_summary(&split.old),
-                CompactionMethod::Offline,
-                None,
-            ),
-            Some(Ok((summary, usage))) => {
-                self.record_usage(id, self.context.next_generation, usage)?;
-                (
-                    summary,
-                    CompactionMethod::Live,
-                    Some(self.provider.name().to_owned()),
-                )
-            }
-            Some(Err(ProviderError::Cancelled)) => return Err(Stop::Cancelled),
-            Some(Err(e)) => return Err(Stop::Paused(Pause::CompactionFailed(e))),
-        };
-        let items = compaction::assemble(&split, summary);
-        let encoded = items
-            .iter()
-            .map(encode_item)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| Stop::Storage(e.to_string()))?;
-        let epoch = self.context.epoch + 1;
-        let mut core = self.shared.lock();
-        let covers_through = core.session.appended_seq();
-        core.durable(Record::ContextEpoch(ContextEpoch {
-            epoch,
-            request_id: id,
-            compaction: Some(Compaction {
-                items: encoded,
-                covers_through,
-                method,
-                model,
-            }),
-        }))
-        .map_err(|e| Stop::Paused(Pause::CompactionNotSaved(e.to_string())))?;
-        drop(core);
-        let before = self.context.compacted_outputs + count_outputs(&self.context.items);
-        self.context.compacted_outputs = before - count_outputs(&items).min(before);
-        self.context.items = items;
-        self.context.epoch = epoch;
-        self.context.completed_in_epoch = 0;
-        Ok(true)
     }
 }
 
