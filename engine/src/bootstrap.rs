@@ -25,6 +25,18 @@ pub enum BootstrapCode {
     Internal = 10,
 }
 
+/// The process exit statuses of bootstrap failures (docs/spec/ASH1.md §2.5).
+pub mod exit {
+    /// No or unknown subcommand.
+    pub const USAGE: i32 = 2;
+    /// The stdin document of `run` or `ason` cannot be read (too large, not UTF-8, not ASON).
+    pub const INPUT: i32 = 3;
+    /// The RPC stream or the request broke the protocol (framing, handshake, canonicality).
+    pub const PROTOCOL: i32 = 4;
+    /// I/O or an internal failure (`EX_SOFTWARE`).
+    pub const SOFTWARE: i32 = 70;
+}
+
 /// A bootstrap failure: code, process exit status and a human-readable reason.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BootstrapError {

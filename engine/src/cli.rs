@@ -1,7 +1,7 @@
 //! The `ash` command line: subcommand selection, stdin limits and bootstrap failures.
 
 use crate::ason::{self, AsonError, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
 use std::io::{Read, Write};
 
 /// Usage text, reported as bootstrap error 1.
@@ -28,7 +28,7 @@ pub fn main(
             let cwd = std::env::current_dir().map_err(|e| {
                 BootstrapError::new(
                     BootstrapCode::Io,
-                    70,
+                    exit::SOFTWARE,
                     format!("the current directory is unusable: {e}"),
                 )
             })?;
@@ -44,7 +44,7 @@ pub fn main(
 }
 
 fn usage(why: &str) -> BootstrapError {
-    BootstrapError::new(BootstrapCode::Usage, 2, format!("{why}; {USAGE}"))
+    BootstrapError::new(BootstrapCode::Usage, exit::USAGE, format!("{why}; {USAGE}"))
 }
 
 fn write_out(stdout: &mut dyn Write, bytes: &[u8]) -> Result<(), BootstrapError> {
@@ -52,7 +52,11 @@ fn write_out(stdout: &mut dyn Write, bytes: &[u8]) -> Result<(), BootstrapError>
         .write_all(bytes)
         .and_then(|()| stdout.flush())
         .map_err(|e| {
-            BootstrapError::new(BootstrapCode::Io, 70, format!("writing stdout failed: {e}"))
+            BootstrapError::new(
+                BootstrapCode::Io,
+                exit::SOFTWARE,
+                format!("writing stdout failed: {e}"),
+            )
         })
 }
 
@@ -64,12 +68,16 @@ fn read_input(stdin: &mut dyn Read) -> Result<Vec<u8>, BootstrapError> {
         .take(limit as u64 + 1)
         .read_to_end(&mut buf)
         .map_err(|e| {
-            BootstrapError::new(BootstrapCode::Io, 70, format!("reading stdin failed: {e}"))
+            BootstrapError::new(
+                BootstrapCode::Io,
+                exit::SOFTWARE,
+                format!("reading stdin failed: {e}"),
+            )
         })?;
     if buf.len() > limit {
         return Err(BootstrapError::new(
             BootstrapCode::InputCeiling,
-            3,
+            exit::INPUT,
             format!("stdin is larger than the {limit}-byte ceiling; send a smaller document"),
         ));
     }
@@ -82,5 +90,5 @@ pub(crate) fn decode_error(e: AsonError) -> BootstrapError {
         AsonError::TooLarge { .. } => BootstrapCode::InputCeiling,
         AsonError::Syntax { .. } => BootstrapCode::Syntax,
     };
-    BootstrapError::new(code, 3, format!("stdin: {e}"))
+    BootstrapError::new(code, exit::INPUT, format!("stdin: {e}"))
 }

@@ -1,7 +1,7 @@
 //! `ash run`: one canonical request in, one canonical response out, in an ephemeral session.
 
 use crate::ason::{self, CanonicalError, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
 use crate::compute::ComputePlane;
 use crate::protocol::RequestError;
 use crate::session::{Session, SessionConfig, SessionError};
@@ -15,26 +15,32 @@ pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
         CanonicalError::Decode(e) => crate::cli::decode_error(e),
         e @ CanonicalError::NotCanonical { .. } => BootstrapError::new(
             BootstrapCode::Framing,
-            4,
+            exit::PROTOCOL,
             format!("stdin: {e}; `ash ason` prints the canonical form"),
         ),
     })?;
     let plane = ComputePlane::host().map_err(|e| {
-        BootstrapError::new(BootstrapCode::Internal, 70, format!("compute plane: {e}"))
+        BootstrapError::new(
+            BootstrapCode::Internal,
+            exit::SOFTWARE,
+            format!("compute plane: {e}"),
+        )
     })?;
     let mut session =
         Session::open(root, SessionConfig::run(), Arc::new(plane)).map_err(|e| match e {
             SessionError::NotADirectory(_) => {
-                BootstrapError::new(BootstrapCode::Handshake, 4, e.to_string())
+                BootstrapError::new(BootstrapCode::Handshake, exit::PROTOCOL, e.to_string())
             }
-            SessionError::Root { .. } => BootstrapError::new(BootstrapCode::Io, 70, e.to_string()),
+            SessionError::Root { .. } => {
+                BootstrapError::new(BootstrapCode::Io, exit::SOFTWARE, e.to_string())
+            }
         })?;
     match session.answer_document(&doc) {
         Ok((_, encoded)) => Ok(encoded),
         Err(e @ RequestError::NoUsableId(_)) | Err(e @ RequestError::Invalid { .. }) => {
             Err(BootstrapError::new(
                 BootstrapCode::Handshake,
-                4,
+                exit::PROTOCOL,
                 format!("stdin: {e}; every request needs a nonzero id `i`"),
             ))
         }

@@ -2,7 +2,7 @@
 //! Every failure maps to the bootstrap code of §2.5 that ends the session.
 
 use crate::ason::{self, AsonError, CanonicalError, Document, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
 use std::io::{ErrorKind, Read};
 use thiserror::Error;
 
@@ -73,7 +73,11 @@ impl FrameError {
             FrameError::Io { .. } => BootstrapCode::Io,
             _ => BootstrapCode::Framing,
         };
-        let exit = if code == BootstrapCode::Io { 70 } else { 4 };
+        let exit = if code == BootstrapCode::Io {
+            exit::SOFTWARE
+        } else {
+            exit::PROTOCOL
+        };
         BootstrapError::new(
             code,
             exit,

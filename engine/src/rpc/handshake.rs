@@ -1,7 +1,7 @@
 //! The first frame: handshake negotiation and workspace root resolution (docs/spec/ASH1.md §3.2).
 
 use crate::ason::Document;
-use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
 use crate::compute::ComputePlane;
 use crate::exec::ExecHardening;
 use crate::protocol::{HandshakeRequest, HandshakeResponse};
@@ -14,7 +14,7 @@ use std::sync::Arc;
 fn handshake_error(why: impl std::fmt::Display) -> BootstrapError {
     BootstrapError::new(
         BootstrapCode::Handshake,
-        4,
+        exit::PROTOCOL,
         format!("handshake: {why}; the first frame must be a valid `t:0` handshake"),
     )
 }
@@ -38,7 +38,7 @@ pub fn open_session(
         };
         BootstrapError::new(
             BootstrapCode::Io,
-            70,
+            exit::SOFTWARE,
             format!("handshake root {:?} {hint}: {e}", request.root),
         )
     })?;
@@ -52,7 +52,9 @@ pub fn open_session(
     };
     let session = Session::open(&root, config, plane).map_err(|e| match e {
         SessionError::NotADirectory(_) => handshake_error(e),
-        SessionError::Root { .. } => BootstrapError::new(BootstrapCode::Io, 70, e.to_string()),
+        SessionError::Root { .. } => {
+            BootstrapError::new(BootstrapCode::Io, exit::SOFTWARE, e.to_string())
+        }
     })?;
     Ok((session, response))
 }

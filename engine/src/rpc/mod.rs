@@ -15,7 +15,7 @@ mod writer;
 pub use handshake::open_session;
 pub use server::{RpcSettings, serve};
 
-use crate::bootstrap::BootstrapError;
+use crate::bootstrap::{BootstrapError, exit};
 
 /// Serves `ash rpc` reading frames from `stdin` (the process's, already locked by the caller)
 /// and writing answers to a duplicate of the stdout descriptor, so the writer thread never
@@ -25,7 +25,7 @@ pub fn serve_stdio(stdin: &mut dyn std::io::Read) -> Result<(), BootstrapError> 
     let io = |what: &str, e: std::io::Error| {
         BootstrapError::new(
             crate::bootstrap::BootstrapCode::Io,
-            70,
+            exit::SOFTWARE,
             format!("{what}: {e}"),
         )
     };

@@ -3,7 +3,7 @@
 use super::frame::{DEFAULT_FRAME_CEILING, FrameReader, MAX_FRAME_CEILING, decode_payload};
 use super::window::Window;
 use super::writer::{self, Out};
-use crate::bootstrap::{BootstrapCode, BootstrapError};
+use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
 use crate::cancel::CancelToken;
 use crate::compute::{ComputePlane, host_parallelism};
 use crate::deadline::Deadline;
@@ -53,7 +53,7 @@ impl RpcSettings {
 }
 
 fn internal(why: impl std::fmt::Display) -> BootstrapError {
-    BootstrapError::new(BootstrapCode::Internal, 70, format!("{why}"))
+    BootstrapError::new(BootstrapCode::Internal, exit::SOFTWARE, format!("{why}"))
 }
 
 /// Serves one RPC session: `input` carries frames from the client, `output` receives answer
@@ -72,7 +72,7 @@ pub fn serve(
         .ok_or_else(|| {
             BootstrapError::new(
                 BootstrapCode::MissingHandshake,
-                4,
+                exit::PROTOCOL,
                 "input ended before the handshake frame; send a `t:0` handshake first",
             )
         })?;
@@ -85,7 +85,9 @@ pub fn serve(
     let written = output
         .write_all(&super::frame::encode_frame(hello.encode().as_bytes()))
         .and_then(|()| output.flush());
-    written.map_err(|e| BootstrapError::new(BootstrapCode::Io, 70, format!("writing: {e}")))?;
+    written.map_err(|e| {
+        BootstrapError::new(BootstrapCode::Io, exit::SOFTWARE, format!("writing: {e}"))
+    })?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(settings.io_workers)
         .max_blocking_threads(settings.in_flight_cap() + 1)
@@ -126,7 +128,9 @@ pub fn serve(
         .join()
         .map_err(|_| internal("the writer thread panicked"))?;
     ended?;
-    wrote.map_err(|e| BootstrapError::new(BootstrapCode::Io, 70, format!("writing: {e}")))
+    wrote.map_err(|e| {
+        BootstrapError::new(BootstrapCode::Io, exit::SOFTWARE, format!("writing: {e}"))
+    })
 }
 
 type Active = Arc<Mutex<HashMap<u64, CancelToken>>>;
@@ -148,7 +152,8 @@ impl Dispatcher<'_> {
         reader: &mut FrameReader<impl Read>,
         ceiling: usize,
     ) -> Result<(), BootstrapError> {
-        let io_failed = || BootstrapError::new(BootstrapCode::Io, 70, "writing answers failed");
+        let io_failed =
+            || BootstrapError::new(BootstrapCode::Io, exit::SOFTWARE, "writing answers failed");
         loop {
             if !self.window.wait_for_room(self.settings.unwritten_cap()) {
                 return Err(io_failed());
@@ -252,7 +257,7 @@ impl Dispatcher<'_> {
 fn no_usable_id(e: &RequestError) -> BootstrapError {
     BootstrapError::new(
         BootstrapCode::Handshake,
-        4,
+        exit::PROTOCOL,
         format!("{e}; every request needs a nonzero id `i`"),
     )
 }
