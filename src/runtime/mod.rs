@@ -5,8 +5,6 @@
 mod binding;
 mod compaction;
 mod context;
-#[cfg(test)]
-mod context_tests;
 mod control;
 mod core;
 mod crash;

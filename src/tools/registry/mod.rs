@@ -283,5 +283,4 @@ impl ToolRegistry {
 }
 
 #[cfg(test)]
-#[path = "registry_tests.rs"]
 mod tests;

@@ -166,7 +166,7 @@ fn provider_view_matches_the_golden_file() {
         })
         .collect();
     let actual = serde_json::to_string_pretty(&view).unwrap() + "\n";
-    let golden = include_str!("golden/standard_tools.json");
+    let golden = include_str!("../golden/standard_tools.json");
     if actual != golden && std::env::var_os("ANSA_BLESS").is_some() {
         std::fs::write(
             concat!(

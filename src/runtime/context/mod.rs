@@ -175,3 +175,6 @@ pub fn context_bytes(items: &[ContextItem]) -> u64 {
         .map(|i| i.to_json().map_or(0, |s| s.len() as u64 + 1))
         .sum()
 }
+
+#[cfg(test)]
+mod tests;

@@ -3,7 +3,7 @@
 
 use ansa_sessions::{CallId, Done, OpaqueJson, ProviderItem, Record, RequestId, Seq, ToolIntent};
 
-use super::context::{encode_item, replay};
+use super::{encode_item, replay};
 use crate::provider::{ContextItem, ToolCall};
 
 fn item(request: u64, generation: u64, item: &ContextItem) -> Record {
@@ -85,7 +85,7 @@ fn outcome(request: u64, id: &str, output: &str) -> Record {
         call_id: CallId(id.into()),
         status: ansa_sessions::ToolOutcomeStatus::Ok,
         reconciled: false,
-        output: super::context::encode_output(output).expect("json"),
+        output: super::encode_output(output).expect("json"),
         answer: None,
         instructions: vec!["sub".into()],
     })

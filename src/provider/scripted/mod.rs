@@ -122,5 +122,4 @@ impl Provider for ScriptedProvider {
 }
 
 #[cfg(test)]
-#[path = "scripted_tests.rs"]
 mod tests;

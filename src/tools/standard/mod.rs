@@ -298,5 +298,4 @@ pub fn offline_specs() -> Vec<ToolSpec> {
 }
 
 #[cfg(test)]
-#[path = "standard_tests.rs"]
 mod tests;

@@ -280,5 +280,4 @@ fn blob_sha(path: &Path, link: bool) -> Option<[u8; 20]> {
 }
 
 #[cfg(test)]
-#[path = "git_tests.rs"]
 mod tests;
