@@ -111,8 +111,8 @@ impl AnsaHome {
     }
 
     /// The same home as the sessions crate sees it (it owns the layout below `sessions/`).
-    pub fn sessions(&self) -> ansa_sessions::AnsaHome {
-        ansa_sessions::AnsaHome::at(&self.root)
+    pub fn sessions(&self) -> ansa_sessions::SessionStore {
+        ansa_sessions::SessionStore::at(&self.root)
     }
 
     /// `<home>/sessions`, as laid out by the sessions crate.

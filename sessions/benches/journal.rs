@@ -222,7 +222,7 @@ fn bench_open(root: &Path) {
 }
 
 fn bench_continue(root: &Path) {
-    let home = AnsaHome::at(root.join("home"));
+    let home = SessionStore::at(root.join("home"));
     let cwds: Vec<String> = (0..100).map(|i| format!("/work/project-{i}")).collect();
     for i in 0..1000 {
         let cwd = Path::new(&cwds[i % cwds.len()]);

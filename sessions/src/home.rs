@@ -5,14 +5,15 @@ use std::path::{Path, PathBuf};
 
 use crate::ids::SessionId;
 
-/// The per-user `ansa` home directory.
+/// Where the sessions of one `ansa` home live (`<home>/sessions`, its index); the home itself
+/// is `ansa::home::AnsaHome`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnsaHome {
+pub struct SessionStore {
     root: PathBuf,
 }
 
-impl AnsaHome {
-    /// A home at an explicit path.
+impl SessionStore {
+    /// The sessions of the home at `root`.
     pub fn at(root: impl Into<PathBuf>) -> Self {
         Self { root: root.into() }
     }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, SessionError};
 use crate::fsutil::{FILE_MODE, create_private_dir, write_atomic};
-use crate::home::AnsaHome;
+use crate::home::SessionStore;
 use crate::ids::{Profile, SessionId};
 use crate::meta::{META_FILE, SessionMeta};
 
@@ -26,13 +26,13 @@ pub struct IndexEntry {
     pub cwd: PathBuf,
 }
 
-fn pointer_path(home: &AnsaHome, cwd: &Path, profile: Profile) -> PathBuf {
+fn pointer_path(home: &SessionStore, cwd: &Path, profile: Profile) -> PathBuf {
     let hash = blake3::hash(cwd.as_os_str().as_bytes()).to_hex();
     home.index_dir()
         .join(format!("{}-{}", profile.as_str(), &hash[..32]))
 }
 
-fn lock_index(home: &AnsaHome) -> Result<File> {
+fn lock_index(home: &SessionStore) -> Result<File> {
     let dir = home.index_dir();
     create_private_dir(&dir)?;
     let path = dir.join(".lock");
@@ -55,7 +55,7 @@ fn read_pointer(path: &Path) -> Option<IndexEntry> {
 }
 
 /// Makes `entry` the newest session of its cwd and profile unless a newer one is already indexed.
-pub fn record(home: &AnsaHome, profile: Profile, entry: &IndexEntry) -> Result<()> {
+pub fn record(home: &SessionStore, profile: Profile, entry: &IndexEntry) -> Result<()> {
     let _lock = lock_index(home)?;
     let path = pointer_path(home, &entry.cwd, profile);
     if let Some(cur) = read_pointer(&path)
@@ -73,7 +73,7 @@ pub fn record(home: &AnsaHome, profile: Profile, entry: &IndexEntry) -> Result<(
 
 /// The newest session of `cwd` and `profile`: one pointer read; falls back to scanning the
 /// session metadata only when the pointer is missing or stale (and then repairs it).
-pub fn latest(home: &AnsaHome, cwd: &Path, profile: Profile) -> Result<Option<IndexEntry>> {
+pub fn latest(home: &SessionStore, cwd: &Path, profile: Profile) -> Result<Option<IndexEntry>> {
     let path = pointer_path(home, cwd, profile);
     if let Some(entry) = read_pointer(&path)
         && entry.cwd == cwd
@@ -88,7 +88,7 @@ pub fn latest(home: &AnsaHome, cwd: &Path, profile: Profile) -> Result<Option<In
     Ok(found)
 }
 
-fn scan_sessions(home: &AnsaHome, cwd: &Path, profile: Profile) -> Result<Option<IndexEntry>> {
+fn scan_sessions(home: &SessionStore, cwd: &Path, profile: Profile) -> Result<Option<IndexEntry>> {
     let dir = home.sessions_dir();
     let entries = match fs::read_dir(&dir) {
         Ok(e) => e,

@@ -20,7 +20,7 @@ pub mod state;
 pub mod transcript;
 
 pub use error::{JournalDamage, Result, SessionError};
-pub use home::AnsaHome;
+pub use home::SessionStore;
 pub use ids::{CallId, CommandId, Incarnation, PartNo, Profile, RequestId, Seq, SessionId};
 pub use journal::{JournalOptions, TornTail};
 pub use link::{CommandSender, Inbound, RuntimeGone, SessionLink, ToRuntime};

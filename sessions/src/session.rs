@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{JournalDamage, Result, SessionError};
 use crate::fsutil::{DIR_MODE, FILE_MODE, check_private, create_private_dir};
-use crate::home::AnsaHome;
+use crate::home::SessionStore;
 use crate::ids::{CommandId, PartNo, Profile, RequestId, Seq, SessionId};
 use crate::index::{self, IndexEntry};
 use crate::journal::{JournalOptions, JournalWriter, TornTail, scan};
@@ -57,7 +57,7 @@ pub struct Session {
 impl Session {
     /// Creates a new session under `<home>/sessions/<ID>/` and indexes it for `--continue`.
     pub fn create_in_home(
-        home: &AnsaHome,
+        home: &SessionStore,
         cwd: &Path,
         profile: Profile,
         options: JournalOptions,
@@ -81,7 +81,7 @@ impl Session {
     /// Opens the session in `dir`, or creates one there (`--session DIR`); indexes a new one in `home`.
     pub fn open_or_create_at(
         dir: &Path,
-        home: Option<&AnsaHome>,
+        home: Option<&SessionStore>,
         cwd: &Path,
         profile: Profile,
         options: JournalOptions,
@@ -102,13 +102,13 @@ impl Session {
     }
 
     /// Opens `<home>/sessions/<ID>`.
-    pub fn open_id(home: &AnsaHome, id: &SessionId, options: JournalOptions) -> Result<Self> {
+    pub fn open_id(home: &SessionStore, id: &SessionId, options: JournalOptions) -> Result<Self> {
         Self::open(&home.session_dir(id), options)
     }
 
     /// Opens the newest session of `cwd` and `profile` (`--continue`), if any.
     pub fn continue_latest(
-        home: &AnsaHome,
+        home: &SessionStore,
         cwd: &Path,
         profile: Profile,
         options: JournalOptions,

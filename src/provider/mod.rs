@@ -6,7 +6,6 @@ pub mod live;
 mod native;
 mod offline;
 pub mod responses;
-mod script;
 mod scripted;
 pub mod sse;
 
@@ -19,8 +18,8 @@ use crate::tools::ProviderTool;
 pub use native::NativeItem;
 pub use offline::{OfflineProvider, offline_key};
 pub use responses::Usage;
-pub use script::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
 pub use scripted::ScriptedProvider;
+pub use scripted::file::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
 
 /// One tool call as the model emitted it; `arguments` is the raw JSON string, unvalidated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -8,19 +8,19 @@
 
 mod caps;
 mod capture;
+mod child;
 mod drain;
 mod error;
 mod launch;
 mod monitor;
 pub mod spool;
-mod supervise;
 pub mod supervisor;
 mod tail;
 #[cfg(test)]
 mod tests;
 
 pub use capture::{Capture, CaptureLimits, Captured, Lost, Spooled};
+pub use child::{ExecContext, ProcessOutcome, run};
 pub use error::ExecError;
 pub use launch::{ExecHardening, Launch};
 pub use spool::{ReclaimReport, SpoolRoot};
-pub use supervise::{ExecContext, ProcessOutcome, run};

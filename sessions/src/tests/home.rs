@@ -9,7 +9,7 @@ use super::*;
 #[test]
 fn continue_finds_the_newest_session_of_this_cwd_and_profile() {
     let t = tempfile::tempdir().expect("tempdir");
-    let home = AnsaHome::at(t.path().join("home"));
+    let home = SessionStore::at(t.path().join("home"));
     let a = Path::new("/work/a");
     let b = Path::new("/work/b");
     let opts = JournalOptions::default();

@@ -3,8 +3,10 @@
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-use super::script::{Script, ScriptError, TurnKind};
+pub mod file;
+
 use super::{GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall};
+use file::{Script, ScriptError, TurnKind};
 
 /// What `{{tool_output:K}}` shows for an output compaction removed from the context.
 const COMPACTED: &str = "[tool output removed from the context by compaction]";
