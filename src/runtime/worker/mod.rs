@@ -30,7 +30,7 @@ use crate::prompt::Prompt;
 use crate::provider::{
     ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
-use crate::tools::{self, AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
+use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
 /// The worker thread's state.
 pub struct Worker {
@@ -252,10 +252,10 @@ impl Worker {
 
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
         let (flag, _) = self.cancel_handles();
-        let tools = self.registry.provider_tools(tool_mode(mode));
+        let tools = self.registry.provider_tools(mode);
         let request = GenerationRequest {
             generation,
-            instructions: self.prompt.for_mode(tool_mode(mode)),
+            instructions: self.prompt.for_mode(mode),
             context: &self.context.items,
             tools: &tools,
             cancel: &flag,
@@ -354,7 +354,7 @@ impl Worker {
     ) -> Step<()> {
         let admitted: Vec<Result<AdmittedCall, ToolCallError>> = calls
             .iter()
-            .map(|c| self.registry.admit(tool_mode(mode), &c.name, &c.arguments))
+            .map(|c| self.registry.admit(mode, &c.name, &c.arguments))
             .collect();
         segment.rounds += 1;
         if let Some(first_bad) = admitted.iter().position(Result::is_err) {
@@ -563,12 +563,5 @@ fn discard_preview(core: &mut super::core::Core, previews: bool) {
             };
             core.events.publish(body);
         }
-    }
-}
-
-fn tool_mode(mode: Mode) -> tools::Mode {
-    match mode {
-        Mode::Basic => tools::Mode::Basic,
-        Mode::Plan => tools::Mode::Plan,
     }
 }

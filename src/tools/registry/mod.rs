@@ -1,6 +1,6 @@
 //! The registry of compiled tool descriptors, mode filtering, and admission of tool calls.
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 
 use super::args::ToolArgs;
@@ -108,20 +108,12 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-/// Agent mode of a turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Executes the task with every tool.
-    Basic,
-    /// Reads and plans: only `read_only` tools are offered and accepted.
-    Plan,
-}
+/// The mode of a turn (the session protocol's): `Plan` offers and accepts only `read_only`
+/// tools.
+pub use ansa_sessions::Mode;
 
-impl Mode {
-    fn admits(self, descriptor: &ToolDescriptor) -> bool {
-        self == Mode::Basic || descriptor.read_only()
-    }
+fn admits(mode: Mode, descriptor: &ToolDescriptor) -> bool {
+    mode == Mode::Basic || descriptor.read_only()
 }
 
 /// The provider-facing view of one tool.
@@ -228,7 +220,7 @@ impl ToolRegistry {
 
     /// Descriptors offered in `mode`, in registration order.
     pub fn tools(&self, mode: Mode) -> impl Iterator<Item = &ToolDescriptor> {
-        self.tools.iter().filter(move |tool| mode.admits(tool))
+        self.tools.iter().filter(move |tool| admits(mode, tool))
     }
 
     /// What the provider is shown in `mode`: names, descriptions and schemas, without the
@@ -261,7 +253,7 @@ impl ToolRegistry {
                 available: self.names(mode),
             });
         };
-        if !mode.admits(tool) {
+        if !admits(mode, tool) {
             return Err(ToolCallError::NotInMode {
                 name: name.to_owned(),
                 mode,
