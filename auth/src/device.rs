@@ -23,7 +23,7 @@ use super::discovery::Discovery;
 use super::exchange::{SiwcResponse, tokens_of};
 use super::host::HostId;
 use super::http::Http;
-use super::signin::{Completion, SignInError, SignedIn, complete};
+use super::signin::{Completion, DeviceError, SignInError, SignedIn, complete};
 
 /// What the user must do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,24 +64,6 @@ fn client(discovery: &Discovery, device: &oauth2::url::Url, id: &str) -> DeviceC
     Client::new(ClientId::new(id.to_owned()))
         .set_device_authorization_url(DeviceAuthorizationUrl::from_url(device.clone()))
         .set_token_uri(TokenUrl::from_url(discovery.token_endpoint.clone()))
-}
-
-/// Why a device sign-in could not even start.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum DeviceError {
-    /// Discovery lists no device authorization endpoint.
-    #[error(
-        "the issuer offers no device sign-in; run `ansa --login` and open the URL it prints in any browser"
-    )]
-    Unavailable,
-    /// The issuer did not say which client it registered.
-    #[error(
-        "the device authorization did not carry the issued client_id; the issuer is not a Sign in with ChatGPT issuer"
-    )]
-    NoClientId,
-    /// The issuer refused the device authorization or the token polling ended.
-    #[error("the device sign-in did not complete: {0}; run `ansa --login --device` again")]
-    Ended(String),
 }
 
 /// Runs a device sign-in against `issuer` (discovery fetched here) into `store`; `show`

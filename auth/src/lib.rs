@@ -35,7 +35,7 @@ pub use authorize::{
 };
 pub use callback::{Callback, CallbackError, CallbackServer};
 pub use credentials::{Credentials, StoreBackend, StoreChoice};
-pub use device::{DeviceCode, DeviceError, SiwcDeviceFields, sign_in_device};
+pub use device::{DeviceCode, SiwcDeviceFields, sign_in_device};
 pub use dir::AuthDir;
 pub use discovery::{Discovery, DiscoveryError};
 pub use error::AuthError;
@@ -49,7 +49,7 @@ pub use lock::RefreshLock;
 pub use refresh::{PENDING_FILE, REFRESH_MARGIN, RefreshError, ensure_fresh, now_ms};
 pub use revoke::{Revocation, revoke};
 pub use signin::{
-    BROWSER_WAIT, BrowserSignIn, DISCOVERY_FILE, PLAN_SCOPE, SignInError, SignedIn, check_scope,
-    discover, discover_cached, sign_in_browser,
+    BROWSER_WAIT, BrowserSignIn, DISCOVERY_FILE, DeviceError, PLAN_SCOPE, SignInError, SignedIn,
+    check_scope, discover, discover_cached, sign_in_browser,
 };
 pub use status::{AuthState, AuthStatus, LEASE_WAIT, SignedOut, account_hash, sign_out, status};

@@ -89,7 +89,7 @@ pub enum SignInError {
     Store(#[from] AuthError),
     /// The device sign-in failed.
     #[error(transparent)]
-    Device(#[from] super::device::DeviceError),
+    Device(#[from] DeviceError),
     /// The callback thread died.
     #[error("the sign-in callback listener stopped unexpectedly")]
     Listener,
@@ -124,6 +124,24 @@ pub async fn discover_cached(
     let fetched = discover(http, issuer).await?;
     store.write_atomic(DISCOVERY_FILE, &fetched.to_document())?;
     Ok(fetched)
+}
+
+/// Why a device sign-in could not even start.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum DeviceError {
+    /// Discovery lists no device authorization endpoint.
+    #[error(
+        "the issuer offers no device sign-in; run `ansa --login` and open the URL it prints in any browser"
+    )]
+    Unavailable,
+    /// The issuer did not say which client it registered.
+    #[error(
+        "the device authorization did not carry the issued client_id; the issuer is not a Sign in with ChatGPT issuer"
+    )]
+    NoClientId,
+    /// The issuer refused the device authorization or the token polling ended.
+    #[error("the device sign-in did not complete: {0}; run `ansa --login --device` again")]
+    Ended(String),
 }
 
 /// Checks that plan use was granted.

@@ -13,7 +13,6 @@ use ansa_sessions::{
 use ash_engine::cancel::CancelToken;
 
 use super::events::EventSink;
-use super::reconcile::Reconciled;
 
 /// How often an idle runtime retries delivering a pending `resync_required`.
 const RESYNC_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
@@ -187,25 +186,6 @@ impl Shared {
             } else {
                 core = self.wake.wait(core).unwrap_or_else(|p| p.into_inner());
             }
-        }
-    }
-
-    /// Publishes the first snapshot and what recovery found.
-    pub fn announce(&self, reconciled: &[Reconciled]) {
-        let mut core = self.lock();
-        let snapshot = super::snapshot::build(&core);
-        core.events.publish(snapshot);
-        let paused = core.session.recovery().paused.clone();
-        for id in paused {
-            let reason = core.session.state().turn(id).and_then(|t| t.reason.clone());
-            core.events.publish(EventBody::TurnState {
-                request_id: id,
-                state: TurnState::Paused,
-                reason,
-            });
-        }
-        for r in reconciled {
-            core.tool_status(r.request_id, &r.call_id, &r.tool, None, r.phase);
         }
     }
 }

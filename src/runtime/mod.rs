@@ -135,7 +135,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let (commands_tx, commands_rx) = channel();
     let core = core::Core::new(session, sink, limits.queue);
     let shared = Arc::new(core::Shared::new(core));
-    shared.announce(&reconciled);
+    snapshot::announce(&shared, &reconciled);
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,

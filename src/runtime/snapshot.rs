@@ -3,7 +3,8 @@
 use ansa_sessions::protocol::{EventBody, SessionUsage, SnapshotEvent};
 use ansa_sessions::{Mode, TurnState};
 
-use super::core::Core;
+use super::core::{Core, Shared};
+use super::reconcile::Reconciled;
 
 /// The snapshot as it would be published next (its `through_sequence` is its own number).
 pub fn build(core: &Core) -> EventBody {
@@ -61,4 +62,24 @@ pub fn usage(core: &Core) -> Option<SessionUsage> {
         output_tokens: u.output_tokens,
         cached_tokens: u.cached_tokens,
     })
+}
+
+/// Publishes the first snapshot of a runtime and what recovery found: the turns it paused and
+/// the tool calls it settled.
+pub fn announce(shared: &Shared, reconciled: &[Reconciled]) {
+    let mut core = shared.lock();
+    let snapshot = build(&core);
+    core.events.publish(snapshot);
+    let paused = core.session.recovery().paused.clone();
+    for id in paused {
+        let reason = core.session.state().turn(id).and_then(|t| t.reason.clone());
+        core.events.publish(EventBody::TurnState {
+            request_id: id,
+            state: TurnState::Paused,
+            reason,
+        });
+    }
+    for r in reconciled {
+        core.tool_status(r.request_id, &r.call_id, &r.tool, None, r.phase);
+    }
 }
