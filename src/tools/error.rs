@@ -1,7 +1,7 @@
 //! Errors of tool registration (programmer-facing) and tool-call admission (model-facing).
 
-use super::registry::Mode;
 use super::schema::SchemaError;
+use ansa_sessions::Mode;
 
 /// A tool that could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

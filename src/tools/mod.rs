@@ -7,6 +7,7 @@ mod execute;
 mod registry;
 mod rules;
 mod schema;
+mod spec;
 mod standard;
 mod test_value;
 mod view;
@@ -23,9 +24,8 @@ pub use execute::{
     ToolExecError, ToolExecutor, ToolFiles, ToolOpenError, ToolOutput, ToolPolicy, current_file,
     session_config,
 };
-pub use registry::{
-    AdmittedCall, Mode, ParseFn, ProviderTool, ToolDescriptor, ToolRegistry, ToolSpec,
-};
+pub use registry::{AdmittedCall, Mode, ProviderTool, ToolDescriptor, ToolRegistry};
 pub use schema::{JsonType, Schema, SchemaError, Violation};
+pub use spec::{ParseFn, ToolSpec};
 pub use standard::{offline_specs, standard_specs};
 pub use test_value::{TestValue, execute_get_test_value, test_value};

@@ -6,27 +6,8 @@ use serde_json::Value;
 use super::args::ToolArgs;
 use super::error::{RegistryError, ToolCallError};
 use super::schema::{Schema, Violation};
+use super::spec::ToolSpec;
 use super::standard::{offline_specs, standard_specs};
-
-/// Turns schema-valid arguments into typed ones, applying domain rules the schema cannot express.
-pub type ParseFn = fn(Value) -> Result<ToolArgs, Violation>;
-
-/// What a tool author writes: compiled into a [`ToolDescriptor`] by [`ToolRegistry::register`].
-#[derive(Debug, Clone)]
-pub struct ToolSpec {
-    /// Name the model calls.
-    pub name: &'static str,
-    /// What the tool does, for the model.
-    pub description: &'static str,
-    /// Strict JSON schema of the arguments object.
-    pub schema: Value,
-    /// Whether the tool never mutates anything (offered in plan mode).
-    pub read_only: bool,
-    /// Bumped whenever the implementation's behaviour changes (bound into sessions).
-    pub implementation_revision: u32,
-    /// Validator producing typed arguments.
-    pub parse: ParseFn,
-}
 
 /// A registered tool: its provider-facing view plus the compiled validator.
 #[derive(Debug, Clone)]

@@ -7,8 +7,8 @@ use super::args::{
     EditArgs, EvidenceArgs, ExecArgs, FilesArgs, GetTestValueArgs, ListArgs, RawExecArgs, ReadArgs,
     SearchArgs, SnapshotArgs, ToolArgs,
 };
-use super::registry::ToolSpec;
 use super::schema::Violation;
+use super::spec::ToolSpec;
 
 /// Deserializes schema-valid arguments; a failure here means schema and struct disagree.
 fn typed<T: DeserializeOwned>(value: Value) -> Result<T, Violation> {
