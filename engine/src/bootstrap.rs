@@ -71,3 +71,13 @@ impl BootstrapError {
         encode(&doc)
     }
 }
+
+/// The bootstrap error of a `run`/`ason` stdin document that does not decode.
+pub(crate) fn decode_error(e: crate::ason::AsonError) -> BootstrapError {
+    let code = match e {
+        crate::ason::AsonError::InvalidUtf8 { .. } => BootstrapCode::InvalidUtf8,
+        crate::ason::AsonError::TooLarge { .. } => BootstrapCode::InputCeiling,
+        crate::ason::AsonError::Syntax { .. } => BootstrapCode::Syntax,
+    };
+    BootstrapError::new(code, exit::INPUT, format!("stdin: {e}"))
+}

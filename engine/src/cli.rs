@@ -1,7 +1,7 @@
 //! The `ash` command line: subcommand selection, stdin limits and bootstrap failures.
 
-use crate::ason::{self, AsonError, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
+use crate::ason::{self, Limits};
+use crate::bootstrap::{BootstrapCode, BootstrapError, decode_error, exit};
 use std::io::{Read, Write};
 
 /// Usage text, reported as bootstrap error 1.
@@ -82,13 +82,4 @@ fn read_input(stdin: &mut dyn Read) -> Result<Vec<u8>, BootstrapError> {
         ));
     }
     Ok(buf)
-}
-
-pub(crate) fn decode_error(e: AsonError) -> BootstrapError {
-    let code = match e {
-        AsonError::InvalidUtf8 { .. } => BootstrapCode::InvalidUtf8,
-        AsonError::TooLarge { .. } => BootstrapCode::InputCeiling,
-        AsonError::Syntax { .. } => BootstrapCode::Syntax,
-    };
-    BootstrapError::new(code, exit::INPUT, format!("stdin: {e}"))
 }

@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// response, or the bootstrap error that ends the process.
 pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
     let doc = ason::decode_canonical(input, &Limits::default()).map_err(|e| match e {
-        CanonicalError::Decode(e) => crate::cli::decode_error(e),
+        CanonicalError::Decode(e) => crate::bootstrap::decode_error(e),
         e @ CanonicalError::NotCanonical { .. } => BootstrapError::new(
             BootstrapCode::Framing,
             exit::PROTOCOL,
