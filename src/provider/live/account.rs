@@ -141,7 +141,7 @@ impl SignedInAccount {
         let done = AtomicBool::new(false);
         let signed_out = AtomicBool::new(false);
         let out = std::thread::scope(|s| {
-            s.spawn(|| {
+            let watch = || {
                 while !done.load(Ordering::Acquire) {
                     if cancel.load(Ordering::Acquire) {
                         stop.store(true, Ordering::Release);
@@ -152,8 +152,13 @@ impl SignedInAccount {
                     }
                     std::thread::sleep(WATCH_EVERY);
                 }
-            });
-            let out = request(&stop);
+            };
+            // Without a watcher (no thread to be had) a sign-out still blocks new requests;
+            // this one then runs to its end, and the user's cancel still reaches it.
+            let watcher = std::thread::Builder::new()
+                .name("ansa-signout-watch".into())
+                .spawn_scoped(s, watch);
+            let out = request(if watcher.is_ok() { &stop } else { cancel });
             done.store(true, Ordering::Release);
             out
         });
