@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 const CANCEL_WARMUP: u64 = 200;
 const CANCEL_ROUNDS: u64 = 3_000;
 /// Reads per fresh session: a 64-byte read answer is ~170 bytes, so a session's 64 KiB output
-/// ceiling (docs/spec/ASH1.md §5, charged with every successful answer) lasts a few hundred reads.
+/// ceiling (docs/contract/ash-protocol.md §5, charged with every successful answer) lasts a few hundred reads.
 const READS_PER_SESSION: u64 = 300;
 const READ_WARMUP: u64 = 20;
 const READ_SESSIONS: u64 = 12;

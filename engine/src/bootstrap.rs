@@ -1,4 +1,4 @@
-//! Bootstrap errors (docs/spec/ASH1.md §2.5): failures before a request ID exists, reported on stderr.
+//! Bootstrap errors (docs/contract/ash-protocol.md §2.5): failures before a request ID exists, reported on stderr.
 
 use crate::ason::{Atom, Document, Value, encode};
 
@@ -25,7 +25,7 @@ pub enum BootstrapCode {
     Internal = 10,
 }
 
-/// The process exit statuses of bootstrap failures (docs/spec/ASH1.md §2.5).
+/// The process exit statuses of bootstrap failures (docs/contract/ash-protocol.md §2.5).
 pub mod exit {
     /// No or unknown subcommand.
     pub const USAGE: i32 = 2;

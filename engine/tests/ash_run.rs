@@ -1,6 +1,6 @@
 //! `ash run`, `ash ason` and `ash --version` end to end: the real binary as a subprocess, a
 //! temporary workspace as its working directory, exact stdout/stderr bytes and exit statuses
-//! (docs/spec/ASH1.md §2.5, §7 "`ash run`").
+//! (docs/contract/ash-protocol.md §2.5, §7 "`ash run`").
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

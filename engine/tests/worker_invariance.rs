@@ -1,4 +1,4 @@
-//! Worker-count invariance at the response level (docs/spec/ASH1.md §1, §10): the same requests over the
+//! Worker-count invariance at the response level (docs/contract/ash-protocol.md §1, §10): the same requests over the
 //! same generated tree give byte-identical answers — and identical retained evidence — whatever
 //! the size of the compute plane.
 #![allow(

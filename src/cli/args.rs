@@ -1,4 +1,4 @@
-//! The command line (docs/spec/ANSA.md §1) as parsed by clap.
+//! The command line (docs/contract/agent-behaviour.md §1) as parsed by clap.
 
 use std::path::PathBuf;
 

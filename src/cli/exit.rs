@@ -1,4 +1,4 @@
-//! Exit codes (docs/spec/ANSA.md §1) and the one-line failure that goes to stderr.
+//! Exit codes (docs/contract/agent-behaviour.md §1) and the one-line failure that goes to stderr.
 
 use std::fmt::Display;
 use std::process::ExitCode;

@@ -1,4 +1,4 @@
-//! The environment overrides of docs/spec/ANSA.md §5, read through a lookup so tests never set process
+//! The environment overrides of docs/contract/agent-behaviour.md §5, read through a lookup so tests never set process
 //! variables.
 
 use std::collections::HashMap;

@@ -1,4 +1,4 @@
-//! The strict configuration of docs/spec/ANSA.md §2: defaults, then `~/.ansa/config.json`, then
+//! The strict configuration of docs/contract/agent-behaviour.md §2: defaults, then `~/.ansa/config.json`, then
 //! `<cwd>/.ansa/config.json`, then the environment (§5).
 
 mod endpoint;
@@ -19,7 +19,7 @@ pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, O
 pub use error::ConfigError;
 pub use load::load;
 
-/// Bounds of the numeric fields, as in the table of docs/spec/ANSA.md §2.
+/// Bounds of the numeric fields, as in the table of docs/contract/agent-behaviour.md §2.
 pub mod bounds {
     /// Smallest `compact_bytes`.
     pub const COMPACT_BYTES_MIN: u64 = 16_384;

@@ -1,4 +1,4 @@
-//! Files the file tools never expose (docs/spec/ANSA.md §3): dotenv files, known credential stores, ansa's
+//! Files the file tools never expose (docs/contract/agent-behaviour.md §3): dotenv files, known credential stores, ansa's
 //! own auth and session data, and the config's `exclude` globs.
 //!
 //! `exclude` globs: a pattern without `/` matches any single path component below the cwd (like

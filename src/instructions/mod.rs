@@ -1,4 +1,4 @@
-//! Instructions (docs/spec/ANSA.md §3): AGENTS.md discovery, nested delivery, and the files that file tools
+//! Instructions (docs/contract/agent-behaviour.md §3): AGENTS.md discovery, nested delivery, and the files that file tools
 //! must never expose.
 //!
 //! Decision: an AGENTS.md that automatic loading must not use (a symlink, a hard link, not a

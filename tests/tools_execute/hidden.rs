@@ -1,4 +1,4 @@
-//! Files the tools never expose (docs/spec/ANSA.md §3): hidden from list, search and snapshot, refused by
+//! Files the tools never expose (docs/contract/agent-behaviour.md §3): hidden from list, search and snapshot, refused by
 //! name before any engine call, and refused by the engine when reached through a symlink.
 
 use super::{Harness, answer_paths, policy};

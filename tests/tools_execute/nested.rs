@@ -1,4 +1,4 @@
-//! Nested AGENTS.md delivery (docs/spec/ANSA.md §3): prepended once to the first tool output touching its
+//! Nested AGENTS.md delivery (docs/contract/agent-behaviour.md §3): prepended once to the first tool output touching its
 //! directory, with the instruction token; search skips undelivered scopes.
 
 use super::{Harness, answer_paths, joined, open, policy, write};

@@ -1,4 +1,4 @@
-//! The JSONL driver (docs/spec/ANSA.md §7): commands on input, events on output, one JSON per line.
+//! The JSONL driver (docs/contract/agent-behaviour.md §7): commands on input, events on output, one JSON per line.
 
 use std::io::{BufRead, ErrorKind, Write};
 use std::sync::{Arc, Mutex, PoisonError};

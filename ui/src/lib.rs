@@ -2,7 +2,7 @@
 //! else. They never call providers, tools or the engine; the runtime sits behind a
 //! [`SessionLink`].
 //!
-//! - [`run_jsonl`]: the JSONL driver (docs/spec/ANSA.md §7): commands on input, events on output.
+//! - [`run_jsonl`]: the JSONL driver (docs/contract/agent-behaviour.md §7): commands on input, events on output.
 //! - [`run_lines`]: line mode without a TTY: one task per input line.
 //! - [`run_one_shot`]: `ansa 'TASK'`: one task, only the verified answer on stdout.
 //! - [`run_tui`]: the Carbon TUI, an inline chat on a terminal.

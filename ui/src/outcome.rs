@@ -1,4 +1,4 @@
-//! How a task ended, and the exit code that goes with it (docs/spec/ANSA.md §1).
+//! How a task ended, and the exit code that goes with it (docs/contract/agent-behaviour.md §1).
 
 use ansa_sessions::protocol::ErrorCode;
 use ansa_sessions::{RequestId, TurnState};

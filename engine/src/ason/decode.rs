@@ -4,7 +4,7 @@ use super::error::{AsonError, SyntaxError};
 use super::value::{Atom, Cell, Document, Field, Record, Table, Value};
 use std::collections::HashSet;
 
-/// Parser limits (docs/spec/ASH1.md §2.4).
+/// Parser limits (docs/contract/ash-protocol.md §2.4).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
     /// Maximum document bytes.

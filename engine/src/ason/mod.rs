@@ -1,4 +1,4 @@
-//! ASON (docs/spec/ASH1.md §2): value model, decoder with limits, canonical encoder, canonicality check.
+//! ASON (docs/contract/ash-protocol.md §2): value model, decoder with limits, canonical encoder, canonicality check.
 
 mod decode;
 mod encode;

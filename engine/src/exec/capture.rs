@@ -7,7 +7,7 @@ use crate::reduce::{StreamSample, Utf8Tracker};
 use crate::session::store::{Body, Pending, QuotaMeter, Reservation, SpoolFile};
 use std::sync::Arc;
 
-/// Capture thresholds (docs/spec/ASH1.md §5: 4 MiB resident, then spool with 1 MiB samples).
+/// Capture thresholds (docs/contract/ash-protocol.md §5: 4 MiB resident, then spool with 1 MiB samples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaptureLimits {
     /// Largest stream kept wholly in memory.

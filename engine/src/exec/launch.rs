@@ -1,5 +1,5 @@
 //! Turning validated `x` arguments into a command: the executable rule, the working directory and
-//! the environment (docs/spec/ASH1.md §3.4). No shell is ever involved.
+//! the environment (docs/contract/ash-protocol.md §3.4). No shell is ever involved.
 #![allow(
     unsafe_code,
     reason = "pre-exec hooks (capabilities, process group) of a spawned command"

@@ -16,7 +16,7 @@ use std::time::{Duration, SystemTime};
 
 /// Name prefix of every spool root.
 pub const ROOT_PREFIX: &str = "ash-store-v1-";
-/// Roots idle for longer than this may be reclaimed (docs/spec/ASH1.md §5).
+/// Roots idle for longer than this may be reclaimed (docs/contract/ash-protocol.md §5).
 pub const DEFAULT_IDLE: Duration = Duration::from_secs(3600);
 
 const OWNER_FILE: &str = "OWNER";

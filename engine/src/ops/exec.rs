@@ -9,7 +9,7 @@ use crate::reduce::{ExitOutcome, Projection, project_sample, project_stream, str
 use crate::session::store::{Body, Pending};
 use crate::session::{Answer, GateStop, store_error};
 
-/// Largest retained value accepted as stdin (docs/spec/ASH1.md §5 "formula full reads").
+/// Largest retained value accepted as stdin (docs/contract/ash-protocol.md §5 "formula full reads").
 const MAX_STDIN_REF: u64 = 64 * 1024 * 1024;
 
 /// Runs an exec request.

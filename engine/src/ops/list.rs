@@ -55,7 +55,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
     Ok(response)
 }
 
-/// The `z` cell: a file's size, 0 for a symlink ("kind 2, size 0", docs/spec/ASH1.md §3.4 `l`), `~` for
+/// The `z` cell: a file's size, 0 for a symlink ("kind 2, size 0", docs/contract/ash-protocol.md §3.4 `l`), `~` for
 /// directories and other kinds.
 fn size(e: &walk::WalkEntry) -> Option<u64> {
     match e.kind {

@@ -1,4 +1,4 @@
-//! Capability bits, operation kinds and operation bits (docs/spec/ASH1.md §3.2).
+//! Capability bits, operation kinds and operation bits (docs/contract/ash-protocol.md §3.2).
 
 use std::ops::{BitAnd, BitOr, BitOrAssign};
 

@@ -1,4 +1,4 @@
-//! The approval challenge document `v,s,c,e,b,p,h,n` (docs/spec/ASH1.md §8), retained as the
+//! The approval challenge document `v,s,c,e,b,p,h,n` (docs/contract/ash-protocol.md §8), retained as the
 //! evidence `@n` of a 301/302 response.
 
 use super::caps::Caps;

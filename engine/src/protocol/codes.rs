@@ -1,4 +1,4 @@
-//! Status, error, retry and stage codes and result flags (docs/spec/ASH1.md §3.1, §4).
+//! Status, error, retry and stage codes and result flags (docs/contract/ash-protocol.md §3.1, §4).
 
 use std::ops::{BitAnd, BitOr, BitOrAssign};
 

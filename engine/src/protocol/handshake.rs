@@ -1,4 +1,4 @@
-//! The `ash rpc` handshake (docs/spec/ASH1.md §3.2): client `t:0,i,a{…}`, server `t:0,i,s:0,d{…}`.
+//! The `ash rpc` handshake (docs/contract/ash-protocol.md §3.2): client `t:0,i,a{…}`, server `t:0,i,s:0,d{…}`.
 //! Every handshake failure is bootstrap error 6 (or 9 for a missing root, decided by the
 //! caller), so errors here need no id classification.
 

@@ -1,4 +1,4 @@
-//! The typed ASH/1 protocol model (docs/spec/ASH1.md §3, §4, §8): requests with validated
+//! The typed ASH/1 protocol model (docs/contract/ash-protocol.md §3, §4, §8): requests with validated
 //! arguments for every operation, responses with typed data and invariants, the
 //! handshake and the approval challenge. Everything here is pure: no filesystem,
 //! no clocks, no I/O.

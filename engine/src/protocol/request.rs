@@ -1,4 +1,4 @@
-//! The request envelope (docs/spec/ASH1.md §3.1): `t:1,i,o,a…,u{tok,rec,ms}[,v]`.
+//! The request envelope (docs/contract/ash-protocol.md §3.1): `t:1,i,o,a…,u{tok,rec,ms}[,v]`.
 
 use super::caps::{Caps, OpKind};
 use super::codes::ErrorRecord;

@@ -1,4 +1,4 @@
-//! The response envelope (docs/spec/ASH1.md §3.1): `t:3,i,s,[p],[d],[e],z,r` and its invariants.
+//! The response envelope (docs/contract/ash-protocol.md §3.1): `t:3,i,s,[p],[d],[e],z,r` and its invariants.
 
 use super::caps::OpKind;
 use super::codes::{ErrorCode, ErrorRecord, Flags, Status};

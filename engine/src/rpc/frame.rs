@@ -1,4 +1,4 @@
-//! `ash rpc` framing (docs/spec/ASH1.md §7): a 4-byte big-endian length, then a canonical ASON payload.
+//! `ash rpc` framing (docs/contract/ash-protocol.md §7): a 4-byte big-endian length, then a canonical ASON payload.
 //! Every failure maps to the bootstrap code of §2.5 that ends the session.
 
 use crate::ason::{self, AsonError, CanonicalError, Document, Limits};

@@ -1,4 +1,4 @@
-//! The first frame: handshake negotiation and workspace root resolution (docs/spec/ASH1.md §3.2).
+//! The first frame: handshake negotiation and workspace root resolution (docs/contract/ash-protocol.md §3.2).
 
 use crate::ason::Document;
 use crate::bootstrap::{BootstrapCode, BootstrapError, exit};

@@ -1,4 +1,4 @@
-//! `ash rpc`: a framed, pipelined ASH/1 session over a byte stream (docs/spec/ASH1.md §3.2, §7).
+//! `ash rpc`: a framed, pipelined ASH/1 session over a byte stream (docs/contract/ash-protocol.md §3.2, §7).
 //!
 //! One dedicated thread reads frames (blocking reads, never inside a `select!`, so a frame
 //! is never half-consumed), handles the handshake, answers cancels inline and registers every

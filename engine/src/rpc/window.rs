@@ -1,4 +1,4 @@
-//! The in-flight and unwritten windows of an RPC session (docs/spec/ASH1.md §7), shared by the
+//! The in-flight and unwritten windows of an RPC session (docs/contract/ash-protocol.md §7), shared by the
 //! dispatcher, the request tasks and the writer.
 
 use crate::session::lock;

@@ -1,4 +1,4 @@
-//! Approval permits (docs/spec/ASH1.md §8): a policy an embedder installs on a session, and the
+//! Approval permits (docs/contract/ash-protocol.md §8): a policy an embedder installs on a session, and the
 //! authority that issues one-time permits for the challenges the session hands out.
 //!
 //! `ash rpc` and `ash run` never install a policy: they grant the negotiated capabilities

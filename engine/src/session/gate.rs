@@ -1,4 +1,4 @@
-//! The process governor (docs/spec/ASH1.md §1, §7): at most C child processes per session at once.
+//! The process governor (docs/contract/ash-protocol.md §1, §7): at most C child processes per session at once.
 //! Waiters wake on a release, on cancellation (through a token watcher) or at their deadline.
 
 use super::lock;

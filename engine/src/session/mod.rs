@@ -32,7 +32,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use store::{Body, RetainedStore, StoreQuota};
 use thiserror::Error;
 
-/// Output ceiling of an `ash run` session (docs/spec/ASH1.md §5).
+/// Output ceiling of an `ash run` session (docs/contract/ash-protocol.md §5).
 pub const RUN_OUTPUT_CEILING: u64 = 1024 * 1024;
 
 /// How a session is set up.

@@ -1,4 +1,4 @@
-//! The session path dictionary (docs/spec/ASH1.md §5): logical path → id, ids from 1, never reused.
+//! The session path dictionary (docs/contract/ash-protocol.md §5): logical path → id, ids from 1, never reused.
 //!
 //! Operations never look at the session dictionary: they number the paths of their answer
 //! with *provisional* ids 1, 2, … (as if the session were fresh), and the ordered seal maps

@@ -1,4 +1,4 @@
-//! Row-prefix truncation (docs/spec/ASH1.md §5): the largest row prefix whose worst-case response fits L.
+//! Row-prefix truncation (docs/contract/ash-protocol.md §5): the largest row prefix whose worst-case response fits L.
 //!
 //! The worst case assumes every path in the prefix is new to the session and gets a 20-digit id,
 //! and that a truncated response carries a 20-digit reference, so the real response (with real,

@@ -1,4 +1,4 @@
-//! The binary `MANIFEST` of a journal (docs/spec/ASH1.md §6) and its strict decoder.
+//! The binary `MANIFEST` of a journal (docs/contract/ash-protocol.md §6) and its strict decoder.
 //!
 //! Layout: magic `ASHFS002`; u32 BE count (1..=256); per action a kind byte, the path
 //! (u32 BE length + UTF-8), the destination (length `0xFFFFFFFF` = none), the 32-byte result

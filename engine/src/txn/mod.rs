@@ -1,4 +1,4 @@
-//! The crash-safe workspace transaction journal behind `p`, `f` and `>` (docs/spec/ASH1.md §6).
+//! The crash-safe workspace transaction journal behind `p`, `f` and `>` (docs/contract/ash-protocol.md §6).
 //!
 //! A transaction takes the workspace locks, recovers any interrupted journal, lets the caller
 //! preflight its actions, stages them into `.ash/transaction.new`, publishes the journal by

@@ -1,5 +1,5 @@
 //! Behaviour of read (`r`), list (`l`) and search (`g`) through [`Session`] on real temporary
-//! workspaces: every validation rule and status/error code of docs/spec/ASH1.md §3.3–§3.4, the budgets,
+//! workspaces: every validation rule and status/error code of docs/contract/ash-protocol.md §3.3–§3.4, the budgets,
 //! row-prefix truncation and retained evidence of §5, the path dictionary, capability denial and
 //! the output ceiling.
 //!

@@ -1,4 +1,4 @@
-//! The session as embedders use it: batches (`b`) and approval permits (docs/spec/ASH1.md §3.4, §8).
+//! The session as embedders use it: batches (`b`) and approval permits (docs/contract/ash-protocol.md §3.4, §8).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

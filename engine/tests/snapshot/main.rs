@@ -1,4 +1,4 @@
-//! Behaviour of snapshot (`s`) through [`Session`] on real temporary workspaces (docs/spec/ASH1.md §3.4
+//! Behaviour of snapshot (`s`) through [`Session`] on real temporary workspaces (docs/contract/ash-protocol.md §3.4
 //! `s`, §5 row-prefix truncation, §9 symlink roots): exact capture and delta answers, the retained
 //! manifest, chaining, baseline and argument rules, path errors, ceilings, truncation and
 //! worker-count invariance.

@@ -1,4 +1,4 @@
-//! The session protocol (docs/spec/ANSA.md §7): JSONL commands in, events out, shared by every frontend.
+//! The session protocol (docs/contract/agent-behaviour.md §7): JSONL commands in, events out, shared by every frontend.
 
 mod command;
 mod event;

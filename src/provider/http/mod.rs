@@ -1,4 +1,4 @@
-//! The HTTP transport of the live providers (docs/spec/ANSA.md §5): TLS-verified, bounded in size and
+//! The HTTP transport of the live providers (docs/contract/agent-behaviour.md §5): TLS-verified, bounded in size and
 //! time, no redirects, a strict MIME policy, typed errors and a retry policy.
 //!
 //! The API is synchronous, like the [`Provider`](super::Provider) trait: an [`HttpClient`] owns a

@@ -1,4 +1,4 @@
-//! Nested AGENTS.md delivery (docs/spec/ANSA.md §3): before a call touches a directory below the cwd,
+//! Nested AGENTS.md delivery (docs/contract/agent-behaviour.md §3): before a call touches a directory below the cwd,
 //! every not-yet-delivered AGENTS.md on the way to it is prepended to that tool's output, once
 //! per session, and the instruction token moves on.
 //!

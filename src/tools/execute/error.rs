@@ -41,7 +41,7 @@ pub enum ToolExecError {
         /// The engine's answer, trimmed to one line.
         answer: String,
     },
-    /// A path the file tools never expose (docs/spec/ANSA.md §3) was named directly.
+    /// A path the file tools never expose (docs/contract/agent-behaviour.md §3) was named directly.
     #[error(
         "{tool} refused: `{path}` is never available to tools ({reason}). Nothing was executed. Leave this path alone; if the task needs it, ask the user."
     )]

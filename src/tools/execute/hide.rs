@@ -1,4 +1,4 @@
-//! The agent's engine path filter: what the file tools never show (docs/spec/ANSA.md §3).
+//! The agent's engine path filter: what the file tools never show (docs/contract/agent-behaviour.md §3).
 //!
 //! Every operation hides what [`FileExclusion`] excludes (dotenv files, credential stores,
 //! ansa's own auth and session data, configured `exclude` globs): walks skip such entries and

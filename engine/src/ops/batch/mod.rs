@@ -1,4 +1,4 @@
-//! `b` batch (docs/spec/ASH1.md §3.4): a dependency graph of leaf operations run under budget shares,
+//! `b` batch (docs/contract/ash-protocol.md §3.4): a dependency graph of leaf operations run under budget shares,
 //! ready nodes concurrently; every executed child response is retained in node order.
 
 mod schedule;

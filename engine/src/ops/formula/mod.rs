@@ -1,4 +1,4 @@
-//! Formulas over retained values (docs/spec/ASH1.md §3.4): `/` and `#` slices, `?` find, `-` release and
+//! Formulas over retained values (docs/contract/ash-protocol.md §3.4): `/` and `#` slices, `?` find, `-` release and
 //! `|` project. Every result but release names its source in the top-level `r`.
 
 mod find;

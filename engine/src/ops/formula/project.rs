@@ -9,7 +9,7 @@ use crate::protocol::{Data, ErrorRecord, Flags, Projection, Response};
 use crate::session::Answer;
 use crate::session::truncate::RowCost;
 
-/// Largest retained document `|` reads (docs/spec/ASH1.md §5 "formula full reads").
+/// Largest retained document `|` reads (docs/contract/ash-protocol.md §5 "formula full reads").
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 8 << 20;
 
 /// The operands of `|` after the source.

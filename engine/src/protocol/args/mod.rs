@@ -1,4 +1,4 @@
-//! Typed arguments of every operation, with the request-layer checks of docs/spec/ASH1.md §3.3–3.4
+//! Typed arguments of every operation, with the request-layer checks of docs/contract/ash-protocol.md §3.3–3.4
 //! that need no filesystem access. Logical path *syntax* is deliberately left to
 //! resolution ([`crate::workspace::check_logical_path`]), as the spec places it there.
 

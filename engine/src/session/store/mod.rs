@@ -10,7 +10,7 @@ pub use quota::{QuotaMeter, Reservation};
 use std::collections::HashMap;
 use thiserror::Error;
 
-/// Store quotas (docs/spec/ASH1.md §5).
+/// Store quotas (docs/contract/ash-protocol.md §5).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StoreQuota {
     /// Maximum retained bytes.
