@@ -10,7 +10,6 @@ mod core;
 mod crash;
 mod events;
 mod reconcile;
-mod snapshot;
 mod stop;
 mod worker;
 
@@ -133,9 +132,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let environment = fresh.then(|| PendingEnvironment::collect(session.meta().cwd.clone()));
     let (sink, events) = events::EventSink::new(EVENT_QUEUE);
     let (commands_tx, commands_rx) = channel();
-    let core = core::Core::new(session, sink, limits.queue);
+    let core = core::Core::new(session, sink, limits.queue, previews);
     let shared = Arc::new(core::Shared::new(core));
-    snapshot::announce(&shared, &reconciled);
+    core::announce(&shared, &reconciled);
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
@@ -143,7 +142,6 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         tools,
         prompt,
         limits,
-        previews,
         context: replayed,
         evidence_dir,
         supervisor,

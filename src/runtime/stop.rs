@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use ansa_sessions::{CallId, RequestId};
+use ansa_sessions::{CallId, RequestId, SessionError};
 
 use crate::provider::ProviderError;
 
@@ -15,7 +15,7 @@ pub enum Stop {
     /// Cancelled by the user.
     Cancelled,
     /// The journal cannot be written: dispatch stops, nothing more is recorded.
-    Storage(String),
+    Storage(StorageFault),
     /// For good.
     Failed(Failure),
     /// The provider refused the credentials: paused until the user fixes them and resumes.
@@ -54,7 +54,40 @@ pub enum Pause {
     /// The provider failed the compaction request.
     CompactionFailed(ProviderError),
     /// The compacted context could not be journaled.
-    CompactionNotSaved(String),
+    CompactionNotSaved(SessionError),
+}
+
+/// Why the journal cannot take the turn's next record.
+#[derive(Debug)]
+pub enum StorageFault {
+    /// An append or sync failed.
+    Journal(SessionError),
+    /// A context item or output could not be encoded for the journal.
+    Encode(serde_json::Error),
+    /// An earlier write failed; the session refuses further writes.
+    AlreadyFailed(String),
+}
+
+impl From<SessionError> for Stop {
+    fn from(e: SessionError) -> Self {
+        Stop::Storage(StorageFault::Journal(e))
+    }
+}
+
+impl From<serde_json::Error> for Stop {
+    fn from(e: serde_json::Error) -> Self {
+        Stop::Storage(StorageFault::Encode(e))
+    }
+}
+
+impl fmt::Display for StorageFault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StorageFault::Journal(e) => write!(f, "{e}"),
+            StorageFault::Encode(e) => write!(f, "{e}"),
+            StorageFault::AlreadyFailed(cause) => f.write_str(cause),
+        }
+    }
 }
 
 /// Why a turn failed for good.
@@ -120,8 +153,8 @@ pub fn auth_reason(reason: &str) -> String {
 }
 
 /// The reason text of a storage stop.
-pub fn storage_reason(cause: &str) -> String {
-    format!("storage_failed: {cause}; nothing more is dispatched")
+pub fn storage_reason(fault: &StorageFault) -> String {
+    format!("storage_failed: {fault}; nothing more is dispatched")
 }
 
 /// The reason text of a user's cancel.

@@ -24,7 +24,7 @@ impl Worker {
             Ok(split) => split,
             Err(_) => return Ok(false),
         };
-        let (flag, _) = self.cancel_handles();
+        let flag = self.shared.lock().cancel_handles().flag;
         let request = GenerationRequest {
             generation: self.context.next_generation,
             instructions: COMPACTION_PROMPT,
@@ -54,11 +54,10 @@ impl Worker {
         let encoded = items
             .iter()
             .map(encode_item)
-            .collect::<Result<Vec<_>, _>>()
-            .map_err(|e| Stop::Storage(e.to_string()))?;
+            .collect::<Result<Vec<_>, _>>()?;
         let epoch = self.context.epoch + 1;
         let mut core = self.shared.lock();
-        let covers_through = core.session.appended_seq();
+        let covers_through = core.session().appended_seq();
         core.durable(Record::ContextEpoch(ContextEpoch {
             epoch,
             request_id: id,
@@ -69,7 +68,7 @@ impl Worker {
                 model,
             }),
         }))
-        .map_err(|e| Stop::Paused(Pause::CompactionNotSaved(e.to_string())))?;
+        .map_err(|e| Stop::Paused(Pause::CompactionNotSaved(e)))?;
         drop(core);
         let before = self.context.compacted_outputs + count_outputs(&self.context.items);
         self.context.compacted_outputs = before - count_outputs(&items).min(before);

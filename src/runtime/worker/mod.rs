@@ -6,24 +6,22 @@ mod compact;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::Sender;
 
 use ansa_sessions::Inbound;
 
-use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
+use ansa_sessions::protocol::ToolPhase;
 use ansa_sessions::{
     CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, ToolIntent, ToolOutcome,
-    ToolOutcomeStatus, TurnState, UsageRecord,
+    ToolOutcomeStatus, UsageRecord,
 };
-use ash_engine::cancel::CancelToken;
 use ash_engine::exec::supervisor::Supervision;
 
 use super::Limits;
 use super::context::{PendingCall, Replayed, encode_item, encode_output};
 use super::core::Shared;
 use super::reconcile::evidence_path;
-use super::stop::{self, Failure, Pause, Stop};
+use super::stop::{Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
@@ -46,8 +44,6 @@ pub struct Worker {
     pub prompt: Prompt,
     /// Limits.
     pub limits: Limits,
-    /// Publish previews.
-    pub previews: bool,
     /// The context and what is pending.
     pub context: Replayed,
     /// Exec supervisor evidence directory.
@@ -82,6 +78,16 @@ impl Output {
     }
 }
 
+/// A model response after admission.
+enum Response {
+    /// The final answer.
+    Final(String),
+    /// Tool calls to admit and run as one batch.
+    Calls(Vec<ToolCall>),
+    /// Neither: the model was told why, and the next round asks again.
+    Rejected,
+}
+
 /// Counters of one Resume segment.
 #[derive(Default)]
 struct Segment {
@@ -95,62 +101,14 @@ impl Worker {
     /// Runs turns until the input is closed and the FIFO is empty.
     pub fn run(mut self) {
         while let Some(id) = self.shared.next_turn() {
-            let stop = self.turn(id);
-            let mut core = self.shared.lock();
-            // Before the terminal event is published: a command that follows the event must
-            // see the turn finished, not still running.
-            core.active = None;
-            match stop {
-                Ok(()) => {}
-                Err(Stop::Paused(pause)) => {
-                    core.set_state(id, TurnState::Paused, Some(pause.to_string()))
-                }
-                Err(Stop::Cancelled) => {
-                    discard_preview(&mut core, self.previews);
-                    core.set_state(
-                        id,
-                        TurnState::Cancelled,
-                        Some(stop::CANCELLED_BY_USER.into()),
-                    )
-                }
-                Err(Stop::Failed(failure)) => {
-                    discard_preview(&mut core, self.previews);
-                    core.set_state(id, TurnState::Failed, Some(failure.to_string()))
-                }
-                // A context-length stop is turned into `Failed` (or a compaction) by `turn`.
-                Err(Stop::ContextTooLong(reason)) => {
-                    discard_preview(&mut core, self.previews);
-                    core.set_state(id, TurnState::Failed, Some(reason))
-                }
-                Err(Stop::Auth(reason)) => {
-                    core.error(None, ErrorCode::AuthFailed, reason.clone());
-                    core.set_state(id, TurnState::Paused, Some(stop::auth_reason(&reason)))
-                }
-                Err(Stop::Storage(reason)) => {
-                    core.events.publish(EventBody::TurnState {
-                        request_id: id,
-                        state: TurnState::Paused,
-                        reason: Some(stop::storage_reason(&reason)),
-                    });
-                }
-            }
+            let result = self.turn(id);
+            self.shared.lock().end(id, result);
         }
         let _ = self.control.send(Inbound::WorkerStopped);
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {
-        let (text, mode) = {
-            let mut core = self.shared.lock();
-            let Some(turn) = core.session.state().turn(id) else {
-                return Err(Stop::Paused(Pause::NotInJournal(id)));
-            };
-            let (text, mode) = (turn.text.clone(), turn.mode);
-            core.set_state(id, TurnState::Running, None);
-            if let Some(cause) = core.session.storage_failure() {
-                return Err(Stop::Storage(cause.to_owned()));
-            }
-            (text, mode)
-        };
+        let (text, mode) = self.shared.lock().start(id)?;
         if !self.context.started.contains(&id) {
             self.introduce(id)?;
             self.compact(id, false)?;
@@ -198,28 +156,43 @@ impl Worker {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
             }
             self.record_usage(id, generation, generated.usage)?;
-            match generated.turn {
-                ModelTurn::Final { text } => return self.finish(id, generation, text),
-                ModelTurn::ToolCalls(calls) if calls.is_empty() => {
-                    self.malformed(
-                        id,
-                        generation,
-                        String::new(),
-                        "the response had neither text nor tool calls".into(),
-                    )?;
-                    segment.rounds += 1;
+            let admitted = self.admit(id, generation, generated.turn)?;
+            self.context.generated(generation);
+            match admitted {
+                Response::Final(text) => {
+                    self.shared.lock().finish(id, generation, text);
+                    return Ok(());
                 }
-                ModelTurn::ToolCalls(calls) => {
-                    for call in &calls {
-                        self.journal_item(id, generation, ContextItem::ToolCall(call.clone()))?;
-                    }
-                    self.context.generated(generation);
-                    self.batch(id, mode, calls, &mut segment)?;
+                Response::Calls(calls) => self.batch(id, mode, calls, &mut segment)?,
+                Response::Rejected => segment.rounds += 1,
+            }
+        }
+    }
+
+    /// Journals what the model answered; a response that cannot be acted on is answered with
+    /// a note instead.
+    fn admit(&mut self, id: RequestId, generation: u64, turn: ModelTurn) -> Step<Response> {
+        match turn {
+            ModelTurn::Final { text } => {
+                let item = ContextItem::Assistant { text: text.clone() };
+                self.journal_item(id, generation, item)?;
+                self.context.completed_in_epoch += 1;
+                Ok(Response::Final(text))
+            }
+            ModelTurn::ToolCalls(calls) if calls.is_empty() => {
+                let reason = "the response had neither text nor tool calls";
+                self.malformed(id, generation, String::new(), reason)?;
+                Ok(Response::Rejected)
+            }
+            ModelTurn::ToolCalls(calls) => {
+                for call in &calls {
+                    self.journal_item(id, generation, ContextItem::ToolCall(call.clone()))?;
                 }
-                ModelTurn::Malformed { raw, reason } => {
-                    self.malformed(id, generation, raw, reason)?;
-                    segment.rounds += 1;
-                }
+                Ok(Response::Calls(calls))
+            }
+            ModelTurn::Malformed { raw, reason } => {
+                self.malformed(id, generation, raw, &reason)?;
+                Ok(Response::Rejected)
             }
         }
     }
@@ -235,23 +208,14 @@ impl Worker {
     }
 
     fn check_cancel(&self) -> Step<()> {
-        let core = self.shared.lock();
-        match &core.active {
-            Some(a) if a.cancelled() => Err(Stop::Cancelled),
-            _ => Ok(()),
-        }
-    }
-
-    fn cancel_handles(&self) -> (Arc<AtomicBool>, CancelToken) {
-        let core = self.shared.lock();
-        match &core.active {
-            Some(a) => (Arc::clone(&a.flag), a.engine.clone()),
-            None => (Arc::new(AtomicBool::new(false)), CancelToken::new()),
+        match self.shared.lock().cancel_requested() {
+            true => Err(Stop::Cancelled),
+            false => Ok(()),
         }
     }
 
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
-        let (flag, _) = self.cancel_handles();
+        let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
         let request = GenerationRequest {
             generation,
@@ -262,30 +226,12 @@ impl Worker {
             compacted_outputs: self.context.compacted_outputs,
         };
         let shared = &self.shared;
-        let previews = self.previews;
-        let mut on_preview = |text: &str| {
-            let mut core = shared.lock();
-            let preview = Preview {
-                generation,
-                text: text.to_owned(),
-                state: PreviewState::Preview,
-            };
-            if previews {
-                core.events.publish(EventBody::TextPreview {
-                    request_id: id,
-                    generation,
-                    text: text.to_owned(),
-                    state: PreviewState::Preview,
-                });
-            }
-            core.preview = Some((id, preview));
-        };
+        let mut on_preview = |text: &str| shared.lock().preview(id, generation, text);
         match self.provider.generate_full(&request, &mut on_preview) {
             Ok(generated) => Ok(generated),
             Err(ProviderError::Cancelled) => Err(Stop::Cancelled),
             Err(e) => {
-                let mut core = self.shared.lock();
-                discard_preview(&mut core, previews);
+                self.shared.lock().discard_preview();
                 Err(match e {
                     ProviderError::Auth(m) => Stop::Auth(m),
                     ProviderError::ContextLength(m) => Stop::ContextTooLong(m),
@@ -295,49 +241,8 @@ impl Worker {
         }
     }
 
-    fn finish(&mut self, id: RequestId, generation: u64, text: String) -> Step<()> {
-        self.journal_item(
-            id,
-            generation,
-            ContextItem::Assistant { text: text.clone() },
-        )?;
-        self.context.generated(generation);
-        self.context.completed_in_epoch += 1;
-        let mut core = self.shared.lock();
-        crash::point("done:before");
-        let durable = core.session.finish(id, text.clone()).is_ok();
-        crash::point("done:after");
-        if self.previews {
-            core.events.publish(EventBody::TextPreview {
-                request_id: id,
-                generation,
-                text: text.clone(),
-                state: PreviewState::Committed,
-            });
-        }
-        core.preview = None;
-        // The turn is over before `done` says so (see `run`).
-        core.active = None;
-        core.events.publish(EventBody::TextDelta {
-            request_id: id,
-            text,
-        });
-        core.events.publish(EventBody::Done {
-            request_id: id,
-            durable,
-        });
-        Ok(())
-    }
-
-    fn malformed(
-        &mut self,
-        id: RequestId,
-        generation: u64,
-        raw: String,
-        reason: String,
-    ) -> Step<()> {
+    fn malformed(&mut self, id: RequestId, generation: u64, raw: String, reason: &str) -> Step<()> {
         self.journal_item(id, generation, ContextItem::MalformedOutput { raw })?;
-        self.context.generated(generation);
         let note = format!(
             "Your last response could not be admitted: {reason}. No tool was executed. Answer with plain text, or with tool calls whose arguments are valid JSON objects for the offered tools."
         );
@@ -434,13 +339,12 @@ impl Worker {
                 tool: admitted.name.to_owned(),
                 arguments,
                 implementation_revision: admitted.implementation_revision.to_string(),
-            }))
-            .map_err(|e| Stop::Storage(e.to_string()))?;
+            }))?;
             crash::point("intent:after");
             let target = Some(admitted.args.target());
             core.tool_status(id, &call_id, admitted.name, target, ToolPhase::Started);
         }
-        let (_, engine) = self.cancel_handles();
+        let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {
             program,
             evidence: evidence_path(&self.evidence_dir, id, &call_id),
@@ -480,10 +384,9 @@ impl Worker {
         phase: ToolPhase,
     ) -> Step<()> {
         let call_id = CallId(call.call_id.clone());
-        let storage = |e: serde_json::Error| Stop::Storage(e.to_string());
-        let encoded = encode_output(&output.text).map_err(storage)?;
+        let encoded = encode_output(&output.text)?;
         let answer = match &output.answer {
-            Some(a) => Some(encode_output(a).map_err(storage)?),
+            Some(a) => Some(encode_output(a)?),
             None => None,
         };
         let mut core = self.shared.lock();
@@ -503,7 +406,7 @@ impl Worker {
             call_id: call.call_id.clone(),
             output: output.text,
         });
-        saved.map_err(|e| Stop::Storage(e.to_string()))
+        Ok(saved?)
     }
 
     /// Journals the tokens a generation used (buffered like provider items).
@@ -518,20 +421,13 @@ impl Worker {
             reasoning_tokens: u.reasoning_tokens,
         });
         let mut core = self.shared.lock();
-        core.session
-            .append(record)
-            .map_err(|e| Stop::Storage(e.to_string()))?;
-        if let Some(usage) = super::snapshot::usage(&core) {
-            core.events.publish(EventBody::Usage {
-                request_id: id,
-                usage,
-            });
-        }
+        core.append(record)?;
+        core.publish_usage(id);
         Ok(())
     }
 
     fn journal_item(&mut self, id: RequestId, generation: u64, item: ContextItem) -> Step<()> {
-        let encoded = encode_item(&item).map_err(|e| Stop::Storage(e.to_string()))?;
+        let encoded = encode_item(&item)?;
         let mut core = self.shared.lock();
         let record = Record::ProviderItem(ProviderItem {
             request_id: id,
@@ -542,26 +438,9 @@ impl Worker {
         // Buffered only: the next durable step (a tool intent, an outcome, `done`, a state
         // change) syncs it, and nothing acts on an item before that. Lost in a crash, the
         // generation simply runs again with the same index.
-        core.session
-            .append(record)
-            .map_err(|e| Stop::Storage(e.to_string()))?;
+        core.append(record)?;
         drop(core);
         self.context.items.push(item);
         Ok(())
-    }
-}
-
-fn discard_preview(core: &mut super::core::Core, previews: bool) {
-    if let Some((id, p)) = core.preview.as_mut() {
-        p.state = PreviewState::Discarded;
-        if previews {
-            let body = EventBody::TextPreview {
-                request_id: *id,
-                generation: p.generation,
-                text: p.text.clone(),
-                state: PreviewState::Discarded,
-            };
-            core.events.publish(body);
-        }
     }
 }

@@ -1,13 +1,14 @@
-//! The `snapshot` event: the current turn state, from memory, without touching the disk.
+//! What the core reports about itself: the `snapshot` event (the current turn state, from
+//! memory, without touching the disk), usage totals, and the first announcement of a runtime.
 
 use ansa_sessions::protocol::{EventBody, SessionUsage, SnapshotEvent};
 use ansa_sessions::{Mode, TurnState};
 
-use super::core::{Core, Shared};
-use super::reconcile::Reconciled;
+use super::{Core, Shared};
+use crate::runtime::reconcile::Reconciled;
 
 /// The snapshot as it would be published next (its `through_sequence` is its own number).
-pub fn build(core: &Core) -> EventBody {
+pub(super) fn snapshot(core: &Core) -> EventBody {
     let state = core.session.state();
     let current = core
         .active
@@ -55,7 +56,7 @@ pub fn build(core: &Core) -> EventBody {
 }
 
 /// The session's usage totals, once any generation reported usage.
-pub fn usage(core: &Core) -> Option<SessionUsage> {
+pub(super) fn usage(core: &Core) -> Option<SessionUsage> {
     let u = core.session.state().usage();
     (u.generations > 0).then_some(SessionUsage {
         input_tokens: u.input_tokens,
@@ -68,7 +69,7 @@ pub fn usage(core: &Core) -> Option<SessionUsage> {
 /// the tool calls it settled.
 pub fn announce(shared: &Shared, reconciled: &[Reconciled]) {
     let mut core = shared.lock();
-    let snapshot = build(&core);
+    let snapshot = snapshot(&core);
     core.events.publish(snapshot);
     let paused = core.session.recovery().paused.clone();
     for id in paused {

@@ -1,0 +1,287 @@
+//! State shared by the control thread and the worker, behind one lock: the journal, the FIFO,
+//! the active turn, the live preview and the event stream. The fields are private: every turn
+//! transition is a method in `turn.rs`, and the worker reaches the journal and the events only
+//! through the narrow methods below.
+
+mod status;
+mod turn;
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+
+use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
+use ansa_sessions::{
+    CallId, CommandId, Incarnation, Record, RequestId, Seq, Session, SessionError, TurnState,
+};
+use ash_engine::cancel::CancelToken;
+
+use super::events::EventSink;
+
+pub use status::announce;
+pub use turn::NextTurn;
+
+/// How often an idle runtime retries delivering a pending `resync_required`.
+const RESYNC_RETRY: std::time::Duration = std::time::Duration::from_millis(50);
+
+/// The turn the worker is running and how to stop it.
+#[derive(Debug)]
+struct Active {
+    request_id: RequestId,
+    /// Cancels a running engine request (exec kills its process group).
+    engine: CancelToken,
+    /// Cancels a generation.
+    flag: Arc<AtomicBool>,
+}
+
+impl Active {
+    fn new(request_id: RequestId) -> Self {
+        Active {
+            request_id,
+            engine: CancelToken::new(),
+            flag: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    fn cancel(&self) {
+        self.flag.store(true, Ordering::SeqCst);
+        self.engine.cancel();
+    }
+
+    fn cancelled(&self) -> bool {
+        self.flag.load(Ordering::SeqCst)
+    }
+}
+
+/// The cancel signals of the active turn, handed to a generation and an engine request.
+#[derive(Debug, Clone)]
+pub struct CancelHandles {
+    /// Raised for a generation.
+    pub flag: Arc<AtomicBool>,
+    /// Raised for an engine request.
+    pub engine: CancelToken,
+}
+
+/// Everything behind the lock.
+#[derive(Debug)]
+pub struct Core {
+    /// The journal (the only writer of the session directory).
+    session: Session,
+    /// Events to the frontend.
+    events: EventSink,
+    /// Accepted turns waiting to run, in order.
+    queue: VecDeque<RequestId>,
+    /// Most turns that may wait.
+    queue_max: usize,
+    /// The running turn.
+    active: Option<Active>,
+    /// The frontend's input ended.
+    input_closed: bool,
+    /// The live preview of the active (or last interrupted) generation.
+    preview: Option<(RequestId, Preview)>,
+    /// Whether preview changes are published as `text_preview` events.
+    previews: bool,
+    /// This process's incarnation, echoed by every command.
+    incarnation: Incarnation,
+    /// The worker has stopped (input closed, FIFO empty).
+    stopped: bool,
+}
+
+impl Core {
+    /// A core for an open session.
+    pub fn new(session: Session, events: EventSink, queue_max: usize, previews: bool) -> Self {
+        Core {
+            session,
+            events,
+            queue: VecDeque::new(),
+            queue_max: queue_max.max(1),
+            active: None,
+            input_closed: false,
+            preview: None,
+            previews,
+            incarnation: Incarnation::generate(),
+            stopped: false,
+        }
+    }
+
+    /// The open session, read-only (the worker reads turns and sequence numbers from it).
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// Appends one record without syncing: the next durable step syncs it.
+    pub fn append(&mut self, record: Record) -> Result<Seq, SessionError> {
+        self.session.append(record)
+    }
+
+    /// Appends and syncs one record.
+    pub fn durable(&mut self, record: Record) -> Result<(), SessionError> {
+        self.session.append(record)?;
+        self.session.sync()?;
+        Ok(())
+    }
+
+    /// Whether the active turn was asked to stop.
+    pub fn cancel_requested(&self) -> bool {
+        self.active.as_ref().is_some_and(Active::cancelled)
+    }
+
+    /// The active turn's cancel signals (fresh, never raised, when no turn is active).
+    pub fn cancel_handles(&self) -> CancelHandles {
+        match &self.active {
+            Some(a) => CancelHandles {
+                flag: Arc::clone(&a.flag),
+                engine: a.engine.clone(),
+            },
+            None => CancelHandles {
+                flag: Arc::new(AtomicBool::new(false)),
+                engine: CancelToken::new(),
+            },
+        }
+    }
+
+    /// Publishes a tool status change.
+    pub fn tool_status(
+        &mut self,
+        request_id: RequestId,
+        call_id: &CallId,
+        tool: &str,
+        target: Option<String>,
+        status: ToolPhase,
+    ) {
+        self.events.publish(EventBody::ToolStatus {
+            request_id,
+            call_id: call_id.clone(),
+            tool: tool.to_owned(),
+            target,
+            status,
+        });
+    }
+
+    /// Replaces the live preview of a generation (and publishes it when previews are on).
+    pub fn preview(&mut self, request_id: RequestId, generation: u64, text: &str) {
+        if self.previews {
+            self.events.publish(EventBody::TextPreview {
+                request_id,
+                generation,
+                text: text.to_owned(),
+                state: PreviewState::Preview,
+            });
+        }
+        let preview = Preview {
+            generation,
+            text: text.to_owned(),
+            state: PreviewState::Preview,
+        };
+        self.preview = Some((request_id, preview));
+    }
+
+    /// Marks the live preview discarded: the generation behind it produced nothing durable.
+    pub fn discard_preview(&mut self) {
+        if let Some((id, p)) = self.preview.as_mut() {
+            p.state = PreviewState::Discarded;
+            if self.previews {
+                let body = EventBody::TextPreview {
+                    request_id: *id,
+                    generation: p.generation,
+                    text: p.text.clone(),
+                    state: PreviewState::Discarded,
+                };
+                self.events.publish(body);
+            }
+        }
+    }
+
+    /// Publishes the session's usage totals after a generation reported usage.
+    pub fn publish_usage(&mut self, request_id: RequestId) {
+        if let Some(usage) = status::usage(self) {
+            self.events.publish(EventBody::Usage { request_id, usage });
+        }
+    }
+
+    /// Publishes an error answering `command_id`.
+    pub fn error(&mut self, command_id: Option<CommandId>, code: ErrorCode, message: String) {
+        self.events.publish(EventBody::Error {
+            command_id,
+            code,
+            message,
+        });
+    }
+
+    /// Publishes the current snapshot.
+    pub fn publish_snapshot(&mut self) {
+        let body = status::snapshot(self);
+        self.events.publish(body);
+    }
+
+    /// Publishes a page of the transcript.
+    pub fn publish_transcript(&mut self, query: ansa_sessions::TranscriptQuery) {
+        let page = self.session.transcript(query);
+        self.events.publish(EventBody::Transcript(page));
+    }
+
+    /// Records and publishes a turn state change; the event goes out even when the record
+    /// could not be saved (a snapshot then says `storage_failed`).
+    fn set_state(&mut self, request_id: RequestId, state: TurnState, reason: Option<String>) {
+        let change = ansa_sessions::TurnStateChange {
+            request_id,
+            state,
+            reason: reason.clone(),
+        };
+        let _ = self.durable(Record::TurnState(change));
+        self.events.publish(EventBody::TurnState {
+            request_id,
+            state,
+            reason,
+        });
+    }
+}
+
+/// The lock plus the worker's wake-up.
+#[derive(Debug)]
+pub struct Shared {
+    core: Mutex<Core>,
+    wake: Condvar,
+}
+
+impl Shared {
+    /// Wraps a core.
+    pub fn new(core: Core) -> Self {
+        Shared {
+            core: Mutex::new(core),
+            wake: Condvar::new(),
+        }
+    }
+
+    /// Locks the core. A panic while holding the lock cannot leave the journal inconsistent
+    /// (every record is appended whole), so a poisoned lock is taken over.
+    pub fn lock(&self) -> MutexGuard<'_, Core> {
+        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Wakes the worker.
+    pub fn notify(&self) {
+        self.wake.notify_all();
+    }
+
+    /// Waits for the worker's next turn: `None` when input is closed and nothing is queued.
+    pub fn next_turn(&self) -> Option<RequestId> {
+        let mut core = self.lock();
+        loop {
+            match core.next_turn() {
+                NextTurn::Run(id) => return Some(id),
+                NextTurn::Stopped => return None,
+                NextTurn::Wait { retry_resync } => {
+                    core = if retry_resync {
+                        self.wake
+                            .wait_timeout(core, RESYNC_RETRY)
+                            .map(|(g, _)| g)
+                            .unwrap_or_else(|p| p.into_inner().0)
+                    } else {
+                        self.wake.wait(core).unwrap_or_else(|p| p.into_inner())
+                    };
+                }
+            }
+        }
+    }
+}
