@@ -11,9 +11,9 @@
 use ash_engine::cancel::CancelToken;
 use ash_engine::deadline::Deadline;
 use ash_engine::exec::{Capture, CaptureLimits, ExecContext, Launch, ProcessOutcome, SpoolRoot};
+use ash_engine::files::workspace::Workspace;
 use ash_engine::protocol::{ExecArgs, Stdin};
-use ash_engine::session::store::QuotaMeter;
-use ash_engine::workspace::Workspace;
+use ash_engine::store::QuotaMeter;
 use std::time::{Duration, Instant};
 
 struct Bench {

@@ -73,7 +73,7 @@ impl BootstrapError {
 }
 
 /// The bootstrap error of a `run`/`ason` stdin document that does not decode.
-pub(crate) fn decode_error(e: crate::ason::AsonError) -> BootstrapError {
+pub fn decode_error(e: crate::ason::AsonError) -> BootstrapError {
     let code = match e {
         crate::ason::AsonError::InvalidUtf8 { .. } => BootstrapCode::InvalidUtf8,
         crate::ason::AsonError::TooLarge { .. } => BootstrapCode::InputCeiling,

@@ -49,9 +49,9 @@ impl Deadline {
 mod tests {
     use super::*;
     use crate::compute::ComputePlane;
+    use crate::files::walk::{Depth, WalkOptions, walk};
+    use crate::files::workspace::Workspace;
     use crate::protocol::ErrorCode;
-    use crate::walk::{Depth, WalkOptions, walk};
-    use crate::workspace::Workspace;
 
     #[test]
     fn a_passed_deadline_fails_and_a_future_one_does_not() {

@@ -4,7 +4,7 @@
 use super::spool::{PartialSpool, SpoolRoot};
 use super::tail::TailRing;
 use crate::reduce::{StreamSample, Utf8Tracker};
-use crate::session::store::{Body, Pending, QuotaMeter, Reservation, SpoolFile};
+use crate::store::{Body, Pending, QuotaMeter, Reservation, SpoolFile};
 use std::sync::Arc;
 
 /// Capture thresholds (docs/contract/ash-protocol.md §5: 4 MiB resident, then spool with 1 MiB samples).

@@ -11,7 +11,7 @@ use super::supervisor::{self, Target};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::protocol::ExitKind;
-use crate::session::store::{Body, QuotaMeter};
+use crate::store::{Body, QuotaMeter};
 use nix::errno::Errno;
 use nix::sys::wait::{Id, WaitPidFlag, waitid};
 use nix::unistd::Pid;

@@ -3,7 +3,7 @@
 //! child's group keeps a pipe open.
 
 use super::capture::Sink;
-use crate::session::store::Body;
+use crate::store::Body;
 use nix::errno::Errno;
 use nix::fcntl::{FcntlArg, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};

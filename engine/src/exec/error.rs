@@ -1,7 +1,7 @@
 //! Why an exec could not produce a process outcome.
 
+use crate::files::workspace::FsError;
 use crate::protocol::ErrorCode;
-use crate::workspace::FsError;
 use std::io;
 use thiserror::Error;
 

@@ -8,8 +8,8 @@
 use super::caps;
 use super::error::ExecError;
 use super::supervisor::Supervision;
+use crate::files::workspace::{FsError, Workspace};
 use crate::protocol::{EnvChange, ExecArgs, Program};
-use crate::workspace::{FsError, Workspace};
 use nix::unistd::{AccessFlags, access};
 use std::ffi::OsString;
 use std::io;

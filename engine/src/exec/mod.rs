@@ -11,6 +11,7 @@ mod capture;
 mod child;
 mod drain;
 mod error;
+pub(crate) mod gate;
 mod launch;
 mod monitor;
 pub mod spool;

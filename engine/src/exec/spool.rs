@@ -5,7 +5,7 @@
 //! its handle and every spool file made in it. Roots left behind by dead processes are reclaimed
 //! only when provably inactive: idle past a threshold, lock free, and every entry recognised.
 
-use crate::session::store::SpoolFile;
+use crate::store::SpoolFile;
 use std::fs::{self, DirBuilder, File, OpenOptions, TryLockError};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};

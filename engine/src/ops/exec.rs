@@ -1,13 +1,14 @@
 //! `x` exec: run the process, project both streams under the budget split, retain every
 //! stream that is not shown whole, and answer with the contract's status for how it ended.
 
+use crate::answer::Answer;
+use crate::exec::gate::GateStop;
 use crate::exec::{self, CaptureLimits, Captured, ExecContext, ExecError, Launch, ProcessOutcome};
 use crate::protocol::{
     Data, ErrorCode, ErrorRecord, ExecArgs, ExecResult, ExitKind, Flags, Response, Stage, Stdin,
 };
 use crate::reduce::{ExitOutcome, Projection, project_sample, project_stream, stream_budgets};
-use crate::session::store::{Body, Pending};
-use crate::session::{Answer, GateStop, store_error};
+use crate::store::{Body, Pending};
 
 /// Largest retained value accepted as stdin (docs/contract/ash-protocol.md §5 "formula full reads").
 const MAX_STDIN_REF: u64 = 64 * 1024 * 1024;
@@ -23,7 +24,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
         Stdin::Null => (None, None),
         Stdin::Text(t) => (Some(Body::Memory(t.as_bytes().into())), None),
         Stdin::Ref(alias) => {
-            let body = answer.store().lease(*alias).map_err(|e| store_error(&e))?;
+            let body = answer.store().lease(*alias).map_err(|e| e.record())?;
             (Some(body), Some(*alias))
         }
     };
@@ -161,7 +162,7 @@ fn respond(answer: &mut Answer<'_>, outcome: ProcessOutcome) -> Result<Response,
     let mut aliases = answer
         .store()
         .retain_all(pending)
-        .map_err(|e| store_error(&e))?
+        .map_err(|e| e.record())?
         .into_iter();
     let ro = if out.retain { aliases.next() } else { None };
     let re = if err.retain { aliases.next() } else { None };

@@ -1,18 +1,18 @@
 //! `f` fs: a table of create, copy, move and remove actions committed as one transaction.
 
 use super::reply::{self, Planned};
+use crate::answer::Answer;
+use crate::files::workspace::Workspace;
 use crate::protocol::{
     Data, Digest, ErrorCode, ErrorRecord, Flags, FsAction, FsArgs, FsOp, FsRow, MutationState,
     Response,
 };
-use crate::session::Answer;
 use crate::txn::preflight::{
     self, Target, check_target, content_bytes, failed_with, observe, txn_record,
 };
 use crate::txn::{
     Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,
 };
-use crate::workspace::Workspace;
 
 /// What preflight learned about one action before hashing.
 struct Resolved {

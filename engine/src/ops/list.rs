@@ -2,11 +2,11 @@
 
 use super::fs_error;
 use super::rows::{PathRow, project};
+use crate::answer::Answer;
 use crate::ason::Atom;
+use crate::files::walk::{self, Depth, LIST_MAX_ENTRIES, WalkOptions};
+use crate::files::workspace::FilterOp;
 use crate::protocol::{Data, EntryKind, ErrorRecord, Flags, ListArgs, ListRow, Response};
-use crate::session::Answer;
-use crate::walk::{self, Depth, LIST_MAX_ENTRIES, WalkOptions};
-use crate::workspace::FilterOp;
 
 /// Runs a list request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, ErrorRecord> {

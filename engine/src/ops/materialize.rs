@@ -1,11 +1,11 @@
 //! `>` materialize: write a retained value to a new workspace file through the fs journal.
 
 use super::reply::{self, Planned};
+use crate::answer::Answer;
 use crate::protocol::{
     Content, Data, Digest, ErrorCode, ErrorRecord, Flags, MaterializeResult, MutationState,
     Response,
 };
-use crate::session::Answer;
 use crate::txn::preflight::{self, Target, check_target, content_bytes, failed_with, txn_record};
 use crate::txn::{Action, Entry, Kind, Stop, Txn, TxnError};
 

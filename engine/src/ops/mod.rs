@@ -13,12 +13,16 @@ mod rows;
 mod search;
 mod snapshot;
 
-use crate::protocol::{CancelResult, Data, ErrorCode, ErrorRecord, Op, Response, Stage};
-use crate::session::Answer;
-use crate::workspace::FsError;
+use crate::answer::pathdict::PathDelta;
+use crate::answer::{Answer, Charge, Executed, Shared};
+use crate::cancel::CancelToken;
+use crate::deadline::Deadline;
+use crate::exec::supervisor::Supervision;
+use crate::files::workspace::FsError;
+use crate::protocol::{CancelResult, Data, ErrorCode, ErrorRecord, Op, Request, Response, Stage};
 
 /// Runs the request in `answer`; an `Err` becomes an error response.
-pub(crate) fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord> {
+fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord> {
     match &answer.request.op {
         Op::Read(args) => read::run(answer, args),
         Op::List(args) => list::run(answer, args),
@@ -49,5 +53,44 @@ pub(crate) fn fs_error(e: &FsError) -> ErrorRecord {
         ErrorCode::Filesystem => ErrorRecord::filesystem(),
         ErrorCode::TimedOut => ErrorRecord::typical_at(ErrorCode::TimedOut, Stage::Execute),
         code => ErrorRecord::typical(code),
+    }
+}
+
+/// Executes an authorized request (batch children run through here: their batch was
+/// authorized once for the union of its leaves, and run unsupervised).
+pub(crate) fn perform(
+    shared: &Shared,
+    request: &Request,
+    cancel: CancelToken,
+    deadline: Deadline,
+    output: u64,
+    supervision: Option<&Supervision>,
+    charge: Charge,
+) -> Executed {
+    let id = request.id;
+    let mut answer = Answer {
+        session: shared,
+        request,
+        delta: PathDelta::default(),
+        deadline,
+        cancel,
+        output,
+        supervision,
+        charge,
+        reserved: 0,
+        applies: false,
+    };
+    let response = dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
+    // Cancel answers are tiny and always sent (§9), so no presentation limit applies.
+    let limit = match request.op {
+        Op::Cancel(_) => None,
+        _ => Some(request.budget.presentation_limit(output)),
+    };
+    Executed {
+        response,
+        delta: answer.delta,
+        limit,
+        reserved: answer.reserved,
+        applied: answer.applies,
     }
 }

@@ -2,10 +2,10 @@
 //! through the transaction journal as replace actions.
 
 use super::reply::{self, Planned};
+use crate::answer::Answer;
 use crate::protocol::{
     Data, Digest, ErrorCode, ErrorRecord, Flags, MutationState, PatchArgs, PatchRow, Response,
 };
-use crate::session::Answer;
 use crate::txn::preflight::{self, Target, check_target, content_bytes, failed_with, txn_record};
 use crate::txn::{
     Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,

@@ -2,11 +2,11 @@
 //! the presentation limit, otherwise retained.
 
 use super::fs_error;
+use crate::answer::Answer;
+use crate::answer::truncate::{WORST_ID, digits};
 use crate::ason::encode_text;
+use crate::files::content::{self, ReadOutput, Selection};
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, ReadArgs, ReadMode, ReadRow, Response};
-use crate::read::{self, ReadOutput, Selection};
-use crate::session::Answer;
-use crate::session::truncate::{WORST_ID, digits};
 use std::collections::HashSet;
 use std::num::NonZeroU64;
 
@@ -28,7 +28,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
         },
     };
     let session = answer.session;
-    let outputs = read::read_paths(
+    let outputs = content::read_paths(
         &session.plane,
         &session.workspace,
         &args.paths,

@@ -8,10 +8,10 @@
 //! measured (ids of a session that knows many paths have more digits); it is never turned
 //! into a failure (docs/protocol.md).
 
+use crate::answer::Answer;
+use crate::answer::truncate::WORST_ID;
 use crate::ason::{Atom, Cell, Document, Value, encode};
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response};
-use crate::session::Answer;
-use crate::session::truncate::WORST_ID;
 use crate::txn::{Action, CommitFailure, Txn};
 
 /// Plans the answer (see [`plan`]), commits `actions` and answers: the planned success, or

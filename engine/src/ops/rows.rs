@@ -3,10 +3,10 @@
 //! prefix and retain the full result as literal-path ASON evidence when rows are left out (or, for
 //! snapshot, always).
 
+use crate::answer::Answer;
+use crate::answer::truncate::{Fit, RowCost, WORST_ID, digits, fit_prefix_of};
 use crate::ason::{Atom, Cell, Document, Value, encode, encode_atom, encode_text};
 use crate::protocol::{ErrorCode, ErrorRecord, Flags};
-use crate::session::Answer;
-use crate::session::truncate::{Fit, RowCost, WORST_ID, digits, fit_prefix_of};
 
 /// What, besides its rows, decides the encoded size of a table response.
 pub(crate) struct Shape {

@@ -10,20 +10,20 @@ use std::io::Read;
 
 use super::fs_error;
 use super::rows::{PathRow, least_row_bytes, project, project_prefix, row_bytes};
+use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Cell, Document, Value, encode};
 use crate::exec::spool::{PartialSpool, SpoolRoot};
+use crate::files::text_search::{self, MatchFlags, SearchMatch};
+use crate::files::workspace::FsError;
 use crate::protocol::{Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow};
-use crate::search::{self, MatchFlags, SearchMatch};
-use crate::session::store::{Body, Pending, Reservation};
-use crate::session::{Answer, Shared, store_error};
-use crate::workspace::FsError;
+use crate::store::{Body, Pending, Reservation};
 
 /// Columns of the rows and of the evidence table.
 const COLS: [&str; 4] = ["p", "l", "c", "t"];
 
 /// Runs a search request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response, ErrorRecord> {
-    let matcher = search::compile(
+    let matcher = text_search::compile(
         &args.query,
         MatchFlags {
             regex: args.regex,
@@ -33,7 +33,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     .map_err(|e| fs_error(&e))?;
     let session = answer.session;
     let mut rows = Collector::new(session, answer.rec(), answer.limit());
-    let searched = search::search_into(
+    let searched = text_search::search_into(
         &session.plane,
         &session.workspace,
         &matcher,
@@ -173,11 +173,7 @@ impl EvidenceSpool {
     fn start(session: &Shared) -> Result<Self, ErrorRecord> {
         let root = session.spool_root().map_err(|_| ErrorRecord::store_io())?;
         let rows = root.create_file().map_err(|_| ErrorRecord::store_io())?;
-        let charge = session
-            .store()
-            .meter()
-            .reserve(0)
-            .map_err(|e| store_error(&e))?;
+        let charge = session.store().meter().reserve(0).map_err(|e| e.record())?;
         Ok(EvidenceSpool {
             rows,
             buf: Vec::with_capacity(WRITE_BYTES),
@@ -194,7 +190,7 @@ impl EvidenceSpool {
             .map(Cell::Atom)
             .collect();
         let len = row_bytes(&cells, &mut self.line);
-        self.charge.grow(len as u64).map_err(|e| store_error(&e))?;
+        self.charge.grow(len as u64).map_err(|e| e.record())?;
         self.buf.extend_from_slice(self.line.as_bytes());
         self.buf.push(b'\n');
         self.count += 1;
@@ -219,7 +215,7 @@ impl EvidenceSpool {
         let header = table_header(self.count);
         self.charge
             .grow(header.len() as u64)
-            .map_err(|e| store_error(&e))?;
+            .map_err(|e| e.record())?;
         let rows = self.rows.finish();
         let mut out = self
             .root
@@ -249,7 +245,7 @@ impl EvidenceSpool {
         answer
             .store()
             .retain_all(vec![pending])
-            .map_err(|e| store_error(&e))?
+            .map_err(|e| e.record())?
             .into_iter()
             .next()
             .ok_or(ErrorRecord::internal_execute())

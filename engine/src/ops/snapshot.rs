@@ -7,13 +7,13 @@
 
 use super::fs_error;
 use super::rows::{PathRow, project_retaining};
+use crate::answer::Answer;
 use crate::ason::Atom;
+use crate::files::capture::{self, Entry, MANIFEST_MAGIC, Manifest, Scope};
+use crate::files::walk::Depth;
 use crate::protocol::{
     Change, Data, ErrorCode, ErrorRecord, Flags, Response, SnapshotArgs, SnapshotMode, SnapshotRow,
 };
-use crate::session::Answer;
-use crate::snapshot::{self, Entry, MANIFEST_MAGIC, Manifest, Scope};
-use crate::walk::Depth;
 
 /// Response columns of capture and delta rows.
 const COLS: [&str; 5] = ["p", "c", "k", "z", "h"];
@@ -32,7 +32,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SnapshotArgs) -> Result<Respon
     };
     refuse_symlinked_roots(answer, &args.paths)?;
     let session = answer.session;
-    let captured = snapshot::capture(
+    let captured = capture::capture(
         &session.plane,
         &session.workspace,
         &args.paths,
@@ -52,7 +52,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SnapshotArgs) -> Result<Respon
                 .iter()
                 .map(|e| (Change::Captured, e))
                 .collect(),
-            Some(old) => snapshot::diff(&old.entries, &manifest.entries),
+            Some(old) => capture::diff(&old.entries, &manifest.entries),
         };
         let rows: Vec<PathRow> = changes.iter().map(|(c, e)| path_row(*c, e)).collect();
         (changes, manifest.encode().into_bytes(), rows)

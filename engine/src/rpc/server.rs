@@ -10,7 +10,8 @@ use crate::deadline::Deadline;
 use crate::protocol::{
     CancelResult, Data, ErrorCode, ErrorRecord, Op, OpMask, Request, RequestError, Response,
 };
-use crate::session::{Executed, Session, lock};
+use crate::session::{Executed, Session};
+use crate::sync::lock;
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::path::Path;

@@ -1,7 +1,7 @@
 //! The in-flight and unwritten windows of an RPC session (docs/contract/ash-protocol.md §7), shared by the
 //! dispatcher, the request tasks and the writer.
 
-use crate::session::lock;
+use crate::sync::lock;
 use std::sync::{Condvar, Mutex};
 
 #[derive(Debug, Default)]

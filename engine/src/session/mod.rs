@@ -1,35 +1,31 @@
 //! The engine session: one workspace, its path dictionary, retained store, output budget and
 //! capability grant. `ash run`, `ash rpc` and the agent's tools all answer requests through it.
 
-mod answer;
 pub mod approval;
-mod gate;
-pub mod pathdict;
-pub mod store;
-pub mod truncate;
 
-pub(crate) use answer::Answer;
 use approval::{ApprovalPolicy, Decision};
-use gate::Gate;
-pub(crate) use gate::GateStop;
 
+pub use crate::answer::Executed;
+use crate::answer::pathdict::PathDictionary;
+use crate::answer::{Charge, Shared, resolve};
 use crate::ason::Document;
 use crate::cancel::CancelToken;
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
+use crate::exec::ExecHardening;
+use crate::exec::gate::Gate;
 use crate::exec::supervisor::Supervision;
-use crate::exec::{ExecHardening, SpoolRoot};
+use crate::files::workspace::Workspace;
+pub use crate::files::workspace::{FilterOp, PathFilter};
 use crate::ops;
 use crate::protocol::{
-    Caps, Data, ErrorCode, ErrorRecord, Op, Request, RequestError, Response, Status,
+    Caps, Data, ErrorCode, ErrorRecord, Request, RequestError, Response, Status,
 };
-use crate::workspace::Workspace;
-pub use crate::workspace::{FilterOp, PathFilter};
-use pathdict::{PathDelta, PathDictionary, Resolved};
+use crate::store::{RetainedStore, StoreQuota};
+use crate::sync::lock;
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
-use store::{Body, RetainedStore, StoreQuota};
+use std::sync::{Arc, Mutex, MutexGuard};
 use thiserror::Error;
 
 /// Output ceiling of an `ash run` session (docs/contract/ash-protocol.md §5).
@@ -90,94 +86,6 @@ pub struct Session {
     shared: Arc<Shared>,
 }
 
-/// The state every request of a session shares. Locks are only held for short bookkeeping,
-/// never across process runs, walks or hashing.
-pub(crate) struct Shared {
-    pub(crate) workspace: Workspace,
-    pub(crate) plane: Arc<ComputePlane>,
-    store: Mutex<RetainedStore>,
-    paths: Mutex<PathDictionary>,
-    caps: Caps,
-    // Installed by embedders only; `None` grants `caps` directly and ignores permits.
-    approval: Mutex<Option<ApprovalPolicy>>,
-    remaining_output: AtomicU64,
-    // Created on the first exec, so sessions that never spawn touch no temp directory.
-    spool: Mutex<Option<SpoolRoot>>,
-    // At most C child processes at once, across concurrent requests and batch nodes.
-    pub(crate) processes: Gate,
-    pub(crate) hardening: ExecHardening,
-    pub(crate) withheld_env: Arc<[String]>,
-}
-
-/// Locks a mutex; every update under these locks is a single call, so a lock poisoned by a
-/// panic elsewhere still guards consistent data.
-pub(crate) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-impl Shared {
-    /// The retained-result store.
-    pub(crate) fn store(&self) -> MutexGuard<'_, RetainedStore> {
-        lock(&self.store)
-    }
-
-    /// The value behind a live alias (the lock is released before the caller reads it).
-    pub(crate) fn body(&self, alias: u64) -> Option<Body> {
-        self.store().get(alias)
-    }
-
-    /// Takes `bytes` from the remaining output ceiling; `false` (nothing taken) if it has fewer.
-    pub(crate) fn reserve_output(&self, bytes: u64) -> bool {
-        self.remaining_output
-            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |r| r.checked_sub(bytes))
-            .is_ok()
-    }
-
-    /// The session's spool root, created on first use.
-    pub(crate) fn spool_root(&self) -> std::io::Result<SpoolRoot> {
-        let mut spool = lock(&self.spool);
-        if let Some(root) = spool.as_ref() {
-            return Ok(root.clone());
-        }
-        let root = SpoolRoot::in_temp_dir()?;
-        *spool = Some(root.clone());
-        Ok(root)
-    }
-}
-
-/// A request that has run but not been sealed: its response still carries provisional path
-/// ids and has not been charged to the output ceiling.
-#[derive(Debug)]
-pub struct Executed {
-    pub(crate) response: Response,
-    pub(crate) delta: PathDelta,
-    // The presentation limit the operation worked under; `None` for answers it never saw.
-    pub(crate) limit: Option<u64>,
-    // Output bytes taken from the session's ceiling before a mutation changed anything, so its
-    // answer can always be sent; settled against the real answer when sealed.
-    pub(crate) reserved: u64,
-    // The success answer reports an applied change: never turned into a failure.
-    pub(crate) applied: bool,
-}
-
-impl Executed {
-    /// An answer that needs no execution (a schema error, a denial, a transport answer).
-    pub fn ready(response: Response) -> Executed {
-        Executed {
-            response,
-            delta: PathDelta::default(),
-            limit: None,
-            reserved: 0,
-            applied: false,
-        }
-    }
-
-    /// The unsealed response.
-    pub fn response(&self) -> &Response {
-        &self.response
-    }
-}
-
 impl Session {
     /// Opens a session on `root` (canonicalised) with its own compute plane handle.
     pub fn open(
@@ -233,7 +141,7 @@ impl Session {
     }
 
     /// The workspace this session acts on (its root descriptor and filter).
-    pub fn workspace(&self) -> &crate::workspace::Workspace {
+    pub fn workspace(&self) -> &crate::files::workspace::Workspace {
         &self.shared.workspace
     }
 
@@ -275,7 +183,7 @@ impl Session {
                     ..ErrorRecord::typical(code)
                 },
             ),
-            Err(e) => Response::error(id, store_error(&e)),
+            Err(e) => Response::error(id, e.record()),
         })
     }
 
@@ -355,7 +263,7 @@ impl Session {
         if let Some(denied) = self.authorize(request) {
             return Executed::ready(denied);
         }
-        perform(
+        ops::perform(
             &self.shared,
             request,
             cancel,
@@ -419,109 +327,5 @@ impl Session {
                 .remaining_output
                 .fetch_add(bytes, Ordering::SeqCst);
         }
-    }
-}
-
-/// Whose output ceiling an answer is charged to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Charge {
-    /// The session's, when the answer is sealed (top-level requests).
-    Session,
-    /// Nobody's directly: a batch child's answer is retained and only the batch answer is
-    /// charged, under its share of the budget.
-    Share,
-}
-
-/// Executes an authorized request (batch children run through here: their batch was
-/// authorized once for the union of its leaves, and run unsupervised).
-pub(crate) fn perform(
-    shared: &Shared,
-    request: &Request,
-    cancel: CancelToken,
-    deadline: Deadline,
-    output: u64,
-    supervision: Option<&Supervision>,
-    charge: Charge,
-) -> Executed {
-    let id = request.id;
-    let mut answer = Answer {
-        session: shared,
-        request,
-        delta: PathDelta::default(),
-        deadline,
-        cancel,
-        output,
-        supervision,
-        charge,
-        reserved: 0,
-        applies: false,
-    };
-    let response = ops::dispatch(&mut answer).unwrap_or_else(|e| Response::error(id, e));
-    // Cancel answers are tiny and always sent (§9), so no presentation limit applies.
-    let limit = match request.op {
-        Op::Cancel(_) => None,
-        _ => Some(request.budget.presentation_limit(output)),
-    };
-    Executed {
-        response,
-        delta: answer.delta,
-        limit,
-        reserved: answer.reserved,
-        applied: answer.applies,
-    }
-}
-
-/// Maps an executed response's provisional ids against `paths`, validates and encodes it; the
-/// caller commits the returned ids once the answer will be emitted. Only answers that carry
-/// data introduce paths. An answer breaking an invariant becomes an internal error; one that
-/// final ids made longer than its presentation limit becomes `600`.
-pub(crate) fn resolve(
-    paths: &PathDictionary,
-    executed: Executed,
-) -> Result<(Response, String, Resolved), Box<Response>> {
-    let Executed {
-        mut response,
-        delta,
-        limit,
-        applied,
-        ..
-    } = executed;
-    let id = response.id;
-    let resolved = if response.data.is_some() {
-        paths
-            .resolve(&delta)
-            .map_err(|_| Box::new(Response::error(id, ErrorRecord::internal_execute())))?
-    } else {
-        Resolved::default()
-    };
-    response.paths.clear();
-    response.map_path_ids(|p| resolved.map(p));
-    response.paths = resolved.new.clone();
-    if response.validate().is_err() {
-        return Err(Box::new(Response::error(
-            id,
-            ErrorRecord::internal_encode(),
-        )));
-    }
-    let encoded = response.encode();
-    let reports_change = applied && response.status == Status::Success;
-    if response.data.is_some() && !reports_change && limit.is_some_and(|l| encoded.len() as u64 > l)
-    {
-        return Err(Box::new(Response::error(
-            id,
-            ErrorRecord::typical(ErrorCode::OutputBudget),
-        )));
-    }
-    Ok((response, encoded, resolved))
-}
-
-/// The error record for a retained-store failure.
-pub(crate) fn store_error(e: &store::StoreError) -> ErrorRecord {
-    use store::StoreError as E;
-    match e {
-        E::BytesQuota { .. } | E::EntryQuota(_) | E::AliasesExhausted => ErrorRecord::store_quota(),
-        E::Unknown(_) => ErrorRecord::typical(ErrorCode::UnknownReference),
-        E::Leased(_) => ErrorRecord::typical(ErrorCode::ReferenceBusy),
-        E::Io(_) => ErrorRecord::store_io(),
     }
 }

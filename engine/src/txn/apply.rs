@@ -5,8 +5,8 @@
 use super::journal::Journal;
 use super::manifest::Kind;
 use super::{CommitFailure, MAX_FILE_BYTES, Stop, TxnError, crash, fsx, io_err, recover};
+use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
-use crate::workspace::Workspace;
 use std::fs::Permissions;
 use std::io;
 use std::os::unix::fs::PermissionsExt;

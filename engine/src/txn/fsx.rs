@@ -7,8 +7,8 @@
 //! so a directory swapped for a link mid-transaction fails the step instead of redirecting it.
 
 use super::{Halt, Stop, stats};
+use crate::files::workspace::{At, Workspace, type_of};
 use crate::protocol::Digest;
-use crate::workspace::{At, Workspace, type_of};
 use nix::fcntl::AtFlags;
 use nix::fcntl::{OFlag, RenameFlags, openat, renameat, renameat2};
 use nix::sys::stat::{Mode, SFlag, mkdirat};

@@ -3,8 +3,8 @@
 
 use super::manifest::{self, Entry};
 use super::{Action, Stop, TxnError, crash, fsx, io_err};
+use crate::files::workspace::Workspace;
 use crate::protocol::to_lower_hex;
-use crate::workspace::Workspace;
 use std::io::{self, Read};
 
 /// The journal being prepared (a logical path, like every path of the journal).

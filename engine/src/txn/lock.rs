@@ -3,7 +3,7 @@
 //! conditions.
 
 use super::{Stop, TxnError, fsx, io_err};
-use crate::workspace::{STATE_DIR, STATE_FORMAT_MARKER, Workspace};
+use crate::files::workspace::{STATE_DIR, STATE_FORMAT_MARKER, Workspace};
 use nix::fcntl::{OFlag, openat};
 use nix::sys::stat::Mode;
 use std::collections::HashSet;

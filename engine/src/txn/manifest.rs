@@ -6,8 +6,8 @@
 //! and size; finally a BLAKE3 of every preceding byte.
 
 use super::{MAX_FILE_BYTES, MAX_TOTAL_BYTES};
+use crate::files::workspace::{STATE_DIR, check_logical_path};
 use crate::protocol::Digest;
-use crate::workspace::{STATE_DIR, check_logical_path};
 use std::collections::HashSet;
 
 const MAGIC: &[u8; 8] = b"ASHFS002";
@@ -205,7 +205,7 @@ impl<'a> Reader<'a> {
     }
 
     fn text(&mut self, len: u32) -> Result<String, String> {
-        if len as usize > crate::workspace::MAX_LOGICAL_PATH_BYTES {
+        if len as usize > crate::files::workspace::MAX_LOGICAL_PATH_BYTES {
             return Err("manifest path is longer than 4096 bytes".into());
         }
         let raw = self.take(len as usize)?;

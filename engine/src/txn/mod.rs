@@ -19,8 +19,8 @@ pub mod stats;
 
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
+use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
-use crate::workspace::Workspace;
 
 pub(crate) use manifest::{Entry, Kind};
 

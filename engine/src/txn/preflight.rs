@@ -3,11 +3,11 @@
 
 use super::fsx::{self, HashError, Meta};
 use super::{Halt, MAX_FILE_BYTES, Stop, TxnError};
+use crate::answer::Shared;
+use crate::files::workspace::{STATE_DIR, Workspace, check_logical_path, type_of};
 use crate::protocol::Content;
 use crate::protocol::Digest;
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response, Stage};
-use crate::session::Shared;
-use crate::workspace::{STATE_DIR, Workspace, check_logical_path, type_of};
 use nix::sys::stat::SFlag;
 use std::io;
 

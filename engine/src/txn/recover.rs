@@ -6,7 +6,7 @@ use super::apply::place_temp;
 use super::journal::{self, Found, Journal, PREPARING, PUBLISHED, STATE};
 use super::manifest::{Entry, Kind};
 use super::{MAX_FILE_BYTES, TxnError, crash, fsx};
-use crate::workspace::Workspace;
+use crate::files::workspace::Workspace;
 
 /// Where an action stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -10,8 +10,8 @@
 
 use ash_engine::cancel::CancelToken;
 use ash_engine::protocol::{Data, ExecResult, ExitKind, Response};
-use ash_engine::session::store::Body;
 use ash_engine::session::{Session, SessionConfig};
+use ash_engine::store::Body;
 /// The canonical ASON form of a text cell.
 pub use common::cell as quote;
 use common::open_session;

@@ -2,7 +2,7 @@
 //! spooled values read by range.
 
 use crate::client::{BIG, Client, cell, no_fit, req, slice_answer};
-use ash_engine::session::store::{Body, Pending, SpoolFile};
+use ash_engine::store::{Body, Pending, SpoolFile};
 use std::sync::Arc;
 
 /// A slice case: operands, expected `o,n,p`, the selection, and expected `t,b` cells.

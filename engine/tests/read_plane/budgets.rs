@@ -4,7 +4,7 @@
 use crate::client::*;
 use ash_engine::protocol::{Caps, Status};
 use ash_engine::session::SessionConfig;
-use ash_engine::session::store::StoreQuota;
+use ash_engine::store::StoreQuota;
 use tempfile::TempDir;
 
 #[test]

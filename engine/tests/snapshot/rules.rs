@@ -3,7 +3,7 @@
 use crate::client::*;
 use ash_engine::protocol::Caps;
 use ash_engine::session::SessionConfig;
-use ash_engine::session::store::StoreQuota;
+use ash_engine::store::StoreQuota;
 
 const DOT: &[&str] = &["."];
 

@@ -29,8 +29,8 @@ use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
 use ash_engine::exec::supervisor::Supervision;
 use ash_engine::protocol::{Budget, Caps, Op, Request};
-use ash_engine::session::store::StoreQuota;
 use ash_engine::session::{PathFilter, Session, SessionConfig};
+use ash_engine::store::StoreQuota;
 use deliver::Deliveries;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -347,7 +347,7 @@ impl ToolExecutor {
 /// Whether `path` names a regular file with more than one hard link in the session's workspace
 /// (looked up through its directory descriptors, without following links).
 fn is_hard_linked(session: &Session, path: &str) -> bool {
-    if ash_engine::workspace::check_logical_path(path).is_err() {
+    if ash_engine::files::workspace::check_logical_path(path).is_err() {
         return false;
     }
     session
@@ -355,6 +355,7 @@ fn is_hard_linked(session: &Session, path: &str) -> bool {
         .locate(path)
         .and_then(|at| at.stat())
         .is_ok_and(|s| {
-            ash_engine::workspace::type_of(&s) == nix::sys::stat::SFlag::S_IFREG && s.st_nlink > 1
+            ash_engine::files::workspace::type_of(&s) == nix::sys::stat::SFlag::S_IFREG
+                && s.st_nlink > 1
         })
 }

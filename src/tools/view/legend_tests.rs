@@ -7,7 +7,7 @@ use ash_engine::protocol::{
     Change, Digest, EntryKind, ErrorCode, ErrorRecord, ExecResult, ExitKind, FindRow, FsKind,
     FsRow, ListRow, MutationState, PatchRow, ReadRow, SearchRow, SliceResult, SnapshotRow, Status,
 };
-use ash_engine::session::store::StoreQuota;
+use ash_engine::store::StoreQuota;
 
 fn names() -> PathNames {
     let mut names = PathNames::default();

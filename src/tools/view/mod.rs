@@ -18,7 +18,7 @@ mod stream;
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;
 use ash_engine::protocol::{Data, Flags, Response};
-use ash_engine::session::store::RetainedStore;
+use ash_engine::store::RetainedStore;
 
 use super::execute::PathNames;
 

@@ -1,7 +1,7 @@
 use super::stream::{annotate_gaps, cut_lines};
 use super::*;
 use ash_engine::protocol::{ErrorCode, ErrorRecord, ReadRow, SearchRow, Status};
-use ash_engine::session::store::StoreQuota;
+use ash_engine::store::StoreQuota;
 
 fn names(pairs: &[(u64, &str)]) -> PathNames {
     let mut names = PathNames::default();

@@ -1,8 +1,7 @@
 //! The exec supervisor: a small process between the engine and a command that outlives neither.
 //!
 //! An embedder (the agent) that wants a command's end to be certain and recorded runs `x`
-//! requests through [`Session::execute_supervised`](crate::session::Session::execute_supervised)
-//! with a [`Supervision`]. The engine then spawns `PROGRAM __ash-supervise ... -- COMMAND` instead
+//! requests through the session's `execute_supervised` with a [`Supervision`]. The engine then spawns `PROGRAM __ash-supervise ... -- COMMAND` instead
 //! of the command. The supervisor becomes a child subreaper, asks for `SIGHUP` when its parent
 //! dies, applies the session's [`ExecHardening`](super::ExecHardening), and starts the command in
 //! a process group of its own with the supervisor's stdio (the engine's pipes, so capture is

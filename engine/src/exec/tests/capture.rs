@@ -2,7 +2,7 @@
 
 use super::{Fixture, args};
 use crate::exec::{Capture, CaptureLimits, Captured, Lost};
-use crate::session::store::{RetainedStore, StoreQuota};
+use crate::store::{RetainedStore, StoreQuota};
 
 /// Write sizes that exercise every boundary: single bytes, primes, pipe-page multiples, bursts.
 const SIZES: [usize; 7] = [1, 7, 31, 257, 4093, 16384, 65521];

@@ -3,7 +3,7 @@
 use super::{Fixture, args, process_gone, set, sh, text};
 use crate::exec::ExecError;
 use crate::protocol::{EnvChange, ErrorCode, ExitKind};
-use crate::session::store::{Body, SpoolFile};
+use crate::store::{Body, SpoolFile};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -3,13 +3,14 @@
 
 mod schedule;
 
+use crate::answer::pathdict::PathDictionary;
+use crate::answer::{Answer, Charge, Executed, resolve};
 use crate::compute::host_parallelism;
+use crate::ops::perform;
 use crate::protocol::{
     BatchArgs, BatchRow, Budget, Data, ErrorCode, ErrorRecord, Flags, NodeState, Request, Response,
     Status,
 };
-use crate::session::pathdict::PathDictionary;
-use crate::session::{Answer, Charge, Executed, perform, resolve};
 use schedule::{Outcome, Plan};
 use std::collections::HashMap;
 

@@ -3,14 +3,14 @@
 
 use super::stream::{Utf8Stream, chunks, find_lf, range};
 use super::{answered, leased, truncation};
+use crate::answer::Answer;
+use crate::answer::truncate::RowCost;
 use crate::ason::{Atom, Cell};
 use crate::deadline::Deadline;
+use crate::files::text_search::REGEX_SIZE_LIMIT;
 use crate::ops::rows::{Shape, column_bytes, fit, row_bytes};
 use crate::protocol::{Data, ErrorRecord, FindRow, Flags, Response};
-use crate::search::REGEX_SIZE_LIMIT;
-use crate::session::Answer;
-use crate::session::store::Body;
-use crate::session::truncate::RowCost;
+use crate::store::Body;
 use regex::bytes::{Regex, RegexBuilder};
 use std::ops::ControlFlow;
 

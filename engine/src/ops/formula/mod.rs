@@ -7,9 +7,9 @@ mod release;
 mod slice;
 mod stream;
 
+use crate::answer::Answer;
 use crate::protocol::{Data, ErrorRecord, Flags, Formula, Response};
-use crate::session::store::Body;
-use crate::session::{Answer, store_error};
+use crate::store::Body;
 
 /// Runs a formula request.
 pub(crate) fn run(answer: &mut Answer<'_>, formula: &Formula) -> Result<Response, ErrorRecord> {
@@ -70,7 +70,7 @@ fn leased<'a, T>(
     source: u64,
     work: impl FnOnce(&mut Answer<'a>, &Body) -> Result<T, ErrorRecord>,
 ) -> Result<T, ErrorRecord> {
-    let body = answer.store().lease(source).map_err(|e| store_error(&e))?;
+    let body = answer.store().lease(source).map_err(|e| e.record())?;
     let result = work(answer, &body);
     answer.store().unlease(source);
     result

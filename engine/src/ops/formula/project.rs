@@ -3,11 +3,11 @@
 
 use super::stream::range;
 use super::{answered, leased, truncation};
+use crate::answer::Answer;
+use crate::answer::truncate::RowCost;
 use crate::ason::{Cell, Limits, Table, Value, decode};
 use crate::ops::rows::{Shape, column_bytes, fit, row_bytes};
 use crate::protocol::{Data, ErrorRecord, Flags, Projection, Response};
-use crate::session::Answer;
-use crate::session::truncate::RowCost;
 
 /// Largest retained document `|` reads (docs/contract/ash-protocol.md §5 "formula full reads").
 pub(crate) const MAX_DOCUMENT_BYTES: u64 = 8 << 20;

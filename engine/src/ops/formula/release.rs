@@ -1,7 +1,7 @@
 //! `-` release: forget a retained value; its alias is never handed out again.
 
+use crate::answer::Answer;
 use crate::protocol::{Data, ErrorCode, ErrorRecord, ReleaseResult, Response};
-use crate::session::{Answer, store_error};
 
 /// Runs `-` on `source`: 700 when unknown, 600 when even the answer does not fit, 701 when
 /// leased; nothing is released unless the answer is emitted.
@@ -19,9 +19,6 @@ pub(super) fn run(answer: &mut Answer<'_>, source: u64) -> Result<Response, Erro
     if response.encode().len() > answer.limit() {
         return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
     }
-    answer
-        .store()
-        .release(source)
-        .map_err(|e| store_error(&e))?;
+    answer.store().release(source).map_err(|e| e.record())?;
     Ok(response)
 }

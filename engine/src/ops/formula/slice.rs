@@ -3,11 +3,11 @@
 
 use super::stream::{Selected, Sink, chunks, find_lf};
 use super::{answered, leased};
+use crate::answer::Answer;
+use crate::answer::truncate::digits;
 use crate::ason::{encode_text, is_bare};
 use crate::protocol::{Data, ErrorCode, ErrorRecord, Flags, Response, SliceResult};
-use crate::session::Answer;
-use crate::session::store::Body;
-use crate::session::truncate::digits;
+use crate::store::Body;
 use std::ops::ControlFlow;
 
 /// `/`: bytes `[offset, offset+len)`, clamped to the value; `o` stays the requested offset.

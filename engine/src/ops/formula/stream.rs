@@ -4,7 +4,7 @@
 
 use crate::deadline::Deadline;
 use crate::protocol::{Digest, ErrorCode, ErrorRecord, Stage};
-use crate::session::store::Body;
+use crate::store::Body;
 use std::borrow::Cow;
 use std::ops::ControlFlow;
 

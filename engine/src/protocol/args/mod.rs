@@ -1,6 +1,6 @@
 //! Typed arguments of every operation, with the request-layer checks of docs/contract/ash-protocol.md §3.3–3.4
 //! that need no filesystem access. Logical path *syntax* is deliberately left to
-//! resolution ([`crate::workspace::check_logical_path`]), as the spec places it there.
+//! resolution ([`crate::files::workspace::check_logical_path`]), as the spec places it there.
 
 mod batch;
 mod exec;

@@ -24,7 +24,6 @@
 mod tests;
 
 use std::ffi::OsStr;
-use std::fs::FileType;
 use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,7 +36,7 @@ use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::workspace::{
+use crate::files::workspace::{
     Ceiling, FilterOp, FsError, STATE_DIR, Workspace, is_hidden, join_logical, type_of,
 };
 
@@ -102,6 +101,7 @@ pub struct WalkOptions {
 
 impl WalkOptions {
     /// Options for a list-style walk: no hidden entries, all kinds, the list ceiling.
+    #[cfg(test)]
     pub fn new(depth: Depth) -> WalkOptions {
         WalkOptions {
             depth,
@@ -115,19 +115,6 @@ impl WalkOptions {
 }
 
 pub use crate::protocol::EntryKind;
-
-/// The kind of a file type obtained without following symlinks.
-pub fn kind_of(file_type: FileType) -> EntryKind {
-    if file_type.is_symlink() {
-        EntryKind::Symlink
-    } else if file_type.is_dir() {
-        EntryKind::Dir
-    } else if file_type.is_file() {
-        EntryKind::File
-    } else {
-        EntryKind::Other
-    }
-}
 
 /// The kind of a file type from `stat` bits (no symlink followed).
 pub fn kind_of_mode(kind: SFlag) -> EntryKind {

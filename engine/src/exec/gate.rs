@@ -1,9 +1,9 @@
 //! The process governor (docs/contract/ash-protocol.md §1, §7): at most C child processes per session at once.
 //! Waiters wake on a release, on cancellation (through a token watcher) or at their deadline.
 
-use super::lock;
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
+use crate::sync::lock;
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 /// Why a permit was not granted.

@@ -1,7 +1,7 @@
 use std::num::NonZeroU64;
 
 use super::*;
-use crate::workspace::testutil::{Fixture, plane};
+use crate::files::workspace::testutil::{Fixture, plane};
 
 fn nz(n: u64) -> NonZeroU64 {
     NonZeroU64::new(n).unwrap()

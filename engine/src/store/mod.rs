@@ -255,6 +255,21 @@ fn io_error(e: std::io::Error) -> StoreError {
     StoreError::Io(e.to_string())
 }
 
+impl StoreError {
+    /// The wire error record for this failure.
+    pub(crate) fn record(&self) -> crate::protocol::ErrorRecord {
+        use crate::protocol::{ErrorCode, ErrorRecord};
+        match self {
+            StoreError::BytesQuota { .. }
+            | StoreError::EntryQuota(_)
+            | StoreError::AliasesExhausted => ErrorRecord::store_quota(),
+            StoreError::Unknown(_) => ErrorRecord::typical(ErrorCode::UnknownReference),
+            StoreError::Leased(_) => ErrorRecord::typical(ErrorCode::ReferenceBusy),
+            StoreError::Io(_) => ErrorRecord::store_io(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

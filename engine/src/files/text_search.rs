@@ -17,8 +17,8 @@ pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkOptions};
-use crate::workspace::{Ceiling, FilterOp, FsError, Workspace};
+use crate::files::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkOptions};
+use crate::files::workspace::{Ceiling, FilterOp, FsError, Workspace};
 
 /// Per-file size ceiling of search (601 beyond it).
 pub const SEARCH_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -43,6 +43,7 @@ pub struct SearchMatch {
 }
 
 /// The result of a search.
+#[cfg(test)]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SearchOutput {
     /// Matches sorted by (path bytes, line, column).
@@ -62,6 +63,7 @@ pub fn compile(query: &str, flags: MatchFlags) -> Result<Matcher, FsError> {
 
 /// Searches all regular files under `roots` (hidden ones only if `hidden`), collecting every
 /// match (see [`search_into`] for a bounded-memory consumer).
+#[cfg(test)]
 pub fn search<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,

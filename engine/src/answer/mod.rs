@@ -1,14 +1,34 @@
-//! What every operation receives: the request, the session's shared state behind
-//! accessors, the answer's provisional path ids, its deadline and cancellation token.
+//! What every operation answers from and with: the request context (`Answer`: the request,
+//! the session's shared state behind accessors, the answer's provisional path ids, its
+//! deadline and cancellation token), the path dictionary, truncation arithmetic, and the
+//! executed-but-unsealed result. Below both the operations and the session that dispatches them.
 
-use super::pathdict::PathDelta;
-use super::store::RetainedStore;
-use super::{Charge, Shared, store_error};
+mod executed;
+pub mod pathdict;
+mod shared;
+pub mod truncate;
+
+pub use executed::Executed;
+pub(crate) use executed::resolve;
+pub(crate) use shared::Shared;
+
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::exec::supervisor::Supervision;
 use crate::protocol::{ErrorRecord, Request};
+use crate::store::RetainedStore;
+use pathdict::PathDelta;
 use std::sync::MutexGuard;
+
+/// Whose output ceiling an answer is charged to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Charge {
+    /// The session's, when the answer is sealed (top-level requests).
+    Session,
+    /// Nobody's directly: a batch child's answer is retained and only the batch answer is
+    /// charged, under its share of the budget.
+    Share,
+}
 
 /// Everything an operation needs to build its answer, plus the path ids it hands out.
 pub(crate) struct Answer<'s> {
@@ -82,6 +102,6 @@ impl Answer<'_> {
         let digest = blake3::hash(&bytes);
         self.store()
             .retain_hashed(bytes, digest)
-            .map_err(|e| store_error(&e))
+            .map_err(|e| e.record())
     }
 }

@@ -38,8 +38,8 @@ pub struct Fit {
     pub truncated: bool,
 }
 
-/// Finds the largest prefix of `costs` (at most `rec` rows) whose worst-case response is at most
-/// `limit` bytes. `None` when not even the empty, truncated response fits (error 600).
+/// [`fit_prefix_of`] over a complete list of costs.
+#[cfg(test)]
 pub fn fit_prefix(
     costs: &[RowCost],
     rec: usize,
@@ -49,8 +49,10 @@ pub fn fit_prefix(
     fit_prefix_of(costs, costs.len(), rec, limit, envelope)
 }
 
-/// [`fit_prefix`] when `costs` are only the first rows of `total` (a consumer that stopped
-/// keeping rows once it knew no more could be shown).
+/// Finds the largest prefix of `costs` (at most `rec` rows) whose worst-case response is at most
+/// `limit` bytes; `costs` may be only the first rows of `total` (a consumer that stopped keeping
+/// rows once it knew no more could be shown). `None` when not even the empty, truncated
+/// response fits (error 600).
 pub fn fit_prefix_of(
     costs: &[RowCost],
     total: usize,

@@ -16,13 +16,13 @@ use std::io::Read;
 use rayon::prelude::*;
 
 pub use delta::diff;
-pub use manifest::{MANIFEST_MAGIC, Manifest, NotManifest, Scope};
+pub use manifest::{MANIFEST_MAGIC, Manifest, Scope};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
+use crate::files::walk::{self, Depth, ListFilter, SNAPSHOT_MAX_ENTRIES, WalkEntry, WalkOptions};
+use crate::files::workspace::{Ceiling, FilterOp, FsError, Workspace};
 use crate::protocol::{Digest, EntryKind};
-use crate::walk::{self, Depth, ListFilter, SNAPSHOT_MAX_ENTRIES, WalkEntry, WalkOptions};
-use crate::workspace::{Ceiling, FilterOp, FsError, Workspace};
 
 /// Per-file size ceiling of snapshot (601 beyond it).
 pub const SNAPSHOT_MAX_FILE_BYTES: u64 = 128 * 1024 * 1024;

@@ -14,8 +14,8 @@ use rayon::prelude::*;
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
+use crate::files::workspace::{Ceiling, FsError, Workspace, type_of};
 use crate::protocol::Digest;
-use crate::workspace::{Ceiling, FsError, Workspace, type_of};
 use nix::sys::stat::SFlag;
 
 /// Per-file size ceiling of read (601 beyond it).

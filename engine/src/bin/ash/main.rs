@@ -1,8 +1,10 @@
 //! The `ash` binary: `ash run`, `ash ason`, `ash --version`; also the exec supervisor when its
 //! first argument is [`SUPERVISE_ARG`] (an embedding feature, not a user command).
 
+mod cli;
+mod run;
+
 use ash_engine::bootstrap::{BootstrapCode, BootstrapError};
-use ash_engine::cli;
 use ash_engine::exec::supervisor::{SUPERVISE_ARG, supervise_main};
 use std::io::Write;
 use std::process::ExitCode;

@@ -214,7 +214,7 @@ fn capture_hashes_files_and_link_targets_in_walk_order() {
 #[test]
 fn a_fifo_swapped_in_for_a_file_is_skipped_without_blocking() {
     let tmp = tempfile::tempdir().expect("temp dir");
-    let ws = crate::workspace::Workspace::new(tmp.path()).expect("workspace");
+    let ws = crate::files::workspace::Workspace::new(tmp.path()).expect("workspace");
     let fifo = tmp.path().join("f");
     nix::unistd::mkfifo(&fifo, nix::sys::stat::Mode::S_IRWXU).expect("mkfifo");
     assert_eq!(hash_file(&ws, "f"), Ok(None));

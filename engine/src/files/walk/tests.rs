@@ -1,5 +1,5 @@
 use super::*;
-use crate::workspace::testutil::{Fixture, generated_tree, plane};
+use crate::files::workspace::testutil::{Fixture, generated_tree, plane};
 
 fn depth(d: u64) -> Depth {
     Depth::new(d).unwrap()

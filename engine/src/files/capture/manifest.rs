@@ -11,8 +11,8 @@
 
 use super::Entry;
 use crate::ason::{Atom, Cell, Limits, Value, decode, encode_text, parse_canonical_u64};
+use crate::files::walk::SNAPSHOT_MAX_ENTRIES;
 use crate::protocol::{Digest, EntryKind};
-use crate::walk::SNAPSHOT_MAX_ENTRIES;
 
 /// The first bytes of every manifest; anything else is rejected without decoding.
 pub const MANIFEST_MAGIC: &[u8] = b"k:s\nv:1\nq{p,d,f}:\n";

@@ -1,7 +1,7 @@
 //! The `ash` command line: subcommand selection, stdin limits and bootstrap failures.
 
-use crate::ason::{self, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError, decode_error, exit};
+use ash_engine::ason::{self, Limits};
+use ash_engine::bootstrap::{BootstrapCode, BootstrapError, decode_error, exit};
 use std::io::{Read, Write};
 
 /// Usage text, reported as bootstrap error 1.
@@ -35,7 +35,7 @@ pub fn main(
             let response = crate::run::run_in(&cwd, &input)?;
             write_out(stdout, response.as_bytes())
         }
-        [cmd] if cmd == "rpc" => crate::rpc::serve_stdio(stdin),
+        [cmd] if cmd == "rpc" => ash_engine::rpc::serve_stdio(stdin),
         [] => Err(usage("no subcommand given")),
         [other, ..] => Err(usage(&format!(
             "unknown subcommand or arguments starting at {other:?}"

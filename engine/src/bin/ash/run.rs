@@ -1,10 +1,10 @@
 //! `ash run`: one canonical request in, one canonical response out, in an ephemeral session.
 
-use crate::ason::{self, CanonicalError, Limits};
-use crate::bootstrap::{BootstrapCode, BootstrapError, exit};
-use crate::compute::ComputePlane;
-use crate::protocol::RequestError;
-use crate::session::{Session, SessionConfig, SessionError};
+use ash_engine::ason::{self, CanonicalError, Limits};
+use ash_engine::bootstrap::{BootstrapCode, BootstrapError, exit};
+use ash_engine::compute::ComputePlane;
+use ash_engine::protocol::RequestError;
+use ash_engine::session::{Session, SessionConfig, SessionError};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -12,7 +12,7 @@ use std::sync::Arc;
 /// response, or the bootstrap error that ends the process.
 pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
     let doc = ason::decode_canonical(input, &Limits::default()).map_err(|e| match e {
-        CanonicalError::Decode(e) => crate::bootstrap::decode_error(e),
+        CanonicalError::Decode(e) => ash_engine::bootstrap::decode_error(e),
         e @ CanonicalError::NotCanonical { .. } => BootstrapError::new(
             BootstrapCode::Framing,
             exit::PROTOCOL,
