@@ -12,15 +12,14 @@ use ansa_sessions::protocol::{Command, CommandBody, ProtocolContext, SessionUsag
 use ansa_sessions::{CommandId, Mode, TranscriptQuery};
 use crossterm::event::{KeyEvent, KeyEventKind};
 
-use super::history::HistoryPane;
+use super::blocks;
 use super::input::Input;
 use super::keys::{self, Intent, SLASH_HELP, Slash};
 pub(crate) use super::model::{
-    Action, Entry, Flags, LivePreview, Notice, Paused, Pending, Purpose, Task, TaskKind, TaskState,
-    Tone, ToolLine,
+    Action, Entry, Flags, HistoryPane, LivePreview, Notice, Paused, Pending, Purpose, Task,
+    TaskKind, TaskState, Tone, ToolLine,
 };
 use super::theme::Theme;
-use super::view;
 
 /// Exit code after a second Ctrl+C or a termination signal.
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
@@ -138,7 +137,7 @@ impl App {
 
     /// Columns the input text wraps at.
     pub fn input_columns(&self) -> u16 {
-        view::input_columns(self.width)
+        blocks::input_columns(self.width)
     }
 
     /// True while a submitted or resumed task has not ended.

@@ -5,8 +5,9 @@
 
 use ansa_sessions::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
-use super::app::{Action, App, Entry, Notice, Purpose, Tone};
-use super::view;
+use super::app::App;
+use super::blocks::{history_lines, pane_rows};
+use super::model::{Action, Entry, Notice, Purpose, Tone};
 
 /// Exchanges shown on open.
 const OPEN_EXCHANGES: usize = 3;
@@ -15,44 +16,13 @@ pub(crate) const PAGE_ENTRIES: u32 = 8;
 /// Most entries kept loaded.
 const MAX_LOADED: usize = 64;
 
-/// The pane's state.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct HistoryPane {
-    /// Shown.
-    pub open: bool,
-    /// Loaded entries, contiguous and oldest first.
-    pub entries: Vec<TranscriptEntry>,
-    /// Entries in the whole transcript (from the latest page).
-    pub total: u64,
-    /// First visible line of the rendered entries.
-    pub top: usize,
-    /// A page was asked for.
-    pub loading: bool,
-    /// Nothing older exists.
-    pub at_start: bool,
-    /// The first transcript index committed to scrollback on open (older pages end there).
-    pub anchor: Option<u64>,
-}
-
-impl HistoryPane {
-    /// Index of the first loaded entry.
-    pub fn begin(&self) -> Option<u64> {
-        self.entries.first().map(|e| e.index)
-    }
-
-    /// One past the index of the last loaded entry.
-    pub fn end(&self) -> Option<u64> {
-        self.entries.last().map(|e| e.index + 1)
-    }
-}
-
 impl App {
     fn pane_lines(&self) -> usize {
-        view::history_lines(&self.history.entries, self.width, self.theme).len()
+        history_lines(&self.history.entries, self.width, self.theme).len()
     }
 
     fn pane_rows(&self) -> usize {
-        view::pane_rows(self.height)
+        pane_rows(self.height)
     }
 
     fn load(&mut self, query: TranscriptQuery, older: bool, out: &mut Vec<Action>) {
@@ -148,7 +118,7 @@ impl App {
             }
             self.history.at_start = new.first().is_some_and(|e| e.index <= 1);
             let first_load = self.history.entries.is_empty();
-            let added = view::history_lines(&new, self.width, self.theme).len();
+            let added = history_lines(&new, self.width, self.theme).len();
             let mut entries = new;
             entries.append(&mut self.history.entries);
             entries.truncate(MAX_LOADED);
@@ -173,7 +143,7 @@ impl App {
             let excess = self.history.entries.len().saturating_sub(MAX_LOADED);
             if excess > 0 {
                 let dropped: Vec<TranscriptEntry> = self.history.entries.drain(..excess).collect();
-                let gone = view::history_lines(&dropped, self.width, self.theme).len();
+                let gone = history_lines(&dropped, self.width, self.theme).len();
                 self.history.top = self.history.top.saturating_sub(gone);
                 self.history.at_start = false;
             }

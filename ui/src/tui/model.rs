@@ -4,7 +4,7 @@
 use std::time::Instant;
 
 use ansa_sessions::protocol::{Command, ToolPhase};
-use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptQuery};
+use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptEntry, TranscriptQuery};
 
 /// What the driver must do after a state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,4 +178,35 @@ pub(crate) struct Pending {
     pub query: Option<TranscriptQuery>,
     /// What the answer is for.
     pub purpose: Purpose,
+}
+
+/// The history pane's state (its behaviour is `history.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct HistoryPane {
+    /// Shown.
+    pub open: bool,
+    /// Loaded entries, contiguous and oldest first.
+    pub entries: Vec<TranscriptEntry>,
+    /// Entries in the whole transcript (from the latest page).
+    pub total: u64,
+    /// First visible line of the rendered entries.
+    pub top: usize,
+    /// A page was asked for.
+    pub loading: bool,
+    /// Nothing older exists.
+    pub at_start: bool,
+    /// The first transcript index committed to scrollback on open (older pages end there).
+    pub anchor: Option<u64>,
+}
+
+impl HistoryPane {
+    /// Index of the first loaded entry.
+    pub fn begin(&self) -> Option<u64> {
+        self.entries.first().map(|e| e.index)
+    }
+
+    /// One past the index of the last loaded entry.
+    pub fn end(&self) -> Option<u64> {
+        self.entries.last().map(|e| e.index + 1)
+    }
 }

@@ -53,6 +53,7 @@ use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
 use super::app::App;
+use super::blocks;
 use super::view;
 
 /// The live region at the bottom of the output.
@@ -171,7 +172,7 @@ impl<W: Write> InlineTerminal<W> {
             return Ok(());
         }
         self.begin()?;
-        let buf = view::to_buffer(lines, self.width);
+        let buf = blocks::to_buffer(lines, self.width);
         let mut row = self.top;
         for y in 0..buf.area.height {
             if row >= self.height {
@@ -296,7 +297,7 @@ pub(crate) fn render<W: Write>(term: &mut InlineTerminal<W>, app: &mut App) -> i
         term.invalidate();
     }
     let live = view::live(app);
-    term.draw(&view::to_buffer(&live.lines, width), live.cursor)
+    term.draw(&blocks::to_buffer(&live.lines, width), live.cursor)
 }
 
 /// Frames for the real terminal: bytes are collected and written to stdout in one go on

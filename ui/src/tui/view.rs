@@ -6,42 +6,23 @@
 //! and runtime messages through [`sanitize`] and the word wrapper, so nothing from the
 //! model, a tool or the user can reach the terminal as a control sequence.
 
-use std::time::{Duration, Instant};
-
-use ansa_sessions::protocol::ToolPhase;
-use ansa_sessions::{Mode, Profile, Role, TranscriptEntry};
-use ratatui::buffer::Buffer;
-use ratatui::layout::Rect;
+use ansa_sessions::{Mode, Profile};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::Widget;
-use unicode_width::UnicodeWidthChar;
 
-use super::app::{App, Entry, Notice, TaskKind, TaskState, Tone, ToolLine};
+use super::app::App;
+use super::blocks::{
+    INDENT, PROMPT, fmt_duration, history_lines, input_columns, notice_lines, one_line, pane_rows,
+    tool_line, truncate, user_lines,
+};
 use super::markdown::render_markdown;
+use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
 use super::tail::render_preview;
 
 /// Most preview rows kept for the live region (more than any terminal is tall).
 const PREVIEW_ROWS: usize = 256;
-use super::sanitize::sanitize;
-use super::theme::Theme;
 use super::wrap::{display_width, wrap_prefixed, wrap_spans};
 use crate::status::reopen_command;
-
-/// The prompt before the first input row.
-const PROMPT: &str = "› ";
-/// Indent of the other input rows and of wrapped user text.
-const INDENT: &str = "  ";
-
-/// Columns the input text wraps at: the prompt and one spare column for the cursor are off.
-pub(crate) fn input_columns(width: u16) -> u16 {
-    width.saturating_sub(3).max(1)
-}
-
-/// Rows of the history pane's text at a terminal height.
-pub(crate) fn pane_rows(height: u16) -> usize {
-    (usize::from(height) / 2).max(3)
-}
 
 /// The live region: its lines and where the cursor goes (column, row).
 #[derive(Debug, Clone, PartialEq)]
@@ -50,117 +31,6 @@ pub(crate) struct Live {
     pub lines: Vec<Line<'static>>,
     /// Cursor position within them.
     pub cursor: Option<(u16, u16)>,
-}
-
-/// Renders lines into a buffer as wide as the terminal.
-pub(crate) fn to_buffer(lines: &[Line<'_>], width: u16) -> Buffer {
-    let height = u16::try_from(lines.len()).unwrap_or(u16::MAX);
-    let mut buffer = Buffer::empty(Rect::new(0, 0, width.max(1), height));
-    for (y, line) in (0..height).zip(lines) {
-        line.clone()
-            .render(Rect::new(0, y, width.max(1), 1), &mut buffer);
-    }
-    buffer
-}
-
-fn fmt_duration(d: Duration) -> String {
-    let secs = d.as_secs_f64();
-    if secs < 10.0 {
-        format!("{secs:.1}s")
-    } else if secs < 60.0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}m{:02}s", d.as_secs() / 60, d.as_secs() % 60)
-    }
-}
-
-/// `s` cut to `max` display columns, with `…` when cut.
-fn truncate(s: &str, max: usize) -> String {
-    if display_width(s) <= max {
-        return s.to_owned();
-    }
-    let mut out = String::new();
-    let mut width = 0;
-    for c in s.chars() {
-        let w = c.width().unwrap_or(0);
-        if width + w + 1 > max {
-            break;
-        }
-        width += w;
-        out.push(c);
-    }
-    if max > 0 {
-        out.push('…');
-    }
-    out
-}
-
-fn one_line(s: &str) -> String {
-    sanitize(s).replace(['\n', '\t'], " ")
-}
-
-/// One tool call as one line: state, name, target, duration.
-pub(crate) fn tool_line(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'static> {
-    let (symbol, style, state) = match tool.phase {
-        ToolPhase::Started if tool.ended.is_some() => ("·", theme.dim(), Some("stopped")),
-        ToolPhase::Started => ("•", theme.accent(), None),
-        ToolPhase::Finished => ("✓", theme.accent(), None),
-        ToolPhase::Failed => ("✗", theme.error(), Some("failed")),
-        ToolPhase::EffectUnknown => ("?", theme.error(), Some("effect unknown")),
-    };
-    let name = truncate(&one_line(&tool.name), 24);
-    let duration = tool
-        .started
-        .map(|s| fmt_duration(tool.ended.unwrap_or(now).saturating_duration_since(s)));
-    let mut spans = vec![
-        Span::raw(INDENT),
-        Span::styled(symbol, style),
-        Span::raw(" "),
-        Span::styled(name.clone(), theme.bold()),
-    ];
-    let tail: String = [state.map(str::to_owned), duration]
-        .into_iter()
-        .flatten()
-        .collect::<Vec<_>>()
-        .join("  ");
-    let used = INDENT.len() + 2 + display_width(&name) + 2 + display_width(&tail);
-    if let Some(target) = &tool.target {
-        let room = usize::from(width).saturating_sub(used + 1);
-        if room > 3 {
-            spans.push(Span::raw(" "));
-            spans.push(Span::styled(truncate(&one_line(target), room), theme.dim()));
-        }
-    }
-    if !tail.is_empty() {
-        spans.push(Span::raw("  "));
-        spans.push(Span::styled(tail, theme.dim()));
-    }
-    Line::from(spans)
-}
-
-fn notice_lines(notice: &Notice, width: u16, theme: Theme) -> Vec<Line<'static>> {
-    let (mark, style) = match notice.tone {
-        Tone::Info => ("· ", theme.dim()),
-        Tone::Warn => ("! ", theme.accent()),
-        Tone::Error => ("✗ ", theme.error()),
-    };
-    let text = sanitize(&notice.text);
-    wrap_prefixed(
-        &[Span::styled(text.as_ref(), style)],
-        width,
-        &[Span::raw(INDENT), Span::styled(mark, style)],
-        &[Span::raw("    ")],
-    )
-}
-
-fn user_lines(text: &str, width: u16, style: Style, theme: Theme) -> Vec<Line<'static>> {
-    let text = sanitize(text);
-    wrap_prefixed(
-        &[Span::styled(text.as_ref(), style)],
-        width,
-        &[Span::styled(PROMPT, theme.accent())],
-        &[Span::raw(INDENT)],
-    )
 }
 
 /// The lines an entry adds to scrollback.
@@ -195,23 +65,6 @@ pub(crate) fn entry_lines(app: &App, entry: &Entry, width: u16) -> Vec<Line<'sta
         }
         Entry::Tool(tool) => lines.push(tool_line(tool, app.now, width, theme)),
         Entry::Notice(notice) => lines.extend(notice_lines(notice, width, theme)),
-    }
-    lines
-}
-
-/// The history pane's text for `entries` (a blank line before each entry).
-pub(crate) fn history_lines(
-    entries: &[TranscriptEntry],
-    width: u16,
-    theme: Theme,
-) -> Vec<Line<'static>> {
-    let mut lines = Vec::new();
-    for entry in entries {
-        lines.push(Line::default());
-        match entry.role {
-            Role::User => lines.extend(user_lines(&entry.text, width, theme.user(), theme)),
-            Role::Assistant => lines.extend(render_markdown(&entry.text, width, theme)),
-        }
     }
     lines
 }
