@@ -8,8 +8,8 @@
 
 use std::time::Instant;
 
-use ansa_sessions::protocol::{Command, CommandBody, ProtocolContext, SessionUsage};
-use ansa_sessions::{CommandId, Mode, TranscriptQuery};
+use ansa_sessions::protocol::{Command, CommandBody, SessionUsage};
+use ansa_sessions::{Mode, TranscriptQuery};
 use crossterm::event::{KeyEvent, KeyEventKind};
 
 use super::blocks;
@@ -20,6 +20,7 @@ pub(crate) use super::model::{
     TaskKind, TaskState, Tone, ToolLine,
 };
 use super::theme::Theme;
+use crate::follow::{Cursor, TaskMatch};
 
 /// Exit code after a second Ctrl+C or a termination signal.
 pub(crate) const EXIT_INTERRUPTED: u8 = 130;
@@ -48,12 +49,8 @@ pub(crate) struct App {
     pub input: Input,
     /// Mode of the next task.
     pub mode: Mode,
-    /// Command context from the first snapshot.
-    pub ctx: Option<ProtocolContext>,
-    /// Latest known turn number.
-    pub turn: u64,
-    pub(crate) last_sequence: u64,
-    sent: u64,
+    /// The place in the event stream, from the first snapshot on.
+    pub cursor: Option<Cursor>,
     /// Snapshot flags.
     pub flags: Flags,
     /// Tokens the session used so far (live providers report them).
@@ -95,10 +92,7 @@ impl App {
             height: 24,
             input: Input::default(),
             mode: Mode::Basic,
-            ctx: None,
-            turn: 0,
-            last_sequence: 0,
-            sent: 0,
+            cursor: None,
             flags: Flags::default(),
             usage: None,
             task: None,
@@ -145,21 +139,15 @@ impl App {
         self.task.is_some()
     }
 
-    /// A command ID unique across incarnations: `tui-<incarnation>-<n>`.
-    fn next_id(&mut self) -> Option<CommandId> {
-        let ctx = self.ctx.as_ref()?;
-        self.sent += 1;
-        CommandId::new(format!("tui-{}-{}", ctx.incarnation.as_str(), self.sent)).ok()
+    /// A command with a fresh ID (`tui-<incarnation>-<n>`), or `None` before the first
+    /// snapshot.
+    pub(crate) fn command(&mut self, body: CommandBody) -> Option<Command> {
+        self.cursor.as_mut()?.command(body).ok()
     }
 
-    /// A command with a fresh ID, or `None` before the first snapshot.
-    pub(crate) fn command(&mut self, body: CommandBody) -> Option<Command> {
-        let command_id = self.next_id()?;
-        Some(Command {
-            turn: self.turn,
-            command_id,
-            body,
-        })
+    /// The latest turn number the runtime reported.
+    pub(crate) fn turn(&self) -> u64 {
+        self.cursor.as_ref().map_or(0, Cursor::turn)
     }
 
     /// Asks for a transcript page for `purpose`.
@@ -174,7 +162,7 @@ impl App {
         };
         self.queries.push(Pending {
             id: command.command_id.clone(),
-            query: Some(query),
+            query,
             purpose,
         });
         out.push(Action::Send(command));
@@ -183,16 +171,7 @@ impl App {
 
     /// Asks for a snapshot after lost events (once at a time).
     pub(crate) fn ask_snapshot(&mut self, out: &mut Vec<Action>) {
-        if self.queries.iter().any(|p| p.purpose == Purpose::Snapshot) {
-            return;
-        }
-        let after_sequence = self.last_sequence;
-        if let Some(command) = self.command(CommandBody::Snapshot { after_sequence }) {
-            self.queries.push(Pending {
-                id: command.command_id.clone(),
-                query: None,
-                purpose: Purpose::Snapshot,
-            });
+        if let Some(Ok(Some(command))) = self.cursor.as_mut().map(Cursor::resync) {
             out.push(Action::Send(command));
         }
     }
@@ -284,7 +263,7 @@ impl App {
         if self.input.is_blank() {
             return;
         }
-        if self.ctx.is_none() {
+        if self.cursor.is_none() {
             self.say(
                 Tone::Warn,
                 "the session is still opening; your text is kept",
@@ -303,7 +282,7 @@ impl App {
             text: text.clone(),
             mode: self.mode,
         };
-        let submitted_turn = self.turn;
+        let submitted_turn = self.turn();
         let Some(command) = self.command(body) else {
             return;
         };
@@ -312,16 +291,13 @@ impl App {
         self.notice = None;
         self.task = Some(Task {
             kind: TaskKind::Submit,
-            command_id: Some(command.command_id.clone()),
+            follow: TaskMatch::submitted(command.command_id.clone(), submitted_turn),
             text,
             mode: self.mode,
-            request: None,
-            accepted: false,
             state: TaskState::Sending,
             cancelling: false,
             cancel_on_accept: false,
             started: self.now,
-            submitted_turn,
             answer: None,
         });
         out.push(Action::Send(command));
@@ -374,7 +350,7 @@ impl App {
             }
             Some(task) => {
                 task.cancelling = true;
-                match task.request.filter(|_| task.accepted) {
+                match task.follow.request() {
                     Some(request) => request,
                     None => {
                         task.cancel_on_accept = true;
@@ -407,22 +383,19 @@ impl App {
             self.say(Tone::Info, "no paused request to resume");
             return;
         };
-        let submitted_turn = self.turn;
+        let submitted_turn = self.turn();
         let Some(command) = self.command(CommandBody::Resume { target }) else {
             return;
         };
         self.task = Some(Task {
             kind: TaskKind::Resume,
-            command_id: Some(command.command_id.clone()),
+            follow: TaskMatch::resumed(command.command_id.clone(), submitted_turn, target),
             text: String::new(),
             mode: self.mode,
-            request: Some(target),
-            accepted: false,
             state: TaskState::Sending,
             cancelling: false,
             cancel_on_accept: false,
             started: self.now,
-            submitted_turn,
             answer: None,
         });
         out.push(Action::Send(command));

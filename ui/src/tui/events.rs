@@ -11,26 +11,35 @@ use super::app::{
     Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, Task, TaskKind, TaskState,
     Tone, ToolLine,
 };
-use crate::follow::context;
+use crate::follow::{CatchUp, Cursor, TaskMatch};
 
 impl App {
     /// Handles one runtime event.
     pub fn on_event(&mut self, event: Event) -> Vec<Action> {
         let mut out = Vec::new();
-        let gap = self.ctx.is_some() && event.stream_sequence != self.last_sequence + 1;
-        self.last_sequence = self.last_sequence.max(event.stream_sequence);
+        let mut first = false;
+        let gap = match self.cursor.as_mut() {
+            Some(cursor) => cursor.observe(&event).gap,
+            None => {
+                if let EventBody::Snapshot(s) = &event.body {
+                    self.cursor = Some(Cursor::new("tui", &event, s));
+                    first = true;
+                }
+                false
+            }
+        };
         match event.body {
-            EventBody::Snapshot(s) => self.on_snapshot(s, &mut out),
+            EventBody::Snapshot(s) => self.on_snapshot(s, first, &mut out),
             EventBody::CommandAccepted {
                 command_id,
                 request_id,
-                turn,
+                ..
             }
             | EventBody::CommandReplayed {
                 command_id,
                 request_id,
-                turn,
-            } => self.on_accepted(&command_id, request_id, turn, &mut out),
+                ..
+            } => self.on_accepted(&command_id, request_id, &mut out),
             EventBody::TextPreview {
                 request_id,
                 generation,
@@ -79,13 +88,11 @@ impl App {
 
     /// True when `request` is the followed task's request.
     fn ours(&self, request: RequestId) -> bool {
-        self.task
-            .as_ref()
-            .is_some_and(|t| t.accepted && t.request == Some(request))
+        self.task.as_ref().is_some_and(|t| t.follow.ours(request))
     }
 
-    fn on_snapshot(&mut self, s: SnapshotEvent, out: &mut Vec<Action>) {
-        self.turn = self.turn.max(s.turn);
+    /// A snapshot: the first one opens the TUI's view of the session, later ones catch up.
+    fn on_snapshot(&mut self, s: SnapshotEvent, first: bool, out: &mut Vec<Action>) {
         if s.read_only && !self.flags.read_only {
             let reason = s
                 .read_only_reason
@@ -99,8 +106,7 @@ impl App {
         self.flags.read_only = s.read_only;
         self.flags.storage_failed = s.storage_failed;
         self.usage = s.usage.or(self.usage);
-        if self.ctx.is_none() {
-            self.ctx = Some(context(&s));
+        if first {
             self.mode = s.mode;
             self.adopt(&s);
             let query = TranscriptQuery {
@@ -113,7 +119,6 @@ impl App {
             }
             return;
         }
-        self.queries.retain(|p| p.purpose != Purpose::Snapshot);
         self.catch_up(&s, out);
     }
 
@@ -133,11 +138,9 @@ impl App {
             Some(state @ (TurnState::Queued | TurnState::Running)) => {
                 self.task = Some(Task {
                     kind: TaskKind::Submit,
-                    command_id: None,
+                    follow: TaskMatch::adopted(request, s.turn),
                     text: String::new(),
                     mode: s.mode,
-                    request: Some(request),
-                    accepted: true,
                     state: if state == TurnState::Queued {
                         TaskState::Queued
                     } else {
@@ -146,7 +149,6 @@ impl App {
                     cancelling: false,
                     cancel_on_accept: false,
                     started: self.now,
-                    submitted_turn: s.turn,
                     answer: None,
                 });
                 if let Some(p) = &s.preview {
@@ -159,57 +161,59 @@ impl App {
 
     /// After lost events: bring the task up to date with a snapshot.
     fn catch_up(&mut self, s: &SnapshotEvent, out: &mut Vec<Action>) {
-        if let Some(task) = self.task.as_ref()
-            && !task.accepted
-            && task.kind == TaskKind::Submit
-            && s.turn > task.submitted_turn
-            && let (Some(request), Some(id)) = (s.request_id, task.command_id.clone())
-        {
-            // The acceptance was lost; the only newer turn is ours.
-            self.on_accepted(&id, request, s.turn, out);
-        }
-        let Some(request) = s.request_id.filter(|r| self.ours(*r)) else {
-            if self.task.is_none()
-                && s.state == Some(TurnState::Paused)
-                && let Some(request) = s.request_id
-                && self.paused.is_none()
-            {
-                self.paused = Some(Paused {
-                    request,
-                    reason: None,
-                });
+        let standing = match self.task.as_mut() {
+            Some(task) => {
+                let (accepted, standing) = task.follow.catch_up(s);
+                if let Some(request) = accepted {
+                    self.accepted(request, out);
+                }
+                standing
             }
+            None => {
+                if s.state == Some(TurnState::Paused)
+                    && let Some(request) = s.request_id
+                    && self.paused.is_none()
+                {
+                    self.paused = Some(Paused {
+                        request,
+                        reason: None,
+                    });
+                }
+                return;
+            }
+        };
+        let Some(request) = s.request_id.filter(|_| standing != CatchUp::Unrelated) else {
             return;
         };
         if let Some(p) = &s.preview {
             self.on_preview(p.generation, p.text.clone(), p.state);
         }
-        match s.state {
-            Some(TurnState::Done) => self.on_done(request, s.durable, out),
-            Some(state @ (TurnState::Paused | TurnState::Cancelled | TurnState::Failed)) => {
-                self.end_turn(request, state, None, out)
-            }
-            Some(state) => self.on_turn_state(request, state, None, out),
-            None => {}
+        match standing {
+            CatchUp::Ended {
+                state: TurnState::Done,
+                durable,
+            } => self.on_done(request, durable, out),
+            CatchUp::Ended { state, .. } => self.end_turn(request, state, None, out),
+            CatchUp::Current(state) => self.on_turn_state(request, state, None, out),
+            CatchUp::Unrelated => {}
         }
     }
 
-    fn on_accepted(
-        &mut self,
-        command_id: &CommandId,
-        request: RequestId,
-        turn: u64,
-        out: &mut Vec<Action>,
-    ) {
-        self.turn = self.turn.max(turn);
+    fn on_accepted(&mut self, command_id: &CommandId, request: RequestId, out: &mut Vec<Action>) {
+        if self
+            .task
+            .as_mut()
+            .is_some_and(|task| task.follow.accept(command_id, request))
+        {
+            self.accepted(request, out);
+        }
+    }
+
+    /// The followed task was accepted as `request`.
+    fn accepted(&mut self, request: RequestId, out: &mut Vec<Action>) {
         let Some(task) = self.task.as_mut() else {
             return;
         };
-        if task.accepted || task.command_id.as_ref() != Some(command_id) {
-            return;
-        }
-        task.accepted = true;
-        task.request = Some(request);
         task.state = TaskState::Queued;
         let cancel = std::mem::take(&mut task.cancel_on_accept);
         match task.kind {
@@ -411,7 +415,7 @@ impl App {
             let refused = self
                 .task
                 .as_ref()
-                .is_some_and(|t| !t.accepted && t.command_id.as_ref() == Some(id));
+                .is_some_and(|t| t.follow.refused_by(Some(id)));
             if refused && let Some(task) = self.task.take() {
                 let what = match task.kind {
                     TaskKind::Submit => {
@@ -439,11 +443,7 @@ impl App {
     }
 
     fn on_page(&mut self, page: TranscriptPage, out: &mut Vec<Action>) {
-        let Some(i) = self
-            .queries
-            .iter()
-            .position(|p| p.query == Some(page.query))
-        else {
+        let Some(i) = self.queries.iter().position(|p| p.query == page.query) else {
             return;
         };
         let purpose = self.queries.remove(i).purpose;
@@ -467,7 +467,6 @@ impl App {
                 }
             }
             Purpose::Pane(older) => self.on_pane_page(page, older, out),
-            Purpose::Snapshot => {}
         }
     }
 }

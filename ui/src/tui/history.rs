@@ -158,7 +158,7 @@ impl App {
             .paused
             .as_ref()
             .map(|p| p.request)
-            .or_else(|| self.task.as_ref().and_then(|t| t.request));
+            .or_else(|| self.task.as_ref().and_then(|t| t.follow.about()));
         let mut groups: Vec<Vec<TranscriptEntry>> = Vec::new();
         for entry in page.entries {
             match groups.last_mut() {
@@ -182,7 +182,7 @@ impl App {
         self.history.anchor = Some(shown.first().map_or(page.end, |e| e.index));
         for entry in shown {
             if let Some(task) = self.task.as_mut()
-                && task.request == Some(entry.request_id)
+                && task.follow.about() == Some(entry.request_id)
                 && entry.role == Role::User
             {
                 task.text = entry.text.clone();

@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use crate::follow::TaskMatch;
+
 use ansa_sessions::protocol::{Command, ToolPhase};
 use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptEntry, TranscriptQuery};
 
@@ -103,16 +105,12 @@ pub(crate) enum TaskKind {
 pub(crate) struct Task {
     /// Submit or resume.
     pub kind: TaskKind,
-    /// The command that started it (none when adopted from a snapshot).
-    pub command_id: Option<CommandId>,
+    /// Which command, request and events are its.
+    pub follow: TaskMatch,
     /// The submitted text.
     pub text: String,
     /// Its mode.
     pub mode: Mode,
-    /// Its request, once known.
-    pub request: Option<RequestId>,
-    /// Accepted by the runtime.
-    pub accepted: bool,
     /// Its state.
     pub state: TaskState,
     /// A cancel was asked for.
@@ -121,8 +119,6 @@ pub(crate) struct Task {
     pub cancel_on_accept: bool,
     /// When it was sent.
     pub started: Instant,
-    /// The runtime's turn number when it was sent.
-    pub submitted_turn: u64,
     /// The confirmed final answer (`text_delta`), until `done`.
     pub answer: Option<String>,
 }
@@ -156,8 +152,6 @@ pub(crate) enum Purpose {
     Recover(RequestId),
     /// A history pane page; `true` for older entries.
     Pane(bool),
-    /// Catching up after lost events.
-    Snapshot,
 }
 
 /// Flags from the latest snapshot.
@@ -174,8 +168,8 @@ pub(crate) struct Flags {
 pub(crate) struct Pending {
     /// The command.
     pub id: CommandId,
-    /// The transcript query (answers echo it), `None` for a snapshot.
-    pub query: Option<TranscriptQuery>,
+    /// The transcript query (answers echo it).
+    pub query: TranscriptQuery,
     /// What the answer is for.
     pub purpose: Purpose,
 }

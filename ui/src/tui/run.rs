@@ -256,7 +256,7 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     eprintln!("{}", view::continue_line(&main.app));
     match end {
         End::Exit(code) => Ok(TuiExit { code }),
-        End::RuntimeStopped if main.app.ctx.is_none() => {
+        End::RuntimeStopped if main.app.cursor.is_none() => {
             Err(UiError::stopped("before sending its first snapshot"))
         }
         End::RuntimeStopped => Err(UiError::stopped("while the TUI was open")),

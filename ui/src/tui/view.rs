@@ -90,7 +90,7 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
 
 fn state_text(app: &App) -> (String, Style) {
     let theme = app.theme;
-    if app.ctx.is_none() {
+    if app.cursor.is_none() {
         return ("opening…".to_owned(), theme.dim());
     }
     if let Some(task) = &app.task {
@@ -179,7 +179,7 @@ fn footer(app: &App, width: u16) -> Line<'static> {
 
 fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
-    let profile = app.ctx.as_ref().map(|c| c.session);
+    let profile = app.cursor.as_ref().map(|c| c.context().session);
     let hint = (!app.session_hint.is_empty()).then_some(app.session_hint.as_str());
     let session = match profile {
         Some(p) => format!("{} · continue with {}", p.as_str(), reopen_command(p, hint)),
@@ -192,7 +192,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let request = app
         .task
         .as_ref()
-        .and_then(|t| t.request)
+        .and_then(|t| t.follow.about())
         .or(app.paused.as_ref().map(|p| p.request))
         .map_or("none".to_owned(), |r| r.to_string());
     let mut journal = vec!["durable"];
@@ -207,7 +207,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("mode", mode.to_owned()),
         ("state", state_text(app).0),
         ("request", request),
-        ("turn", app.turn.to_string()),
+        ("turn", app.turn().to_string()),
         ("journal", journal.join(", ")),
     ];
     let mut lines = vec![Line::styled("  /status", theme.accent())];
@@ -231,7 +231,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.extend(pane(app, width));
     }
     if let Some(task) = &app.task
-        && !task.accepted
+        && !task.follow.accepted()
         && task.kind == TaskKind::Submit
     {
         lines.push(Line::default());
@@ -341,7 +341,10 @@ pub(crate) fn live(app: &App) -> Live {
 
 /// How to continue this session after the TUI has ended.
 pub(crate) fn continue_line(app: &App) -> String {
-    let profile = app.ctx.as_ref().map_or(Profile::Live, |c| c.session);
+    let profile = app
+        .cursor
+        .as_ref()
+        .map_or(Profile::Live, |c| c.context().session);
     let hint = (!app.session_hint.is_empty()).then_some(app.session_hint.as_str());
     format!("ansa: continue with: {}", reopen_command(profile, hint))
 }
