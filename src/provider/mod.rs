@@ -8,6 +8,7 @@ mod offline;
 pub mod responses;
 mod scripted;
 pub mod sse;
+mod usage;
 
 use std::sync::atomic::AtomicBool;
 
@@ -17,9 +18,9 @@ use crate::tools::ProviderTool;
 
 pub use native::NativeItem;
 pub use offline::{OfflineProvider, offline_key};
-pub use responses::Usage;
 pub use scripted::ScriptedProvider;
 pub use scripted::file::{Script, ScriptError, ScriptTurn, ScriptedCall, TextTemplate, TurnKind};
+pub use usage::Usage;
 
 /// One tool call as the model emitted it; `arguments` is the raw JSON string, unvalidated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

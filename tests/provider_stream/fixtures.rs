@@ -1,8 +1,8 @@
 //! Every recorded stream reduces to exactly the expected result.
 
 use ansa::provider::ToolCall;
+use ansa::provider::Usage;
 use ansa::provider::chat::FinishReason;
-use ansa::provider::responses::Usage;
 use ansa::provider::sse::SseLimits;
 
 use crate::common::*;

@@ -17,7 +17,7 @@ mod state;
 use super::ToolCall;
 use super::sse::{Feed, SseLimits};
 
-pub use super::responses::Usage;
+use super::Usage;
 pub use error::ChatError;
 pub use request::{ChatMessage, request_body};
 

@@ -5,7 +5,7 @@ use serde::Deserialize;
 use super::error::ChatError;
 use super::{ChatCompletion, FinishReason};
 use crate::provider::ToolCall;
-use crate::provider::responses::Usage;
+use crate::provider::Usage;
 use crate::provider::responses::wire::{Str, opt};
 use crate::provider::sse::SseEvent;
 

@@ -16,30 +16,14 @@ mod request;
 mod state;
 pub(crate) mod wire;
 
-use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::ToolCall;
 use super::sse::{Feed, SseLimits};
+use super::{ToolCall, Usage};
 
 pub use error::{At, ResponsesError};
 pub use request::{ResponsesInput, request_body};
 pub use state::StreamProfile;
-
-/// Token usage reported by the provider for one generation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Usage {
-    /// Input (prompt) tokens.
-    pub input_tokens: u64,
-    /// Output (completion) tokens, reasoning included.
-    pub output_tokens: u64,
-    /// Total tokens.
-    pub total_tokens: u64,
-    /// Input tokens served from the provider's prompt cache, when reported.
-    pub cached_tokens: Option<u64>,
-    /// Output tokens spent on reasoning, when reported.
-    pub reasoning_tokens: Option<u64>,
-}
 
 /// An admitted response: a terminal `response.completed` was seen and the stream ended cleanly.
 #[derive(Debug, Clone)]
