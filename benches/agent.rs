@@ -22,7 +22,9 @@ const VERSION_RUNS: usize = 300;
 const TURN_RUNS: usize = 40;
 
 fn main() {
-    let exe = PathBuf::from(env!("CARGO_BIN_EXE_ansa"));
+    // `ANSA_BENCH_EXE` measures another build (an A/B against an older commit).
+    let exe = std::env::var_os("ANSA_BENCH_EXE")
+        .map_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_ansa")), PathBuf::from);
     version(&exe);
     turn(&exe);
 }
@@ -86,7 +88,7 @@ fn script() -> Value {
         json!({"name": "get_test_value", "arguments": {"key": "bench"}}),
     ];
     let round4 = vec![
-        json!({"name": "edit", "arguments": {"path": "src/lib.rs", "edits": [{"old": "pub fn answer() -> u32 { 41 }", "new": "pub fn answer() -> u32 { 42 }"}]}}),
+        json!({"name": "edit", "arguments": {"files": [{"path": "src/lib.rs", "edits": [{"old": "pub fn answer() -> u32 { 41 }", "new": "pub fn answer() -> u32 { 42 }"}]}]}}),
         exec(),
         exec(),
     ];

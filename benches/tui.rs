@@ -27,7 +27,10 @@ const FOOTER: &str = "Enter send";
 const RUNS: usize = 30;
 
 fn main() {
-    let exe = env!("CARGO_BIN_EXE_ansa");
+    // `ANSA_BENCH_EXE` measures another build (an A/B against an older commit).
+    let exe_path =
+        std::env::var("ANSA_BENCH_EXE").unwrap_or_else(|_| env!("CARGO_BIN_EXE_ansa").into());
+    let exe = exe_path.as_str();
     let dir = tempfile::tempdir().unwrap();
     first_frame(exe, dir.path(), Start::Offline);
     first_frame(exe, dir.path(), Start::ApiKey);
