@@ -17,6 +17,7 @@ pub mod protocol;
 pub mod record;
 pub mod session;
 pub mod state;
+pub mod tool_output;
 pub mod transcript;
 
 pub use error::{JournalDamage, Result, SessionError};
@@ -28,6 +29,10 @@ pub use meta::SessionMeta;
 pub use record::*;
 pub use session::{Acceptance, RecoveryReport, Session, read_records};
 pub use state::{OpenIntent, SessionState, Turn, UsageTotals};
+pub use tool_output::{
+    MAX_OUTPUT_LINES, StoredOutput, ToolOutputPage, ToolOutputQuery, find as find_tool_output,
+    page as tool_output_page,
+};
 pub use transcript::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
 #[cfg(test)]

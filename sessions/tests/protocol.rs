@@ -36,7 +36,7 @@ fn every_golden_command_parses_and_reserialises_byte_exact() {
     }
     assert_eq!(
         types.len(),
-        5,
+        6,
         "every command type has a fixture: {types:?}"
     );
 }
@@ -66,6 +66,7 @@ fn every_golden_event_parses_and_reserialises_byte_exact() {
         "done",
         "resync_required",
         "transcript",
+        "tool_output",
         "error",
     ] {
         assert!(types.contains(t), "no fixture for event `{t}`");

@@ -192,6 +192,9 @@ pub const COMPACTION_PROMPT: &str = "Summarise the conversation so far for your 
 pub struct Generated {
     /// What the model did.
     pub turn: ModelTurn,
+    /// The model's own words that came with tool calls (a preamble or commentary); the
+    /// frontends show them in the dialog, the context already holds them in `native`.
+    pub commentary: Option<String>,
     /// The provider's own output items, in order.
     pub native: Vec<NativeItem>,
     /// Token usage, when reported.
@@ -230,6 +233,7 @@ pub trait Provider: Send + Sync {
     ) -> Result<Generated, ProviderError> {
         self.generate(request, preview).map(|turn| Generated {
             turn,
+            commentary: None,
             native: Vec::new(),
             usage: None,
         })

@@ -53,6 +53,7 @@ fn handle(shared: &Shared, command: Command) {
         CommandBody::Resume { target } => core.resume(id, target),
         CommandBody::Snapshot { .. } => core.publish_snapshot(),
         CommandBody::Transcript(query) => core.publish_transcript(query),
+        CommandBody::ToolOutput(query) => core.publish_tool_output(id, query),
     }
     drop(core);
     shared.notify();

@@ -5,6 +5,7 @@ mod edit;
 mod error;
 mod execute;
 mod registry;
+mod report;
 mod rules;
 mod schema;
 mod spec;

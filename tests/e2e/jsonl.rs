@@ -331,3 +331,98 @@ fn a_damaged_session_says_why_when_it_opens_and_never_claims_running() {
     assert_eq!(snap["resume_available"], false, "{snap}");
     s.finish();
 }
+
+#[test]
+fn tool_rows_report_how_each_call_went_and_tool_output_pages_the_stored_output() {
+    let w = World::new();
+    std::fs::write(w.ws().join("app.py"), "x = 1\ny = 2\n").unwrap();
+    let exec = |script: &str| {
+        json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+    };
+    let edit = |old: &str, new: &str| json!({"name": "edit", "arguments": {"files": [{"path": "app.py", "edits": [{"old": old, "new": new}]}]}});
+    let read = json!({"name": "read", "arguments": {"paths": ["app.py"], "mode": "lines", "offset": 1, "length": 10}});
+    let script = w.script(
+        "report.json",
+        json!([
+            {"tool_calls": [exec("seq 1 5; echo boom >&2; exit 2")]},
+            {"tool_calls": [read]},
+            {"tool_calls": [edit("y = 2\n", "y = 3\nz = 4\n")]},
+            {"tool_calls": [edit("not in the file", "w")]},
+            {"text": "done"}
+        ]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("report everything");
+    let ended = |s: &mut crate::harness::Jsonl, tool: &str| {
+        s.expect("a finished or failed tool_status", |e| {
+            e["type"] == "tool_status" && e["tool"] == tool && e["status"] != "started"
+        })
+    };
+    let exec_done = ended(&mut s, "exec");
+    let report = &exec_done["report"];
+    assert_eq!(report["tone"], "warn", "{exec_done}");
+    assert_eq!(report["summary"], "exit 2");
+    assert_eq!(
+        report["tail"],
+        json!(["boom"]),
+        "stderr first when it failed"
+    );
+    let read_done = ended(&mut s, "read");
+    assert_eq!(read_done["report"]["summary"], "2 lines", "{read_done}");
+    let edit_done = ended(&mut s, "edit");
+    let report = &edit_done["report"];
+    assert_eq!(report["summary"], "+2 −1", "{edit_done}");
+    assert_eq!(
+        report["diffs"][0]["lines"],
+        json!([
+            {"sign": "removed", "text": "y = 2"},
+            {"sign": "added", "text": "y = 3"},
+            {"sign": "added", "text": "z = 4"}
+        ])
+    );
+    let refused = ended(&mut s, "edit");
+    assert_eq!(refused["status"], "failed", "{refused}");
+    assert_eq!(refused["report"]["tone"], "error");
+    assert!(
+        refused["report"]["summary"]
+            .as_str()
+            .unwrap()
+            .contains("not found"),
+        "the reason, not just `failed`: {refused}"
+    );
+    let exec_call = exec_done["call_id"].clone();
+    assert_eq!(s.answer(rid), "done");
+
+    // The latest output, then the exec's by call id, paged by lines.
+    s.send("tool_output", json!({"offset": 0, "limit": 256}));
+    let latest = s.expect_type("tool_output", &[]);
+    assert_eq!(latest["call_id"], refused["call_id"]);
+    assert_eq!(latest["tool"], "edit");
+    s.send(
+        "tool_output",
+        json!({"call_id": exec_call, "offset": 1, "limit": 2}),
+    );
+    let page = s.expect_type("tool_output", &[("call_id", exec_call.clone())]);
+    assert_eq!(page["tool"], "exec");
+    assert_eq!(page["offset"], 1);
+    assert_eq!(page["lines"].as_array().unwrap().len(), 2, "{page}");
+    assert!(page["total"].as_u64().unwrap() >= 3, "{page}");
+    s.send(
+        "tool_output",
+        json!({"call_id": "no-such-call", "offset": 0, "limit": 5}),
+    );
+    let error = s.expect_type("error", &[("code", json!("unknown_target"))]);
+    assert!(error["message"].as_str().unwrap().contains("no-such-call"));
+    s.finish();
+
+    // A new process finds the output in the journal.
+    let mut s = w.jsonl(&["--continue"]);
+    s.send(
+        "tool_output",
+        json!({"call_id": exec_call, "offset": 0, "limit": 256}),
+    );
+    let again = s.expect_type("tool_output", &[("call_id", exec_call)]);
+    assert_eq!(again["total"], page["total"]);
+    s.finish();
+}

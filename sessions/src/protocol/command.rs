@@ -5,8 +5,9 @@ use thiserror::Error;
 
 use super::strict::StrictObject;
 use super::{ProtocolContext, SCHEMA_VERSION};
-use crate::ids::{CommandId, RequestId};
+use crate::ids::{CallId, CommandId, RequestId};
 use crate::record::Mode;
+use crate::tool_output::{MAX_OUTPUT_LINES, ToolOutputQuery};
 use crate::transcript::{MAX_PAGE_ENTRIES, TranscriptQuery};
 
 /// Longest command line accepted, in bytes.
@@ -50,6 +51,8 @@ pub enum CommandBody {
     },
     /// Page through the transcript.
     Transcript(TranscriptQuery),
+    /// Page through a tool call's stored output.
+    ToolOutput(ToolOutputQuery),
 }
 
 impl CommandBody {
@@ -61,6 +64,7 @@ impl CommandBody {
             CommandBody::Resume { .. } => "resume",
             CommandBody::Snapshot { .. } => "snapshot",
             CommandBody::Transcript(_) => "transcript",
+            CommandBody::ToolOutput(_) => "tool_output",
         }
     }
 }
@@ -124,7 +128,10 @@ pub enum CommandError {
         expected: String,
     },
     /// Unknown `type`.
-    #[error("unknown command type `{0}`; expected submit, cancel, resume, snapshot or transcript")]
+    #[error(
+        "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript or \
+         tool_output"
+    )]
     UnknownType(String),
 }
 
@@ -262,6 +269,37 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                 forward,
             })
         }
+        "tool_output" => {
+            let call_id = match o.take("call_id") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(c)) if !c.is_empty() => Some(CallId(c)),
+                Some(Value::String(_)) => {
+                    return Err(CommandError::Invalid {
+                        field: "call_id",
+                        reason: "must not be empty; leave it out for the latest call".into(),
+                    });
+                }
+                Some(_) => {
+                    return Err(CommandError::WrongType {
+                        field: "call_id",
+                        expected: "a string",
+                    });
+                }
+            };
+            let offset = take_u64(&mut o, "offset")?;
+            let limit = take_u64(&mut o, "limit")?;
+            if limit == 0 || limit > u64::from(MAX_OUTPUT_LINES) {
+                return Err(CommandError::Invalid {
+                    field: "limit",
+                    reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
+                });
+            }
+            CommandBody::ToolOutput(ToolOutputQuery {
+                call_id,
+                offset,
+                limit: limit as u32,
+            })
+        }
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -309,6 +347,13 @@ impl Command {
                 put("limit", q.limit.into());
                 put("forward", q.forward.into());
             }
+            CommandBody::ToolOutput(q) => {
+                if let Some(c) = &q.call_id {
+                    put("call_id", c.0.as_str().into());
+                }
+                put("offset", q.offset.into());
+                put("limit", q.limit.into());
+            }
         }
         // serde_json's Map without `preserve_order` sorts keys; write the canonical order by hand.
         let order = [
@@ -323,6 +368,8 @@ impl Command {
             "target",
             "after_sequence",
             "before",
+            "call_id",
+            "offset",
             "limit",
             "forward",
         ];

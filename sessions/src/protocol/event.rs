@@ -4,9 +4,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use super::report::ToolReport;
 use super::strict::StrictObject;
 use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
 use crate::record::{Mode, TurnState};
+use crate::tool_output::ToolOutputPage;
 use crate::transcript::TranscriptPage;
 
 /// State of a text preview.
@@ -15,7 +17,8 @@ use crate::transcript::TranscriptPage;
 pub enum PreviewState {
     /// Provisional text while streaming.
     Preview,
-    /// Confirmed by a durable `done`.
+    /// Confirmed: a final answer by a durable `done`, or the commentary that came with a
+    /// response's tool calls once the response is journaled.
     Committed,
     /// Dropped (error, cancel, retry).
     Discarded,
@@ -178,6 +181,9 @@ pub enum EventBody {
         target: Option<String>,
         /// Its phase.
         status: ToolPhase,
+        /// What it did, once it finished or failed.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        report: Option<ToolReport>,
     },
     /// A turn changed state.
     TurnState {
@@ -209,6 +215,8 @@ pub enum EventBody {
     },
     /// A transcript page.
     Transcript(TranscriptPage),
+    /// A page of a tool call's stored output (answers `tool_output`).
+    ToolOutput(ToolOutputPage),
     /// A command or runtime error.
     Error {
         /// The command it answers, if any.

@@ -2,12 +2,17 @@
 
 mod command;
 mod event;
+mod report;
 mod strict;
 
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
     ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage, SnapshotEvent,
     ToolPhase,
+};
+pub use report::{
+    DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, ReportTone, TAIL_LINES, ToolReport,
+    cut_line,
 };
 
 use crate::ids::{Incarnation, Profile};

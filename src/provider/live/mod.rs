@@ -394,8 +394,10 @@ impl LiveProvider {
                     .into_iter()
                     .map(NativeItem::from_raw)
                     .collect();
+                let (turn, commentary) = turn(done.text, done.refusal, done.tool_calls);
                 Ok(Generated {
-                    turn: turn(done.text, done.refusal, done.tool_calls),
+                    turn,
+                    commentary,
                     native,
                     usage: done.usage,
                 })
@@ -407,8 +409,10 @@ impl LiveProvider {
                 })?;
                 let done = reducer.finish().map_err(errors::from_chat)?;
                 let native = context::chat_native(done.text.clone(), &done.tool_calls)?;
+                let (turn, commentary) = turn(done.text, done.refusal, done.tool_calls);
                 Ok(Generated {
-                    turn: turn(done.text, done.refusal, done.tool_calls),
+                    turn,
+                    commentary,
                     native: vec![native],
                     usage: done.usage,
                 })
@@ -464,13 +468,18 @@ impl Provider for LiveProvider {
     }
 }
 
-/// The runtime's view of an admitted response: tool calls win; otherwise the text, or the
-/// refusal as the answer; nothing at all is inadmissible.
-fn turn(text: Option<String>, refusal: Option<String>, calls: Vec<ToolCall>) -> ModelTurn {
+/// The runtime's view of an admitted response: tool calls win (their text is commentary);
+/// otherwise the text, or the refusal as the answer; nothing at all is inadmissible.
+fn turn(
+    text: Option<String>,
+    refusal: Option<String>,
+    calls: Vec<ToolCall>,
+) -> (ModelTurn, Option<String>) {
     if !calls.is_empty() {
-        return ModelTurn::ToolCalls(calls);
+        let commentary = text.filter(|t| !t.trim().is_empty());
+        return (ModelTurn::ToolCalls(calls), commentary);
     }
-    match (text, refusal) {
+    let turn = match (text, refusal) {
         (Some(text), _) => ModelTurn::Final { text },
         (None, Some(refusal)) => ModelTurn::Final {
             text: format!("The model refused: {refusal}"),
@@ -479,5 +488,6 @@ fn turn(text: Option<String>, refusal: Option<String>, calls: Vec<ToolCall>) -> 
             raw: String::new(),
             reason: "the response had neither text nor tool calls".into(),
         },
-    }
+    };
+    (turn, None)
 }

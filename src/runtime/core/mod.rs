@@ -10,9 +10,10 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase};
+use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase, ToolReport};
 use ansa_sessions::{
-    CallId, CommandId, Incarnation, Record, RequestId, Seq, Session, SessionError, TurnState,
+    CallId, CommandId, Incarnation, Record, RequestId, Seq, Session, SessionError, StoredOutput,
+    ToolOutputQuery, TurnState,
 };
 use ash_engine::cancel::CancelToken;
 
@@ -81,6 +82,8 @@ pub struct Core {
     preview: Option<(RequestId, Preview)>,
     /// Whether preview changes are published as `text_preview` events.
     previews: bool,
+    /// The latest tool output shown or produced, so paging it reads no journal.
+    last_output: Option<StoredOutput>,
     /// This process's incarnation, echoed by every command.
     incarnation: Incarnation,
     /// The worker has stopped (input closed, FIFO empty).
@@ -99,6 +102,7 @@ impl Core {
             input_closed: false,
             preview: None,
             previews,
+            last_output: None,
             incarnation: Incarnation::generate(),
             stopped: false,
         }
@@ -148,6 +152,7 @@ impl Core {
         tool: &str,
         target: Option<String>,
         status: ToolPhase,
+        report: Option<ToolReport>,
     ) {
         self.events.publish(EventBody::ToolStatus {
             request_id,
@@ -155,6 +160,7 @@ impl Core {
             tool: tool.to_owned(),
             target,
             status,
+            report,
         });
     }
 
@@ -174,6 +180,20 @@ impl Core {
             state: PreviewState::Preview,
         };
         self.preview = Some((request_id, preview));
+    }
+
+    /// The text that came with a generation's tool calls is part of the journaled context:
+    /// its preview is committed (frontends keep it in the dialog), not discarded.
+    pub fn commentary(&mut self, request_id: RequestId, generation: u64, text: String) {
+        if self.previews {
+            self.events.publish(EventBody::TextPreview {
+                request_id,
+                generation,
+                text,
+                state: PreviewState::Committed,
+            });
+        }
+        self.preview = None;
     }
 
     /// Marks the live preview discarded: the generation behind it produced nothing durable.
@@ -218,6 +238,44 @@ impl Core {
     pub fn publish_transcript(&mut self, query: ansa_sessions::TranscriptQuery) {
         let page = self.session.transcript(query);
         self.events.publish(EventBody::Transcript(page));
+    }
+
+    /// Keeps a tool call's output at hand for `tool_output` pages.
+    pub fn remember_output(&mut self, output: StoredOutput) {
+        self.last_output = Some(output);
+    }
+
+    /// Publishes a page of a tool call's stored output: the one at hand, else found in the
+    /// journal (which a new process has to read once).
+    pub fn publish_tool_output(&mut self, command_id: CommandId, query: ToolOutputQuery) {
+        let at_hand = self
+            .last_output
+            .as_ref()
+            .is_some_and(|o| query.call_id.as_ref().is_none_or(|c| *c == o.call_id));
+        if !at_hand {
+            let records = match self.session.read_records() {
+                Ok(records) => records,
+                Err(e) => {
+                    let message = format!("the journal could not be read: {e}");
+                    self.error(Some(command_id), ErrorCode::StorageFailed, message);
+                    return;
+                }
+            };
+            let found = ansa_sessions::find_tool_output(records.iter().map(|(_, r)| r), &query);
+            let Some(found) = found else {
+                let message = match &query.call_id {
+                    Some(c) => format!("tool call {c} has no recorded output in this session"),
+                    None => "no tool call has a recorded output in this session yet".to_owned(),
+                };
+                self.error(Some(command_id), ErrorCode::UnknownTarget, message);
+                return;
+            };
+            self.last_output = Some(found);
+        }
+        if let Some(output) = &self.last_output {
+            let page = ansa_sessions::tool_output_page(output, query);
+            self.events.publish(EventBody::ToolOutput(page));
+        }
     }
 
     /// Records and publishes a turn state change; the event goes out even when the record

@@ -10,10 +10,10 @@ use std::sync::mpsc::Sender;
 
 use ansa_sessions::Inbound;
 
-use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{
-    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, ToolIntent, ToolOutcome,
-    ToolOutcomeStatus, UsageRecord,
+    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, StoredOutput, ToolIntent,
+    ToolOutcome, ToolOutcomeStatus, UsageRecord,
 };
 use ash_engine::exec::supervisor::Supervision;
 
@@ -65,15 +65,18 @@ struct Output {
     answer: Option<String>,
     /// Nested instruction scopes first delivered with it.
     instructions: Vec<String>,
+    /// What the call did, for the frontend's tool row.
+    report: ToolReport,
 }
 
 impl Output {
     /// An outcome the runtime or the tool layer wrote itself (no engine answer).
-    fn text(text: String) -> Output {
+    fn text(text: String, report: ToolReport) -> Output {
         Output {
             text,
             answer: None,
             instructions: Vec::new(),
+            report,
         }
     }
 }
@@ -163,7 +166,12 @@ impl Worker {
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());
                 }
-                Response::Calls(calls) => self.batch(id, mode, calls, &mut segment)?,
+                Response::Calls(calls) => {
+                    if let Some(text) = generated.commentary {
+                        self.shared.lock().commentary(id, generation, text);
+                    }
+                    self.batch(id, mode, calls, &mut segment)?
+                }
                 Response::Rejected => segment.rounds += 1,
             }
         }
@@ -263,21 +271,33 @@ impl Worker {
             .collect();
         segment.rounds += 1;
         if let Some(first_bad) = admitted.iter().position(Result::is_err) {
-            for (n, (call, result)) in calls.iter().zip(&admitted).enumerate() {
+            for (call, result) in calls.iter().zip(&admitted) {
                 let output = match result {
-                    Err(e) => e.to_string(),
-                    Ok(_) => format!(
-                        "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole. Fix that call and send the batch again.",
-                        first_bad + 1,
-                        calls[first_bad].name
+                    Err(e) => {
+                        let text = e.to_string();
+                        let report = ToolReport::failed(&text);
+                        Output::text(text, report)
+                    }
+                    Ok(_) => Output::text(
+                        format!(
+                            "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole. Fix that call and send the batch again.",
+                            first_bad + 1,
+                            calls[first_bad].name
+                        ),
+                        ToolReport::new(
+                            ReportTone::Warn,
+                            format!(
+                                "not run: call {} of the response was rejected",
+                                first_bad + 1
+                            ),
+                        ),
                     ),
                 };
-                let _ = n;
                 self.outcome(
                     id,
                     call,
                     ToolOutcomeStatus::Error,
-                    Output::text(output),
+                    output,
                     ToolPhase::Failed,
                 )?;
             }
@@ -307,11 +327,12 @@ impl Worker {
                 // Every call gets an output, so the saved context stays complete.
                 let note = "Not executed: the turn was cancelled before this call started.";
                 for call in std::iter::once(call).chain(rest.map(|(c, _)| c)) {
+                    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
                     self.outcome(
                         id,
                         call,
                         ToolOutcomeStatus::Cancelled,
-                        Output::text(note.into()),
+                        Output::text(note.into(), report),
                         ToolPhase::Failed,
                     )?;
                 }
@@ -342,7 +363,14 @@ impl Worker {
             }))?;
             crash::point("intent:after");
             let target = Some(admitted.args.target());
-            core.tool_status(id, &call_id, admitted.name, target, ToolPhase::Started);
+            core.tool_status(
+                id,
+                &call_id,
+                admitted.name,
+                target,
+                ToolPhase::Started,
+                None,
+            );
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {
@@ -369,8 +397,13 @@ impl Worker {
                     .iter()
                     .map(|p| p.display().to_string())
                     .collect(),
+                report: out.report,
             },
-            Err(e) => Output::text(e.to_string()),
+            Err(e) => {
+                let text = e.to_string();
+                let report = ToolReport::failed(&text);
+                Output::text(text, report)
+            }
         };
         self.outcome(id, call, status, output, phase)
     }
@@ -400,7 +433,12 @@ impl Worker {
             instructions: output.instructions,
         }));
         crash::point("outcome:after");
-        core.tool_status(id, &call_id, &call.name, None, phase);
+        core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report));
+        core.remember_output(StoredOutput {
+            call_id: call_id.clone(),
+            tool: call.name.clone(),
+            text: output.text.clone(),
+        });
         drop(core);
         self.context.items.push(ContextItem::ToolOutput {
             call_id: call.call_id.clone(),

@@ -24,6 +24,7 @@ pub use policy::{MAX_EXEC_TIMEOUT_MS, READ_MS, READ_REC, READ_TOK, ToolPolicy};
 use super::{ToolArgs, execute_get_test_value, view};
 use crate::config::AccessMode;
 use crate::instructions::{ExclusionReason, FileExclusion, NestedInstructions};
+use ansa_sessions::protocol::{ReportTone, ToolReport};
 use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
@@ -80,6 +81,8 @@ pub struct ToolOutput {
     pub answer: Option<String>,
     /// The nested instruction blocks at the start of `text` (empty when none were delivered).
     pub preamble: String,
+    /// What the call did, for a frontend's tool row.
+    pub report: ToolReport,
 }
 
 /// Runs tool calls of one agent session against its workspace.
@@ -189,6 +192,7 @@ impl ToolExecutor {
                     timed_out: false,
                     answer: None,
                     preamble: String::new(),
+                    report: ToolReport::new(ReportTone::Ok, "returned a value"),
                 });
             }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
@@ -253,6 +257,7 @@ impl ToolExecutor {
             timed_out: response.status == ash_engine::protocol::Status::TimedOut,
             answer: Some(answer),
             preamble: delivery.prefix,
+            report: super::report::report(args, &response),
         })
     }
 

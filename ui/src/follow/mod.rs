@@ -57,6 +57,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::Done { .. } => "done",
         EventBody::ResyncRequired { .. } => "resync_required",
         EventBody::Transcript(_) => "transcript",
+        EventBody::ToolOutput(_) => "tool_output",
         EventBody::Error { .. } => "error",
         EventBody::Usage { .. } => "usage",
     }

@@ -16,8 +16,8 @@ use super::blocks;
 use super::input::Input;
 use super::keys::{self, Intent, SLASH_HELP, Slash};
 pub(crate) use super::model::{
-    Action, Entry, Flags, HistoryPane, LivePreview, Notice, Paused, Pending, Purpose, Task,
-    TaskKind, TaskState, Tone, ToolLine,
+    Action, Entry, Flags, HistoryPane, LivePreview, Notice, OutputPane, Paused, Pending, Purpose,
+    Task, TaskKind, TaskState, Tone, ToolLine,
 };
 use super::theme::Theme;
 use crate::follow::{Cursor, TaskMatch};
@@ -67,6 +67,8 @@ pub(crate) struct App {
     pub notice: Option<Notice>,
     /// `/status` is shown.
     pub status_open: bool,
+    /// The output pane.
+    pub output: OutputPane,
     /// The history pane.
     pub history: HistoryPane,
     /// A Ctrl+C was the last key: another one exits.
@@ -102,6 +104,7 @@ impl App {
             notice: None,
             status_open: false,
             history: HistoryPane::default(),
+            output: OutputPane::default(),
             armed: false,
             exit_after_task: false,
             repaint: false,
@@ -229,13 +232,23 @@ impl App {
             }
             Intent::Interrupt => self.interrupt(&mut out),
             Intent::FinishThenExit => self.finish_then_exit(&mut out),
-            Intent::ToggleHistory => self.toggle_history(&mut out),
+            Intent::ToggleHistory => {
+                self.output.open = false;
+                self.toggle_history(&mut out)
+            }
+            Intent::ToggleOutput => {
+                self.history.open = false;
+                self.toggle_output(&mut out)
+            }
+            Intent::PageUp if self.output.open => self.output_page_up(),
+            Intent::PageDown if self.output.open => self.output_page_down(&mut out),
             Intent::PageUp => self.page_up(&mut out),
             Intent::PageDown => self.page_down(&mut out),
             Intent::Dismiss => {
                 self.status_open = false;
                 self.notice = None;
                 self.history.open = false;
+                self.output.open = false;
             }
             Intent::Repaint => self.repaint = true,
         }
@@ -316,7 +329,8 @@ impl App {
                 Tone::Info,
                 format!(
                     "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan · Ctrl+C \
-                     cancel · Ctrl+D exit · Ctrl+F history · PgUp/PgDn page"
+                     cancel · Ctrl+D exit · Ctrl+F history · Ctrl+O tool output · PgUp/PgDn \
+                     page"
                 ),
             ),
             Slash::Unknown(word) => self.say(

@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::protocol::{DiffSign, ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{Role, TranscriptEntry};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -83,19 +83,48 @@ pub(crate) fn one_line(s: &str) -> String {
     sanitize(s).replace(['\n', '\t'], " ")
 }
 
-/// One tool call as one line: state, name, target, duration.
-pub(crate) fn tool_line(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'static> {
-    let (symbol, style, state) = match tool.phase {
-        ToolPhase::Started if tool.ended.is_some() => ("·", theme.dim(), Some("stopped")),
-        ToolPhase::Started => ("•", theme.accent(), None),
-        ToolPhase::Finished => ("✓", theme.accent(), None),
-        ToolPhase::Failed => ("✗", theme.error(), Some("failed")),
-        ToolPhase::EffectUnknown => ("?", theme.error(), Some("effect unknown")),
+/// One tool call: its row (state, name, target, how it went, duration) and, once it ended,
+/// the lines under it: a command's last output lines, an edit's diff, a file operation's
+/// actions, or a note that the model got the output cut.
+pub(crate) fn tool_lines(
+    tool: &ToolLine,
+    now: Instant,
+    width: u16,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let mut lines = vec![tool_row(tool, now, width, theme)];
+    if let Some(report) = &tool.report {
+        lines.extend(report_lines(report, width, theme));
+    }
+    lines
+}
+
+fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'static> {
+    let tone = tool.report.as_ref().map(|r| r.tone);
+    let (symbol, style, state) = match (tool.phase, tone) {
+        (ToolPhase::Started, _) if tool.ended.is_some() => ("·", theme.dim(), Some("stopped")),
+        (ToolPhase::Started, _) => ("•", theme.accent(), None),
+        (ToolPhase::Finished | ToolPhase::Failed, Some(ReportTone::Warn)) => {
+            ("!", theme.warn(), None)
+        }
+        (ToolPhase::Finished, _) => ("✓", theme.accent(), None),
+        // A failure's reason is its summary; without a report the row says only that.
+        (ToolPhase::Failed, Some(_)) => ("✗", theme.error(), None),
+        (ToolPhase::Failed, None) => ("✗", theme.error(), Some("failed")),
+        (ToolPhase::EffectUnknown, _) => ("?", theme.error(), Some("effect unknown")),
     };
     let name = truncate(&one_line(&tool.name), 24);
     let duration = tool
         .started
         .map(|s| fmt_duration(tool.ended.unwrap_or(now).saturating_duration_since(s)));
+    let summary = tool.report.as_ref().map(|r| {
+        let style = match r.tone {
+            ReportTone::Ok => theme.dim(),
+            ReportTone::Warn => theme.warn(),
+            ReportTone::Error => theme.error(),
+        };
+        (one_line(&r.summary), style)
+    });
     let mut spans = vec![
         Span::raw(INDENT),
         Span::styled(symbol, style),
@@ -107,7 +136,14 @@ pub(crate) fn tool_line(tool: &ToolLine, now: Instant, width: u16, theme: Theme)
         .flatten()
         .collect::<Vec<_>>()
         .join("  ");
-    let used = INDENT.len() + 2 + display_width(&name) + 2 + display_width(&tail);
+    let mut used = INDENT.len() + 2 + display_width(&name) + 2 + display_width(&tail);
+    // The summary says how it went, so it keeps its room before the target does.
+    let summary = summary.map(|(text, style)| {
+        let room = usize::from(width).saturating_sub(used + 2);
+        let text = truncate(&text, room);
+        used += 2 + display_width(&text);
+        (text, style)
+    });
     if let Some(target) = &tool.target {
         let room = usize::from(width).saturating_sub(used + 1);
         if room > 3 {
@@ -115,11 +151,67 @@ pub(crate) fn tool_line(tool: &ToolLine, now: Instant, width: u16, theme: Theme)
             spans.push(Span::styled(truncate(&one_line(target), room), theme.dim()));
         }
     }
+    if let Some((text, style)) = summary.filter(|(t, _)| !t.is_empty()) {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(text, style));
+    }
     if !tail.is_empty() {
         spans.push(Span::raw("  "));
         spans.push(Span::styled(tail, theme.dim()));
     }
     Line::from(spans)
+}
+
+/// Indent of the lines under a tool row.
+const UNDER: &str = "    ";
+
+fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'static>> {
+    let room = usize::from(width).saturating_sub(UNDER.len() + 2).max(1);
+    let mut lines = Vec::new();
+    let under = |text: &str, mark: &'static str, style: Style| {
+        Line::from(vec![
+            Span::raw(UNDER),
+            Span::styled(mark, style),
+            Span::styled(truncate(&one_line(text), room), style),
+        ])
+    };
+    for line in &report.tail {
+        lines.push(under(line, "", theme.dim()));
+    }
+    let several = report.diffs.len() > 1;
+    for diff in &report.diffs {
+        if several {
+            let head = format!("{} (+{} −{})", diff.path, diff.added, diff.removed);
+            lines.push(under(&head, "", theme.dim()));
+        }
+        for line in &diff.lines {
+            let (mark, style) = match line.sign {
+                DiffSign::Added => ("+ ", theme.added()),
+                DiffSign::Removed => ("− ", theme.removed()),
+                DiffSign::Context => ("  ", theme.dim()),
+            };
+            lines.push(under(&line.text, mark, style));
+        }
+    }
+    let shown: u64 = report.diffs.iter().map(|d| d.lines.len() as u64).sum();
+    let total: u64 = report.diffs.iter().map(|d| d.added + d.removed).sum();
+    if total > shown {
+        let more = format!("… {} more diff lines (Ctrl+O)", total - shown);
+        lines.push(under(&more, "", theme.dim()));
+    }
+    if report.actions.len() > 1 {
+        for action in &report.actions {
+            lines.push(under(action, "", theme.dim()));
+        }
+    }
+    if report.cut {
+        lines.push(under(
+            "output cut for the model; Ctrl+O shows it all",
+            "",
+            theme.dim(),
+        ));
+    }
+    lines
 }
 
 /// A notice: its mark, then its text wrapped under it.

@@ -1,7 +1,7 @@
 //! What runtime events do to the TUI state.
 
 use ansa_sessions::protocol::{
-    ErrorCode, Event, EventBody, PreviewState, SnapshotEvent, ToolPhase,
+    ErrorCode, Event, EventBody, PreviewState, SnapshotEvent, ToolPhase, ToolReport,
 };
 use ansa_sessions::{
     CallId, CommandId, RequestId, Role, TranscriptPage, TranscriptQuery, TurnState,
@@ -57,7 +57,8 @@ impl App {
                 tool,
                 target,
                 status,
-            } if self.ours(request_id) => self.on_tool(call_id, tool, target, status),
+                report,
+            } if self.ours(request_id) => self.on_tool(call_id, tool, target, status, report),
             EventBody::TurnState {
                 request_id,
                 state,
@@ -72,6 +73,7 @@ impl App {
                 self.ask_snapshot(&mut out);
             }
             EventBody::Transcript(page) => self.on_page(page, &mut out),
+            EventBody::ToolOutput(page) => self.on_output_page(page),
             EventBody::Usage { usage, .. } => self.usage = Some(usage),
             EventBody::Error {
                 command_id,
@@ -266,14 +268,24 @@ impl App {
         }
     }
 
-    fn on_tool(&mut self, call_id: CallId, name: String, target: Option<String>, phase: ToolPhase) {
+    fn on_tool(
+        &mut self,
+        call_id: CallId,
+        name: String,
+        target: Option<String>,
+        phase: ToolPhase,
+        report: Option<ToolReport>,
+    ) {
         if let Some(task) = self.task.as_mut() {
             task.state = TaskState::Running;
         }
         if phase == ToolPhase::Started {
-            // Text streamed before the tool calls belongs to a finished generation.
-            if self.preview.as_ref().is_some_and(|p| !p.discarded) {
-                self.preview = None;
+            // Text streamed before the tool calls is the model's commentary on them: it stays
+            // in the dialog, in order, before the calls.
+            if let Some(p) = self.preview.take_if(|p| !p.discarded)
+                && !p.text.trim().is_empty()
+            {
+                self.commit(Entry::Commentary(p.text));
             }
             match self.tools.iter_mut().find(|t| t.call_id == call_id) {
                 Some(line) => line.phase = phase,
@@ -284,6 +296,7 @@ impl App {
                     phase,
                     started: Some(self.now),
                     ended: None,
+                    report: None,
                 }),
             }
             return;
@@ -293,6 +306,7 @@ impl App {
                 let mut line = self.tools.remove(i);
                 line.phase = phase;
                 line.ended = Some(self.now);
+                line.report = report;
                 line
             }
             None => ToolLine {
@@ -302,6 +316,7 @@ impl App {
                 phase,
                 started: None,
                 ended: Some(self.now),
+                report,
             },
         };
         self.commit(Entry::Tool(line));
@@ -411,6 +426,9 @@ impl App {
         out: &mut Vec<Action>,
     ) {
         if let Some(id) = &command_id {
+            if self.on_output_error(id, &message) {
+                return;
+            }
             self.queries.retain(|p| &p.id != id);
             let refused = self
                 .task

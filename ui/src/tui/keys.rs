@@ -11,8 +11,9 @@
 //! | Ctrl+C | cancel the running task; a second Ctrl+C in a row exits (code 130) |
 //! | Ctrl+D | let the accepted task finish, then exit |
 //! | Ctrl+F | expand / collapse the history pane |
-//! | PgUp / PgDn | page through the journal's transcript |
-//! | Esc | close the status and history panes, clear the notice |
+//! | Ctrl+O | open / close the latest tool call's full output |
+//! | PgUp / PgDn | page through the open pane (the journal's transcript or the output) |
+//! | Esc | close the status, history and output panes, clear the notice |
 //! | Ctrl+L | repaint the live region |
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
@@ -60,6 +61,8 @@ pub(crate) enum Intent {
     FinishThenExit,
     /// Ctrl+F.
     ToggleHistory,
+    /// Ctrl+O.
+    ToggleOutput,
     /// PgUp.
     PageUp,
     /// PgDn.
@@ -82,6 +85,7 @@ pub(crate) fn intent(key: KeyEvent) -> Option<Intent> {
         KeyCode::Char('c' | 'C') if ctrl => Intent::Interrupt,
         KeyCode::Char('d' | 'D') if ctrl => Intent::FinishThenExit,
         KeyCode::Char('f' | 'F') if ctrl => Intent::ToggleHistory,
+        KeyCode::Char('o' | 'O') if ctrl => Intent::ToggleOutput,
         KeyCode::Char('l' | 'L') if ctrl => Intent::Repaint,
         KeyCode::Char('a' | 'A') if ctrl => Intent::Home,
         KeyCode::Char('e' | 'E') if ctrl => Intent::End,

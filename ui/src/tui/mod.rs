@@ -22,6 +22,7 @@ mod input;
 mod keys;
 pub mod markdown;
 mod model;
+mod output;
 mod run;
 pub mod sanitize;
 pub mod tail;

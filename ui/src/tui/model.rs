@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use crate::follow::TaskMatch;
 
-use ansa_sessions::protocol::{Command, ToolPhase};
+use ansa_sessions::protocol::{Command, ToolPhase, ToolReport};
 use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptEntry, TranscriptQuery};
 
 /// What the driver must do after a state change.
@@ -53,7 +53,7 @@ pub(crate) struct ToolLine {
     pub call_id: CallId,
     /// Tool name.
     pub name: String,
-    /// What it works on, when the runtime says (not in the protocol yet).
+    /// What it works on (a path, a query, a command line), when the runtime says.
     pub target: Option<String>,
     /// Latest phase.
     pub phase: ToolPhase,
@@ -61,6 +61,8 @@ pub(crate) struct ToolLine {
     pub started: Option<Instant>,
     /// When it ended.
     pub ended: Option<Instant>,
+    /// What it did, once it ended.
+    pub report: Option<ToolReport>,
 }
 
 /// Dialog that goes into the terminal's scrollback, once.
@@ -72,6 +74,8 @@ pub(crate) enum Entry {
     User(String),
     /// A final answer (safe Markdown).
     Answer(String),
+    /// The model's words that came with tool calls (safe Markdown).
+    Commentary(String),
     /// A fragment of an answer that did not finish.
     Unfinished(String),
     /// A finished tool call.
@@ -203,4 +207,26 @@ impl HistoryPane {
     pub fn end(&self) -> Option<u64> {
         self.entries.last().map(|e| e.index + 1)
     }
+}
+
+/// The output pane's state: a tool call's stored output, paged from the runtime (its
+/// behaviour is `output.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct OutputPane {
+    /// Shown.
+    pub open: bool,
+    /// The call shown; `None` until the first page names the latest one.
+    pub call_id: Option<CallId>,
+    /// Its tool.
+    pub tool: String,
+    /// Lines loaded, from the first on.
+    pub lines: Vec<String>,
+    /// Lines in the whole output.
+    pub total: u64,
+    /// First visible line.
+    pub top: usize,
+    /// The `tool_output` command waiting for its page.
+    pub pending: Option<CommandId>,
+    /// A loaded line was cut to fit its page.
+    pub truncated: bool,
 }

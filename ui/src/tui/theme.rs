@@ -62,6 +62,21 @@ impl Theme {
         self.style(Style::default().fg(Color::Red))
     }
 
+    /// A result worth noticing that is not a failure (a nonzero exit, a cancel).
+    pub fn warn(self) -> Style {
+        self.style(Style::default().fg(Color::Yellow))
+    }
+
+    /// Lines an edit added.
+    pub fn added(self) -> Style {
+        self.style(Style::default().fg(Color::Green))
+    }
+
+    /// Lines an edit removed.
+    pub fn removed(self) -> Style {
+        self.style(Style::default().fg(Color::Red))
+    }
+
     /// The user's own messages in the dialog.
     pub fn user(self) -> Style {
         self.style(Style::default().add_modifier(Modifier::BOLD))

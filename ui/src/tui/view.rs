@@ -13,10 +13,11 @@ use ratatui::text::{Line, Span};
 use super::app::App;
 use super::blocks::{
     INDENT, PROMPT, fmt_duration, history_lines, input_columns, notice_lines, one_line, pane_rows,
-    tool_line, truncate, user_lines,
+    tool_lines, truncate, user_lines,
 };
 use super::markdown::render_markdown;
 use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
+use super::sanitize::sanitize;
 use super::tail::render_preview;
 
 /// Most preview rows kept for the live region (more than any terminal is tall).
@@ -54,7 +55,7 @@ pub(crate) fn entry_lines(app: &App, entry: &Entry, width: u16) -> Vec<Line<'sta
             lines.push(Line::default());
             lines.extend(user_lines(text, width, theme.user(), theme));
         }
-        Entry::Answer(text) => {
+        Entry::Answer(text) | Entry::Commentary(text) => {
             lines.push(Line::default());
             lines.extend(render_markdown(text, width, theme));
         }
@@ -63,7 +64,7 @@ pub(crate) fn entry_lines(app: &App, entry: &Entry, width: u16) -> Vec<Line<'sta
             lines.extend(render_markdown(text, width, theme));
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }
-        Entry::Tool(tool) => lines.push(tool_line(tool, app.now, width, theme)),
+        Entry::Tool(tool) => lines.extend(tool_lines(tool, app.now, width, theme)),
         Entry::Notice(notice) => lines.extend(notice_lines(notice, width, theme)),
     }
     lines
@@ -86,6 +87,47 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
     let rows = pane_rows(app.height);
     lines.extend(text.into_iter().skip(h.top).take(rows));
     lines
+}
+
+fn output_pane(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let o = &app.output;
+    let rows = pane_rows(app.height);
+    let title = if o.call_id.is_none() {
+        "output: loading…".to_owned()
+    } else if o.total == 0 {
+        format!("output of {}: empty", one_line(&o.tool))
+    } else {
+        let last = (o.top + rows).min(o.lines.len());
+        format!(
+            "output of {} · lines {}–{last} of {}",
+            one_line(&o.tool),
+            o.top + 1,
+            o.total
+        )
+    };
+    let title = format!("── {title} · PgUp/PgDn page · Ctrl+O closes ");
+    let mut lines = vec![Line::styled(
+        truncate(&title, usize::from(width)),
+        theme.accent(),
+    )];
+    // Output is shown as it is, one terminal row per line, so a page is exactly `rows` lines.
+    let room = usize::from(width).saturating_sub(INDENT.len()).max(1);
+    lines.extend(o.lines.iter().skip(o.top).take(rows).map(|l| {
+        Line::from(vec![
+            Span::raw(INDENT),
+            Span::raw(truncate(&one_line_raw(l), room)),
+        ])
+    }));
+    if o.truncated {
+        lines.push(Line::styled("  (a very long line was cut)", theme.dim()));
+    }
+    lines
+}
+
+/// One line of tool output made safe for the terminal (tabs as spaces).
+fn one_line_raw(line: &str) -> String {
+    sanitize(line).replace('\t', "    ")
 }
 
 fn state_text(app: &App) -> (String, Style) {
@@ -227,7 +269,9 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
 fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     let mut lines = Vec::new();
-    if app.history.open {
+    if app.output.open {
+        lines.extend(output_pane(app, width));
+    } else if app.history.open {
         lines.extend(pane(app, width));
     }
     if let Some(task) = &app.task
@@ -238,7 +282,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.extend(user_lines(&task.text, width, theme.dim(), theme));
     }
     for tool in &app.tools {
-        lines.push(tool_line(tool, app.now, width, theme));
+        lines.extend(tool_lines(tool, app.now, width, theme));
     }
     if let Some(preview) = &app.preview
         && !preview.text.trim().is_empty()

@@ -148,6 +148,7 @@ impl Runtime {
             tool: tool.into(),
             target: None,
             status,
+            report: None,
         });
     }
 

@@ -1,12 +1,13 @@
 //! App-state tests: keys, slash commands and runtime events, without a terminal.
 
 use ansa_sessions::protocol::{CommandBody, ErrorCode, EventBody, PreviewState, ToolPhase};
-use ansa_sessions::{Mode, RequestId, Role, TranscriptPage, TranscriptQuery, TurnState};
+use ansa_sessions::{CallId, Mode, RequestId, Role, TranscriptPage, TranscriptQuery, TurnState};
 use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::super::app::{EXIT_INTERRUPTED, Entry, TaskState};
 use super::super::history::PAGE_ENTRIES;
-use super::{Harness, entry, exchanges};
+use super::super::output::OUTPUT_PAGE_LINES;
+use super::{Harness, entry, exchanges, line_text};
 
 #[test]
 fn nothing_is_sent_before_the_first_snapshot_and_the_text_is_kept() {
@@ -454,4 +455,100 @@ fn a_read_only_session_says_why_as_soon_as_it_opens() {
     h.event(EventBody::Snapshot(snapshot));
     let text = h.scrollback_text().join("\n");
     assert_eq!(text.matches("read-only:").count(), 1, "{text}");
+}
+
+fn output_page(call: &str, offset: u64, total: u64, lines: &[String], limit: u32) -> EventBody {
+    EventBody::ToolOutput(ansa_sessions::ToolOutputPage {
+        call_id: CallId(call.to_owned()),
+        tool: "exec".into(),
+        offset,
+        total,
+        lines: lines.to_vec(),
+        truncated: false,
+        query: ansa_sessions::ToolOutputQuery {
+            call_id: (offset > 0).then(|| CallId(call.to_owned())),
+            offset,
+            limit,
+        },
+    })
+}
+
+#[test]
+fn ctrl_o_pages_the_latest_tool_output_and_closes() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.ctrl('o');
+    assert!(h.app.output.open);
+    let CommandBody::ToolOutput(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(query.call_id, None, "the latest call");
+    assert_eq!((query.offset, query.limit), (0, OUTPUT_PAGE_LINES));
+    let lines: Vec<String> = (1..=250).map(|n| format!("line {n}")).collect();
+    h.event(output_page("c7", 0, 250, &lines[..200], OUTPUT_PAGE_LINES));
+    let live = super::super::view::live(&h.app);
+    let text: Vec<String> = live.lines.iter().map(line_text).collect();
+    assert!(
+        text[0].contains("output of exec · lines 1–10 of 250"),
+        "{text:#?}"
+    );
+    assert!(text.iter().any(|l| l.trim() == "line 1"));
+    // PgDn scrolls through what is loaded, then asks for the rest of the same call.
+    let sent = h.sent.len();
+    for _ in 0..18 {
+        h.press(KeyCode::PageDown);
+    }
+    assert_eq!(h.sent.len(), sent, "still within the first page");
+    assert_eq!(h.app.output.top, 180);
+    h.press(KeyCode::PageDown);
+    let CommandBody::ToolOutput(more) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(more.call_id, Some(CallId("c7".into())));
+    assert_eq!(more.offset, 200);
+    h.event(output_page(
+        "c7",
+        200,
+        250,
+        &lines[200..],
+        OUTPUT_PAGE_LINES,
+    ));
+    assert_eq!(h.app.output.lines.len(), 250);
+    for _ in 0..6 {
+        h.press(KeyCode::PageDown);
+    }
+    assert!(
+        h.app
+            .notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("end of the output")),
+        "{:?}",
+        h.app.notice
+    );
+    h.press(KeyCode::Esc);
+    assert!(!h.app.output.open);
+}
+
+#[test]
+fn ctrl_o_without_any_tool_output_says_so() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.ctrl('o');
+    let id = h.last().command_id.clone();
+    h.event(EventBody::Error {
+        command_id: Some(id),
+        code: ErrorCode::UnknownTarget,
+        message: "no tool call has a recorded output in this session yet".into(),
+    });
+    assert!(!h.app.output.open);
+    assert!(
+        h.app
+            .notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("no tool call")),
+        "a notice, not an error in the dialog"
+    );
+    assert!(
+        h.scrollback_text()
+            .iter()
+            .all(|l| !l.contains("no tool call"))
+    );
 }

@@ -9,7 +9,8 @@ mod scrollback;
 use std::time::{Duration, Instant};
 
 use ansa_sessions::protocol::{
-    Command, CommandBody, Event, EventBody, PreviewState, SnapshotEvent, ToolPhase,
+    Command, CommandBody, Event, EventBody, PreviewState, ReportTone, SnapshotEvent, ToolPhase,
+    ToolReport,
 };
 use ansa_sessions::{
     CallId, Incarnation, Mode, Profile, RequestId, Role, TranscriptEntry, TranscriptPage,
@@ -239,6 +240,39 @@ impl Harness {
             tool: tool.to_owned(),
             target: None,
             status: phase,
+            report: None,
+        });
+    }
+
+    /// A whole tool call: started on `target`, then ending with `report` (`finished`, or
+    /// `failed` for an error tone).
+    pub fn tool_call(
+        &mut self,
+        request: RequestId,
+        call: &str,
+        tool: &str,
+        target: Option<&str>,
+        report: ToolReport,
+    ) {
+        self.event(EventBody::ToolStatus {
+            request_id: request,
+            call_id: CallId(call.to_owned()),
+            tool: tool.to_owned(),
+            target: target.map(str::to_owned),
+            status: ToolPhase::Started,
+            report: None,
+        });
+        let status = match report.tone {
+            ReportTone::Error => ToolPhase::Failed,
+            _ => ToolPhase::Finished,
+        };
+        self.event(EventBody::ToolStatus {
+            request_id: request,
+            call_id: CallId(call.to_owned()),
+            tool: tool.to_owned(),
+            target: None,
+            status,
+            report: Some(report),
         });
     }
 

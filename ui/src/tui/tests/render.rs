@@ -1,7 +1,9 @@
 //! Rendering tests: every view state as an insta snapshot of a ratatui `TestBackend` (the
 //! live region) together with the scrollback the state has committed so far.
 
-use ansa_sessions::protocol::{PreviewState, ToolPhase};
+use ansa_sessions::protocol::{
+    DiffLine, DiffSign, FileDiff, PreviewState, ReportTone, ToolPhase, ToolReport,
+};
 use ansa_sessions::{Role, TurnState};
 use crossterm::event::KeyCode;
 use ratatui::Terminal;
@@ -264,4 +266,135 @@ fn usage_reports_show_in_the_footer() {
     let live = view::live(&h.app);
     let footer = line_text(live.lines.last().unwrap());
     assert!(footer.contains("basic · idle · 12.3k tok"), "{footer}");
+}
+
+fn report(tone: ReportTone, summary: &str) -> ToolReport {
+    ToolReport::new(tone, summary)
+}
+
+#[test]
+fn tool_rows_say_how_each_call_went() {
+    let mut h = Harness::opened(72, 24, false, vec![]);
+    let request = h.submit_accepted("make the tests pass", 1);
+    h.tool_call(
+        request,
+        "c1",
+        "search",
+        Some("parse_line"),
+        report(ReportTone::Ok, "12 matches in 4 files"),
+    );
+    let mut failed = report(ReportTone::Warn, "exit 2");
+    failed.tail = vec![
+        "test parse::tests::last_line ... FAILED".into(),
+        "failures: 1".into(),
+        "error: test failed, to rerun pass `--lib`".into(),
+    ];
+    failed.cut = true;
+    h.tool_call(request, "c2", "exec", Some("cargo test"), failed);
+    h.tool_call(
+        request,
+        "c3",
+        "exec",
+        Some("sleep 100"),
+        report(ReportTone::Warn, "cancelled"),
+    );
+    h.tool_call(
+        request,
+        "c4",
+        "edit",
+        Some("src/app.py"),
+        ToolReport::failed("edits[0].old was not found in src/app.py as last read"),
+    );
+    let mut edited = report(ReportTone::Ok, "+2 −1");
+    edited.diffs = vec![FileDiff {
+        path: "src/parse.rs".into(),
+        added: 2,
+        removed: 1,
+        lines: vec![
+            DiffLine {
+                sign: DiffSign::Removed,
+                text: "    lines.pop();".into(),
+            },
+            DiffLine {
+                sign: DiffSign::Added,
+                text: "    // keep the last line".into(),
+            },
+            DiffLine {
+                sign: DiffSign::Added,
+                text: "    lines.retain(|l| !l.is_empty());".into(),
+            },
+        ],
+    }];
+    h.tool_call(request, "c5", "edit", Some("src/parse.rs"), edited);
+    let mut moved = report(ReportTone::Ok, "2 actions");
+    moved.actions = vec!["create notes.md".into(), "move a.txt → b.txt".into()];
+    h.tool_call(request, "c6", "files", None, moved);
+    insta::assert_snapshot!(screen(&h));
+
+    let style_of = |needle: &str| {
+        h.scrollback
+            .iter()
+            .flat_map(|l| l.spans.iter())
+            .find(|s| s.content.contains(needle))
+            .map(|s| s.style)
+            .unwrap_or_else(|| panic!("no span with {needle:?}"))
+    };
+    assert_eq!(
+        style_of("exit 2").fg,
+        Some(Color::Yellow),
+        "a nonzero exit is a result, in amber"
+    );
+    assert_eq!(style_of("cancelled").fg, Some(Color::Yellow));
+    assert_eq!(
+        style_of("was not found").fg,
+        Some(Color::Red),
+        "a failure says why, in red"
+    );
+    assert_eq!(style_of("keep the last line").fg, Some(Color::Green));
+    assert_eq!(style_of("lines.pop()").fg, Some(Color::Red));
+    assert!(
+        style_of("failures: 1").add_modifier.contains(Modifier::DIM),
+        "output lines are dimmed"
+    );
+}
+
+#[test]
+fn the_models_commentary_before_tool_calls_stays_in_the_dialog() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let request = h.submit_accepted("fix it", 1);
+    h.preview(
+        request,
+        "I will look at the parser first.",
+        PreviewState::Preview,
+    );
+    h.preview(
+        request,
+        "I will look at the parser first.",
+        PreviewState::Committed,
+    );
+    h.tool_call(
+        request,
+        "c1",
+        "read",
+        Some("src/parse.rs"),
+        report(ReportTone::Ok, "120 lines"),
+    );
+    h.preview(request, "The bug is on line 3.", PreviewState::Preview);
+    h.answer(request, "Fixed: the parser kept the last line.");
+    let text = h.scrollback_text();
+    let at = |needle: &str| {
+        text.iter()
+            .position(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("{needle:?} not in {text:#?}"))
+    };
+    assert!(at("fix it") < at("I will look at the parser first."));
+    assert!(at("I will look at the parser first.") < at("read"));
+    assert!(at("read") < at("Fixed: the parser"));
+    assert_eq!(
+        text.iter()
+            .filter(|l| l.contains("I will look at the parser"))
+            .count(),
+        1,
+        "committed once"
+    );
 }

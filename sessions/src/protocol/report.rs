@@ -1,0 +1,118 @@
+//! What a finished tool call did, in a form a frontend draws as one row and a few lines under
+//! it: how it went, a one-line summary, the last lines of a command's output, and an edit's
+//! diff or a file operation's actions. Built by the agent from the typed engine answer; the
+//! full output stays in the journal and is paged with the `tool_output` command.
+
+use serde::{Deserialize, Serialize};
+
+/// Most lines of output kept under a row.
+pub const TAIL_LINES: usize = 3;
+/// Most diff lines carried by a report (the rest is behind `tool_output`).
+pub const DIFF_LINES: usize = 12;
+/// Most characters of a summary, a tail line or a diff line.
+pub const LINE_CHARS: usize = 200;
+
+/// How a row reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportTone {
+    /// It worked.
+    Ok,
+    /// A result worth noticing that is not a failure (a nonzero exit, a cancel, a timeout).
+    Warn,
+    /// The tool failed; the summary says why.
+    Error,
+}
+
+/// Which side of a diff a line is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffSign {
+    /// Added by the edit.
+    Added,
+    /// Removed by the edit.
+    Removed,
+    /// Unchanged, shown for orientation.
+    Context,
+}
+
+/// One line of an edit's diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DiffLine {
+    /// Its side.
+    pub sign: DiffSign,
+    /// The line, without its newline (cut to [`LINE_CHARS`]).
+    pub text: String,
+}
+
+/// The change an edit made to one file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FileDiff {
+    /// The file, as the model named it.
+    pub path: String,
+    /// Lines added.
+    pub added: u64,
+    /// Lines removed.
+    pub removed: u64,
+    /// The first lines of the diff (all files together carry at most [`DIFF_LINES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lines: Vec<DiffLine>,
+}
+
+/// What a finished tool call did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolReport {
+    /// How the row reads.
+    pub tone: ReportTone,
+    /// One line: `exit 2`, `3 files, 120 lines`, `12 matches in 4 files`, `+3 −2`, or why it
+    /// failed.
+    pub summary: String,
+    /// The last lines of a command's output (at most [`TAIL_LINES`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tail: Vec<String>,
+    /// The answer was cut or part of it retained: the model got less than all of it inline.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cut: bool,
+    /// An edit's change, per file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<FileDiff>,
+    /// A file operation's actions, one line each (`create notes.md`, `move a → b`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub actions: Vec<String>,
+}
+
+impl ToolReport {
+    /// A report with only a tone and a summary.
+    pub fn new(tone: ReportTone, summary: impl Into<String>) -> Self {
+        ToolReport {
+            tone,
+            summary: one_line(&summary.into()),
+            tail: Vec::new(),
+            cut: false,
+            diffs: Vec::new(),
+            actions: Vec::new(),
+        }
+    }
+
+    /// A failed call: its reason's first line.
+    pub fn failed(reason: &str) -> Self {
+        ToolReport::new(ReportTone::Error, reason)
+    }
+}
+
+/// The first line of `text`, cut to [`LINE_CHARS`] characters with `…`.
+pub fn one_line(text: &str) -> String {
+    let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    cut_line(first.trim_end())
+}
+
+/// `line` cut to [`LINE_CHARS`] characters with `…`.
+pub fn cut_line(line: &str) -> String {
+    match line.char_indices().nth(LINE_CHARS) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line.to_owned(),
+    }
+}

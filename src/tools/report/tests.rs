@@ -1,0 +1,224 @@
+use ansa_sessions::protocol::{DIFF_LINES, DiffSign, ReportTone, TAIL_LINES};
+use ash_engine::protocol::{
+    Data, ErrorCode, ErrorRecord, ExecResult, ExitKind, Flags, PatchRow, Response, SearchRow,
+    Status,
+};
+
+use super::report;
+use crate::tools::{
+    EditArgs, ExecArgs, FileAction, FileActionKind, FileEdits, FilesArgs, SearchArgs, TextEdit,
+    ToolArgs,
+};
+
+fn exec_args() -> ToolArgs {
+    ToolArgs::Exec(ExecArgs {
+        program: "cargo".into(),
+        args: vec!["test".into()],
+        cwd: ".".into(),
+        env: Vec::new(),
+        stdin: None,
+        timeout_ms: None,
+    })
+}
+
+fn exec(kind: ExitKind, code: Option<i64>, stdout: &str, stderr: &str) -> Response {
+    let text = |t: &str| (!t.is_empty()).then(|| t.to_owned());
+    let mut response = Response::success(
+        1,
+        Data::Exec(ExecResult {
+            kind,
+            code,
+            ms: 12_500,
+            stdout: text(stdout),
+            stderr: text(stderr),
+            stdout_ref: None,
+            stderr_ref: None,
+        }),
+    );
+    if !(kind == ExitKind::Exited && code == Some(0)) {
+        response.status = Status::Failed;
+        response.error = Some(ErrorRecord::typical(ErrorCode::ProcessFailed));
+    }
+    response
+}
+
+#[test]
+fn exec_says_how_the_command_ended_with_its_last_lines() {
+    let ok = report(
+        &exec_args(),
+        &exec(ExitKind::Exited, Some(0), "a\nb\n\nc\nd\n", ""),
+    );
+    assert_eq!((ok.tone, ok.summary.as_str()), (ReportTone::Ok, "exit 0"));
+    assert_eq!(ok.tail, ["b", "c", "d"], "the last non-empty lines");
+    assert_eq!(ok.tail.len(), TAIL_LINES);
+
+    let failed = report(
+        &exec_args(),
+        &exec(
+            ExitKind::Exited,
+            Some(2),
+            "running 3 tests\n",
+            "error: 1 failed\n",
+        ),
+    );
+    assert_eq!(
+        (failed.tone, failed.summary.as_str()),
+        (ReportTone::Warn, "exit 2")
+    );
+    assert_eq!(
+        failed.tail,
+        ["error: 1 failed"],
+        "a failure shows stderr first"
+    );
+
+    let cases = [
+        (ExitKind::Signaled, Some(9), "killed by signal 9"),
+        (ExitKind::TimedOut, None, "timed out after 12 s"),
+        (ExitKind::Cancelled, None, "cancelled"),
+    ];
+    for (kind, code, summary) in cases {
+        let r = report(&exec_args(), &exec(kind, code, "", ""));
+        assert_eq!((r.tone, r.summary.as_str()), (ReportTone::Warn, summary));
+        assert!(r.tail.is_empty());
+    }
+}
+
+#[test]
+fn a_command_that_cannot_start_is_a_failure_with_its_reason() {
+    let not_found = Response::error(1, ErrorRecord::typical(ErrorCode::PathNotFound));
+    let r = report(&exec_args(), &not_found);
+    assert_eq!(r.tone, ReportTone::Error);
+    assert_eq!(r.summary, "failed to start: program or cwd not found (201)");
+    let spawn = Response::error(1, ErrorRecord::typical(ErrorCode::SpawnFailed));
+    assert_eq!(
+        report(&exec_args(), &spawn).summary,
+        "failed to start (400)"
+    );
+}
+
+#[test]
+fn search_counts_matches_and_files_and_says_when_it_was_cut() {
+    let args = ToolArgs::Search(SearchArgs {
+        query: "x".into(),
+        paths: vec![".".into()],
+        regex: false,
+        case_insensitive: false,
+        include_hidden: false,
+    });
+    let row = |path, line| SearchRow {
+        path,
+        line,
+        column: 1,
+        text: "x".into(),
+    };
+    let mut response = Response::success(1, Data::Search(vec![row(1, 1), row(1, 9), row(2, 3)]));
+    let r = report(&args, &response);
+    assert_eq!(r.summary, "3 matches in 2 files");
+    assert!(!r.cut);
+    response.flags = Flags::TRUNCATED;
+    assert!(report(&args, &response).cut);
+    let none = Response::success(1, Data::Search(Vec::new()));
+    assert_eq!(report(&args, &none).summary, "no matches");
+}
+
+fn edit_args(files: &[(&str, &[(&str, &str)])]) -> ToolArgs {
+    ToolArgs::Edit(EditArgs {
+        files: files
+            .iter()
+            .map(|(path, edits)| FileEdits {
+                path: (*path).into(),
+                edits: edits
+                    .iter()
+                    .map(|(old, new)| TextEdit {
+                        old: (*old).into(),
+                        new: (*new).into(),
+                    })
+                    .collect(),
+            })
+            .collect(),
+    })
+}
+
+fn patched() -> Response {
+    Response::success(1, Data::Patch(Vec::<PatchRow>::new()))
+}
+
+#[test]
+fn an_edit_is_a_line_diff_counted_per_file() {
+    let args = edit_args(&[(
+        "src/app.py",
+        &[("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 20\nc = 3\nd = 4\n")],
+    )]);
+    let r = report(&args, &patched());
+    assert_eq!((r.tone, r.summary.as_str()), (ReportTone::Ok, "+2 −1"));
+    let lines: Vec<(DiffSign, &str)> = r.diffs[0]
+        .lines
+        .iter()
+        .map(|l| (l.sign, l.text.as_str()))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (DiffSign::Removed, "b = 2"),
+            (DiffSign::Added, "b = 20"),
+            (DiffSign::Added, "d = 4"),
+        ],
+        "unchanged lines are left out"
+    );
+
+    let two = edit_args(&[("a", &[("x", "y")]), ("b", &[("p\nq", "p")])]);
+    let r = report(&two, &patched());
+    assert_eq!(r.summary, "2 files, +1 −2");
+    assert_eq!((r.diffs[1].added, r.diffs[1].removed), (0, 1));
+}
+
+#[test]
+fn a_long_edit_carries_only_its_first_diff_lines_but_counts_them_all() {
+    let old: String = (0..40).map(|n| format!("old {n}\n")).collect();
+    let new: String = (0..40).map(|n| format!("new {n}\n")).collect();
+    let args = edit_args(&[("big.txt", &[(old.as_str(), new.as_str())])]);
+    let r = report(&args, &patched());
+    assert_eq!(r.summary, "+40 −40");
+    assert_eq!(r.diffs[0].lines.len(), DIFF_LINES);
+}
+
+#[test]
+fn a_refused_edit_says_why() {
+    let args = edit_args(&[("a", &[("x", "y")])]);
+    let stale = Response::error(1, ErrorRecord::typical(ErrorCode::ContentConflict));
+    let r = report(&args, &stale);
+    assert_eq!(r.tone, ReportTone::Error);
+    assert_eq!(
+        r.summary,
+        "the file changed since it was read, or the target exists (501)"
+    );
+    assert!(r.diffs.is_empty(), "nothing changed, so no diff");
+}
+
+#[test]
+fn files_lists_its_actions() {
+    let action = |kind, path: &str, to: Option<&str>| FileAction {
+        kind,
+        path: path.into(),
+        to: to.map(str::to_owned),
+        content: None,
+    };
+    let args = ToolArgs::Files(FilesArgs {
+        actions: vec![
+            action(FileActionKind::Create, "notes.md", None),
+            action(FileActionKind::Move, "a.txt", Some("b.txt")),
+            action(FileActionKind::Remove, "old.log", None),
+        ],
+    });
+    let r = report(&args, &Response::success(1, Data::Fs(Vec::new())));
+    assert_eq!(r.summary, "3 actions");
+    assert_eq!(
+        r.actions,
+        ["create notes.md", "move a.txt → b.txt", "remove old.log"]
+    );
+    let one = ToolArgs::Files(FilesArgs {
+        actions: vec![action(FileActionKind::Copy, "a", Some("b"))],
+    });
+    let r = report(&one, &Response::success(1, Data::Fs(Vec::new())));
+    assert_eq!(r.summary, "copy a → b");
+}
