@@ -67,6 +67,7 @@ fn every_golden_event_parses_and_reserialises_byte_exact() {
         "resync_required",
         "transcript",
         "tool_output",
+        "retrying",
         "error",
     ] {
         assert!(types.contains(t), "no fixture for event `{t}`");

@@ -99,6 +99,8 @@ pub struct GenerationRequest<'a> {
     /// Tool outputs of the session that compaction removed from `context` (they come
     /// before every output still in it).
     pub compacted_outputs: u64,
+    /// Told before a live provider waits to try a failed request again.
+    pub on_retry: Option<http::OnRetry<'a>>,
 }
 
 impl GenerationRequest<'_> {

@@ -99,6 +99,7 @@ mod tests {
             tools: &[],
             cancel: &cancel,
             compacted_outputs: 0,
+            on_retry: None,
         };
         let mut previews = Vec::new();
         let turn =

@@ -454,6 +454,20 @@ fn a_429_with_retry_after_and_a_500_are_retried_before_any_byte() {
     let mut s = live_jsonl(&w, &env);
     let t = std::time::Instant::now();
     let rid = s.submit("read it");
+    // Each retry is announced before its wait, so a frontend can say why it is waiting.
+    let first = s.expect_type("retrying", &[("request_id", json!(rid))]);
+    assert_eq!(
+        (&first["attempt"], &first["of"], &first["delay_ms"]),
+        (&json!(2), &json!(4), &json!(1000)),
+        "{first}"
+    );
+    assert_eq!(first["reason"], "429 Too Many Requests");
+    let second = s.expect_type("retrying", &[("request_id", json!(rid))]);
+    assert_eq!(
+        second["attempt"], 2,
+        "a new request starts counting again: {second}"
+    );
+    assert_eq!(second["reason"], "500 Internal Server Error");
     assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
     assert!(
         t.elapsed() >= std::time::Duration::from_secs(1),

@@ -97,6 +97,7 @@ pub fn stream_with(
         limits,
         mime,
         cancel,
+        on_retry: None,
     };
     let mut chunks = Vec::new();
     let result = client.post_stream(&request, |chunk: &[u8]| {

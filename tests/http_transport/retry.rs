@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use ansa::provider::http::{HttpError, MimePolicy, RetryPolicy, StreamError};
+use ansa::provider::http::{
+    HttpError, Limits, MimePolicy, OnRetry, RetryPolicy, Retrying, StreamError, StreamRequest,
+};
 
 use crate::common::*;
 use crate::mock_provider::{MockProvider, MockResponse, within};
@@ -41,6 +43,50 @@ fn rate_limit_waits_retry_after_then_succeeds() {
     assert!(
         reqs.iter().all(|r| r.body == BODY),
         "every attempt sends the same body"
+    );
+}
+
+#[test]
+fn each_retry_is_announced_before_its_wait() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::json(429, r#"{"error":{"message":"slow"}}"#).header("retry-after-ms", "20"),
+    );
+    mock.push(RESPONSES, MockResponse::new(503));
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let client = retrying(&mock, quick());
+    let seen = std::cell::RefCell::new(Vec::new());
+    let on_retry = |r: &Retrying| seen.borrow_mut().push(r.clone());
+    let headers = headers();
+    let cancel = AtomicBool::new(false);
+    let request = StreamRequest {
+        path: "/responses",
+        headers: &headers,
+        body: BODY,
+        limits: Limits::streaming(),
+        mime: MimePolicy::EventStream,
+        cancel: &cancel,
+        on_retry: Some(OnRetry(&on_retry)),
+    };
+    let done = client
+        .post_stream(&request, |_| Ok::<(), std::convert::Infallible>(()))
+        .expect("third attempt succeeds");
+    assert_eq!(done.attempts, 3);
+    let seen = seen.into_inner();
+    assert_eq!(seen.len(), 2, "{seen:?}");
+    assert_eq!(
+        (seen[0].attempt, seen[0].of, seen[0].reason.as_str()),
+        (2, quick().max_attempts, "429 Too Many Requests")
+    );
+    assert_eq!(
+        seen[0].delay,
+        Duration::from_millis(20),
+        "the server's retry-after"
+    );
+    assert_eq!(
+        (seen[1].attempt, seen[1].reason.as_str()),
+        (3, "503 Service Unavailable")
     );
 }
 

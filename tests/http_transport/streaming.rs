@@ -29,6 +29,7 @@ fn incremental(mock: MockProvider, version: &str) {
         limits: limits(),
         mime: MimePolicy::EventStream,
         cancel: &cancel,
+        on_retry: None,
     };
     let mut got = String::new();
     let done = client
@@ -91,6 +92,7 @@ fn callback_error_stops_the_transfer() {
         limits: limits(),
         mime: MimePolicy::EventStream,
         cancel: &cancel,
+        on_retry: None,
     };
     let err = client
         .post_stream(&request, |_: &[u8]| Err("parser refused"))

@@ -208,6 +208,19 @@ pub enum EventBody {
         /// Session totals.
         usage: SessionUsage,
     },
+    /// A provider request failed and is tried again after `delay_ms`.
+    Retrying {
+        /// The turn.
+        request_id: RequestId,
+        /// The attempt about to be made (2 for the first retry).
+        attempt: u32,
+        /// Attempts allowed in all.
+        of: u32,
+        /// The wait before it, in milliseconds.
+        delay_ms: u64,
+        /// Why the last attempt failed (`429 Too Many Requests`).
+        reason: String,
+    },
     /// Events were dropped; ask for a snapshot.
     ResyncRequired {
         /// Why.

@@ -14,7 +14,9 @@ use super::exchange::Exchange;
 use super::guard::{Stop, sleep};
 use super::retry::{RetryPolicy, SplitMix64};
 use super::target::Base;
-use super::{ClientOptions, Headers, HttpError, Limits, StreamError, StreamRequest};
+use super::{
+    ClientOptions, Headers, HttpError, Limits, OnRetry, Retrying, StreamError, StreamRequest,
+};
 
 /// Largest `AI_CA_FILE` read.
 const CA_FILE_MAX: u64 = 4 * 1024 * 1024;
@@ -156,7 +158,17 @@ impl HttpClient {
             let Some(error) = failure.retryable_error() else {
                 return Err(failure);
             };
-            if !self.wait_to_retry(error, attempts, &mut waited, request.cancel)? {
+            let notify = |delay| {
+                if let Some(OnRetry(on_retry)) = request.on_retry {
+                    on_retry(&Retrying {
+                        attempt: attempts + 1,
+                        of: self.retry.max_attempts,
+                        delay,
+                        reason: error.retry_reason(),
+                    });
+                }
+            };
+            if !self.wait_to_retry(error, attempts, &mut waited, request.cancel, notify)? {
                 return Err(failure);
             }
         }
@@ -184,7 +196,7 @@ impl HttpClient {
             {
                 Ok(body) => return Ok(body),
                 Err(error) => {
-                    if !self.wait_to_retry(&error, attempts, &mut waited, cancel)? {
+                    if !self.wait_to_retry(&error, attempts, &mut waited, cancel, |_| {})? {
                         return Err(error);
                     }
                 }
@@ -192,14 +204,15 @@ impl HttpClient {
         }
     }
 
-    /// Waits before the next attempt when the policy allows one (`Ok(true)`); `Ok(false)` means
-    /// give up with the error.
+    /// Waits before the next attempt when the policy allows one (`Ok(true)`, after telling
+    /// `notify` the wait); `Ok(false)` means give up with the error.
     fn wait_to_retry(
         &self,
         error: &HttpError,
         attempts: u32,
         waited: &mut Duration,
         cancel: &AtomicBool,
+        notify: impl FnOnce(Duration),
     ) -> Result<bool, HttpError> {
         let delay = {
             let mut jitter = self.jitter.lock().unwrap_or_else(|p| p.into_inner());
@@ -208,6 +221,7 @@ impl HttpClient {
         let Some(delay) = delay else {
             return Ok(false);
         };
+        notify(delay);
         match self.built()?.runtime.block_on(sleep(delay, cancel)) {
             Ok(()) => {
                 *waited += delay;

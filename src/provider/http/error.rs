@@ -240,6 +240,34 @@ fn after(retry_after: &Option<Duration>) -> String {
 }
 
 impl HttpError {
+    /// Why a retry happens, in a few words for a status line: `429 Too Many Requests`,
+    /// `503 Service Unavailable`, `connection failed`.
+    pub fn retry_reason(&self) -> String {
+        let status = |code: u16| {
+            let reason = reqwest::StatusCode::from_u16(code)
+                .ok()
+                .and_then(|s| s.canonical_reason())
+                .unwrap_or("error");
+            format!("{code} {reason}")
+        };
+        match self {
+            HttpError::RateLimited { .. } => status(429),
+            HttpError::Server { status: code, .. } => status(*code),
+            HttpError::Transport { kind, .. } => match kind {
+                TransportKind::Connect => "connection failed",
+                TransportKind::Tls => "TLS handshake failed",
+                TransportKind::ConnectTimeout => "connect timed out",
+                TransportKind::ResponseTimeout => "no response in time",
+                TransportKind::IdleTimeout => "the response stalled",
+                TransportKind::TotalTimeout => "the request took too long",
+                TransportKind::Request => "the request failed",
+                TransportKind::Body => "the response broke off",
+            }
+            .to_owned(),
+            other => other.status().map_or_else(|| "error".to_owned(), status),
+        }
+    }
+
     /// The transport kind, for [`HttpError::Transport`].
     pub fn transport_kind(&self) -> Option<TransportKind> {
         match self {

@@ -173,6 +173,31 @@ pub struct StreamRequest<'a> {
     pub mime: MimePolicy,
     /// Raised to stop the transfer (checked between chunks and while waiting).
     pub cancel: &'a AtomicBool,
+    /// Told before each wait for another attempt.
+    pub on_retry: Option<OnRetry<'a>>,
+}
+
+/// What to tell before waiting to try a failed request again.
+#[derive(Clone, Copy)]
+pub struct OnRetry<'a>(pub &'a dyn Fn(&Retrying));
+
+impl std::fmt::Debug for OnRetry<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OnRetry(..)")
+    }
+}
+
+/// A failed attempt that will be tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Retrying {
+    /// The attempt about to be made (2 for the first retry).
+    pub attempt: u32,
+    /// Attempts the policy allows in all.
+    pub of: u32,
+    /// The wait before it.
+    pub delay: Duration,
+    /// Why the last attempt failed (`429 Too Many Requests`).
+    pub reason: String,
 }
 
 #[cfg(test)]

@@ -348,6 +348,7 @@ impl LiveProvider {
             limits: Limits::streaming(),
             mime,
             cancel: request.cancel,
+            on_retry: request.on_retry,
         };
         match self
             .client

@@ -24,6 +24,7 @@ fn run(
         tools: &[],
         cancel: &cancel,
         compacted_outputs: 0,
+        on_retry: None,
     };
     let mut previews = Vec::new();
     let turn = provider.generate(&request, &mut |text: &str| previews.push(text.to_owned()));
@@ -150,6 +151,7 @@ fn cancellation_interrupts_a_delay() {
         tools: &[],
         cancel: &cancel,
         compacted_outputs: 0,
+        on_retry: None,
     };
     assert_eq!(
         p.generate(&request, &mut |_| {}),

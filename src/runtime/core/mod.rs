@@ -18,6 +18,7 @@ use ansa_sessions::{
 use ash_engine::cancel::CancelToken;
 
 use super::events::EventSink;
+use crate::provider::http::Retrying;
 
 pub use status::announce;
 pub use turn::NextTurn;
@@ -210,6 +211,17 @@ impl Core {
                 self.events.publish(body);
             }
         }
+    }
+
+    /// Publishes that a provider request failed and will be tried again after a wait.
+    pub fn retrying(&mut self, request_id: RequestId, retry: &Retrying) {
+        self.events.publish(EventBody::Retrying {
+            request_id,
+            attempt: retry.attempt,
+            of: retry.of,
+            delay_ms: u64::try_from(retry.delay.as_millis()).unwrap_or(u64::MAX),
+            reason: retry.reason.clone(),
+        });
     }
 
     /// Publishes the session's usage totals after a generation reported usage.

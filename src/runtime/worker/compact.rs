@@ -8,6 +8,7 @@ use super::super::compaction;
 use super::super::context::{count_outputs, encode_item};
 use super::super::stop::{Pause, Stop};
 use super::{Step, Worker};
+use crate::provider::http::{OnRetry, Retrying};
 use crate::provider::{COMPACTION_PROMPT, GenerationRequest, ProviderError};
 
 impl Worker {
@@ -25,6 +26,8 @@ impl Worker {
             Err(_) => return Ok(false),
         };
         let flag = self.shared.lock().cancel_handles().flag;
+        let shared = &self.shared;
+        let on_retry = |r: &Retrying| shared.lock().retrying(id, r);
         let request = GenerationRequest {
             generation: self.context.next_generation,
             instructions: COMPACTION_PROMPT,
@@ -32,6 +35,7 @@ impl Worker {
             tools: &[],
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
+            on_retry: Some(OnRetry(&on_retry)),
         };
         let (summary, method, model) = match self.provider.summarize(&request) {
             None => (

@@ -25,6 +25,7 @@ use super::stop::{Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
+use crate::provider::http::{OnRetry, Retrying};
 use crate::provider::{
     ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
@@ -225,6 +226,8 @@ impl Worker {
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
         let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
+        let shared = &self.shared;
+        let on_retry = |r: &Retrying| shared.lock().retrying(id, r);
         let request = GenerationRequest {
             generation,
             instructions: self.prompt.for_mode(mode),
@@ -232,8 +235,8 @@ impl Worker {
             tools: &tools,
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
+            on_retry: Some(OnRetry(&on_retry)),
         };
-        let shared = &self.shared;
         let mut on_preview = |text: &str| shared.lock().preview(id, generation, text);
         match self.provider.generate_full(&request, &mut on_preview) {
             Ok(generated) => Ok(generated),

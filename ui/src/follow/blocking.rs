@@ -231,6 +231,18 @@ impl Follower {
                     ended.outcome.error = auth.take();
                     return Ok(ended);
                 }
+                EventBody::Retrying {
+                    request_id,
+                    attempt,
+                    of,
+                    delay_ms,
+                    reason,
+                } if task.ours(request_id) => {
+                    let secs = delay_ms.div_ceil(1000).max(1);
+                    on(Progress::Notice(&format!(
+                        "retrying in {secs} s ({reason}, {attempt} of {of})"
+                    )));
+                }
                 EventBody::ResyncRequired { reason } => {
                     on(Progress::Notice(&format!("events were lost: {reason}")));
                     if recovering.is_none() {

@@ -60,6 +60,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ToolOutput(_) => "tool_output",
         EventBody::Error { .. } => "error",
         EventBody::Usage { .. } => "usage",
+        EventBody::Retrying { .. } => "retrying",
     }
 }
 

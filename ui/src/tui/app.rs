@@ -17,7 +17,7 @@ use super::input::Input;
 use super::keys::{self, Intent, SLASH_HELP, Slash};
 pub(crate) use super::model::{
     Action, Entry, Flags, HistoryPane, LivePreview, Notice, OutputPane, Paused, Pending, Purpose,
-    Task, TaskKind, TaskState, Tone, ToolLine,
+    RetryStatus, Task, TaskKind, TaskState, Tone, ToolLine,
 };
 use super::theme::Theme;
 use crate::follow::{Cursor, TaskMatch};
@@ -63,6 +63,8 @@ pub(crate) struct App {
     pub tools: Vec<ToolLine>,
     /// The streaming answer.
     pub preview: Option<LivePreview>,
+    /// The task's provider request is waiting to be tried again.
+    pub retry: Option<RetryStatus>,
     /// A transient hint in the live region.
     pub notice: Option<Notice>,
     /// `/status` is shown.
@@ -101,6 +103,7 @@ impl App {
             paused: None,
             tools: Vec::new(),
             preview: None,
+            retry: None,
             notice: None,
             status_open: false,
             history: HistoryPane::default(),

@@ -8,8 +8,8 @@ use ansa_sessions::{
 };
 
 use super::app::{
-    Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, Task, TaskKind, TaskState,
-    Tone, ToolLine,
+    Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, RetryStatus, Task,
+    TaskKind, TaskState, Tone, ToolLine,
 };
 use crate::follow::{CatchUp, Cursor, TaskMatch};
 
@@ -18,6 +18,17 @@ impl App {
     pub fn on_event(&mut self, event: Event) -> Vec<Action> {
         let mut out = Vec::new();
         let mut first = false;
+        // The turn moving on after a retry notice means the wait is over.
+        if matches!(
+            event.body,
+            EventBody::TextPreview { .. }
+                | EventBody::TextDelta { .. }
+                | EventBody::ToolStatus { .. }
+                | EventBody::TurnState { .. }
+                | EventBody::Done { .. }
+        ) {
+            self.retry = None;
+        }
         let gap = match self.cursor.as_mut() {
             Some(cursor) => cursor.observe(&event).gap,
             None => {
@@ -75,6 +86,20 @@ impl App {
             EventBody::Transcript(page) => self.on_page(page, &mut out),
             EventBody::ToolOutput(page) => self.on_output_page(page),
             EventBody::Usage { usage, .. } => self.usage = Some(usage),
+            EventBody::Retrying {
+                request_id,
+                attempt,
+                of,
+                delay_ms,
+                reason,
+            } if self.ours(request_id) => {
+                self.retry = Some(RetryStatus {
+                    attempt,
+                    of,
+                    until: self.now + std::time::Duration::from_millis(delay_ms),
+                    reason,
+                });
+            }
             EventBody::Error {
                 command_id,
                 code,

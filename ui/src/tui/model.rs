@@ -136,6 +136,19 @@ pub(crate) struct Paused {
     pub reason: Option<String>,
 }
 
+/// A provider request of the task that failed and is tried again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RetryStatus {
+    /// The attempt about to be made.
+    pub attempt: u32,
+    /// Attempts allowed in all.
+    pub of: u32,
+    /// When it is made.
+    pub until: Instant,
+    /// Why the last one failed.
+    pub reason: String,
+}
+
 /// The streaming answer of the current generation.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct LivePreview {

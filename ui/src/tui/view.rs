@@ -154,6 +154,12 @@ fn state_text(app: &App) -> (String, Style) {
     ("idle".to_owned(), theme.dim())
 }
 
+/// A wait as whole seconds, rounded up (`1 s` until it is over).
+fn wait_text(left: std::time::Duration) -> String {
+    let ms = left.as_millis();
+    format!("{} s", ms.div_ceil(1000).max(1))
+}
+
 /// A token count in a few characters: `950`, `12.3k`, `4.1M`.
 fn tokens(n: u64) -> String {
     match n {
@@ -293,6 +299,17 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         if preview.discarded {
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }
+    }
+    if let Some(retry) = app.retry.as_ref().filter(|_| app.task.is_some()) {
+        let left = retry.until.saturating_duration_since(app.now);
+        let text = format!(
+            "retrying in {} ({}, {} of {})",
+            wait_text(left),
+            one_line(&retry.reason),
+            retry.attempt,
+            retry.of
+        );
+        lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
     }
     if let Some(paused) = &app.paused
         && app.task.is_none()

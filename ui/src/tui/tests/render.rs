@@ -398,3 +398,33 @@ fn the_models_commentary_before_tool_calls_stays_in_the_dialog() {
         "committed once"
     );
 }
+
+#[test]
+fn a_retry_shows_how_long_why_and_which_attempt_until_the_turn_moves_on() {
+    let mut h = Harness::opened(72, 20, false, vec![]);
+    let request = h.submit_accepted("explain", 1);
+    h.event(ansa_sessions::protocol::EventBody::Retrying {
+        request_id: request,
+        attempt: 2,
+        of: 4,
+        delay_ms: 2_500,
+        reason: "429 Too Many Requests".into(),
+    });
+    let shown = |h: &Harness| {
+        let live = view::live(&h.app);
+        live.lines
+            .iter()
+            .map(super::line_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        shown(&h).contains("retrying in 3 s (429 Too Many Requests, 2 of 4)"),
+        "{}",
+        shown(&h)
+    );
+    h.at(1.2);
+    assert!(shown(&h).contains("retrying in 2 s"), "{}", shown(&h));
+    h.preview(request, "Here", PreviewState::Preview);
+    assert!(!shown(&h).contains("retrying"), "{}", shown(&h));
+}
