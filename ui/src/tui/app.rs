@@ -57,6 +57,8 @@ pub(crate) struct App {
     pub usage: Option<SessionUsage>,
     /// The task being followed.
     pub task: Option<Task>,
+    /// Tasks typed ahead while `task` runs, in the runtime's FIFO order.
+    pub queued: Vec<Task>,
     /// A paused turn.
     pub paused: Option<Paused>,
     /// Running tool calls of the task.
@@ -100,6 +102,7 @@ impl App {
             flags: Flags::default(),
             usage: None,
             task: None,
+            queued: Vec::new(),
             paused: None,
             tools: Vec::new(),
             preview: None,
@@ -222,6 +225,9 @@ impl App {
             Intent::WordRight => self.input.word_right(),
             Intent::Home => self.input.home(),
             Intent::End => self.input.end(),
+            Intent::Up if self.input.is_blank() && !self.queued.is_empty() => {
+                self.recall_queued(&mut out)
+            }
             Intent::Up => self.input.up(columns),
             Intent::Down => self.input.down(columns),
             Intent::DeleteWordBack => self.input.delete_word_back(),
@@ -286,13 +292,6 @@ impl App {
             );
             return;
         }
-        if self.task.is_some() {
-            self.say(
-                Tone::Warn,
-                "one task at a time: your text is kept until this one ends (Ctrl+C cancels it)",
-            );
-            return;
-        }
         let text = self.input.text().to_owned();
         let body = CommandBody::Submit {
             text: text.clone(),
@@ -305,7 +304,7 @@ impl App {
         self.input.take();
         self.status_open = false;
         self.notice = None;
-        self.task = Some(Task {
+        let task = Task {
             kind: TaskKind::Submit,
             follow: TaskMatch::submitted(command.command_id.clone(), submitted_turn),
             text,
@@ -315,7 +314,13 @@ impl App {
             cancel_on_accept: false,
             started: self.now,
             answer: None,
-        });
+        };
+        // Typed ahead: the runtime queues it behind the running task, one runs at a time.
+        if self.task.is_some() {
+            self.queued.push(task);
+        } else {
+            self.task = Some(task);
+        }
         out.push(Action::Send(command));
     }
 
@@ -422,10 +427,12 @@ impl App {
     fn finish_then_exit(&mut self, out: &mut Vec<Action>) {
         if self.task.is_some() {
             self.exit_after_task = true;
-            self.say(
-                Tone::Info,
-                "exiting when this task ends (Ctrl+C cancels it)",
-            );
+            let what = if self.queued.is_empty() {
+                "exiting when this task ends (Ctrl+C cancels it)"
+            } else {
+                "exiting when the queued tasks have run (Ctrl+C cancels the running one)"
+            };
+            self.say(Tone::Info, what);
         } else {
             out.push(Action::Exit(0));
         }
@@ -438,12 +445,52 @@ impl App {
             self.commit(Entry::Tool(tool));
         }
         self.preview = None;
+        self.retry = None;
         self.task = None;
+        if !self.queued.is_empty() {
+            let mut next = self.queued.remove(0);
+            next.started = self.now;
+            let accepted = next.follow.accepted();
+            let text = next.text.clone();
+            self.task = Some(next);
+            // Its text joins the dialog when it starts; an acceptance still on its way
+            // commits it when it arrives.
+            if accepted {
+                self.commit(Entry::User(text));
+            }
+            return;
+        }
         if self.armed {
             self.say(Tone::Info, "press Ctrl+C again to exit");
         }
         if self.exit_after_task {
             out.push(Action::Exit(0));
         }
+    }
+
+    /// Up on an empty input with tasks typed ahead: the last one comes back for editing, and
+    /// its queued turn is cancelled before it starts.
+    fn recall_queued(&mut self, out: &mut Vec<Action>) {
+        let Some(last) = self.queued.last() else {
+            return;
+        };
+        let Some(request) = last.follow.request() else {
+            self.say(
+                Tone::Info,
+                "the queued task is still on its way; try again in a moment",
+            );
+            return;
+        };
+        let Some(command) = self.command(CommandBody::Cancel { target: request }) else {
+            return;
+        };
+        out.push(Action::Send(command));
+        if let Some(task) = self.queued.pop() {
+            self.input.restore(&task.text);
+        }
+        self.say(
+            Tone::Info,
+            "the queued task is back in the input; Enter sends it again",
+        );
     }
 }

@@ -233,6 +233,13 @@ impl App {
             .is_some_and(|task| task.follow.accept(command_id, request))
         {
             self.accepted(request, out);
+            return;
+        }
+        for queued in &mut self.queued {
+            if queued.follow.accept(command_id, request) {
+                queued.state = TaskState::Queued;
+                return;
+            }
         }
     }
 
@@ -452,6 +459,21 @@ impl App {
     ) {
         if let Some(id) = &command_id {
             if self.on_output_error(id, &message) {
+                return;
+            }
+            if let Some(i) = self
+                .queued
+                .iter()
+                .position(|q| q.follow.refused_by(Some(id)))
+            {
+                let task = self.queued.remove(i);
+                if self.input.is_blank() {
+                    self.input.restore(&task.text);
+                }
+                self.commit(Entry::Notice(Notice::new(
+                    Tone::Error,
+                    format!("the queued task was not accepted: {message}"),
+                )));
                 return;
             }
             self.queries.retain(|p| &p.id != id);

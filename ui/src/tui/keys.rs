@@ -2,10 +2,10 @@
 //!
 //! | key | effect |
 //! |---|---|
-//! | Enter | submit (only when no task runs; otherwise the text stays) or run a `/command` |
+//! | Enter | submit (while a task runs: queue it behind that task) or run a `/command` |
 //! | Shift+Enter, Alt+Enter, Ctrl+J | new line |
 //! | Tab / Shift+Tab | switch basic / plan for the next task |
-//! | Up / Down | row above/below in the input, else previous/next submitted text |
+//! | Up / Down | row above/below in the input, else previous/next submitted text; Up on an empty input recalls the last queued task |
 //! | Left/Right, Home/End, Ctrl+A/Ctrl+E, Alt+B/Alt+F, Ctrl+Left/Right | move |
 //! | Backspace, Delete, Ctrl+W, Ctrl+U, Ctrl+K | delete |
 //! | Ctrl+C | cancel the running task; a second Ctrl+C in a row exits (code 130) |

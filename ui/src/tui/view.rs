@@ -300,6 +300,13 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }
     }
+    for queued in &app.queued {
+        let text = format!("queued: {}", one_line(&queued.text));
+        lines.push(Line::styled(
+            truncate(&format!("{INDENT}{text}"), usize::from(width)),
+            theme.dim(),
+        ));
+    }
     if let Some(retry) = app.retry.as_ref().filter(|_| app.task.is_some()) {
         let left = retry.until.saturating_duration_since(app.now);
         let text = format!(
@@ -368,8 +375,10 @@ pub(crate) fn live(app: &App) -> Live {
     if app.input.text().is_empty()
         && let Some(line) = bottom.get_mut(input_top)
     {
-        let hint = if app.task.is_some() {
-            "type ahead · Enter works when this task ends"
+        let hint = if !app.queued.is_empty() {
+            "Enter queues another · ↑ edits the last queued"
+        } else if app.task.is_some() {
+            "type ahead · Enter queues the next task"
         } else {
             "type a task · /help"
         };

@@ -102,23 +102,109 @@ fn tab_and_shift_tab_toggle_the_mode_and_slash_commands_set_it() {
 }
 
 #[test]
-fn enter_submits_only_when_idle_and_keeps_the_typed_text_while_running() {
+fn enter_while_a_task_runs_queues_the_next_and_it_starts_after_this_one() {
     let mut h = Harness::opened(60, 20, true, vec![]);
-    let request = h.submit_accepted("first", 1);
+    let first = h.submit_accepted("first", 1);
     assert_eq!(h.sent.len(), 1);
     h.type_text("second");
     h.press(KeyCode::Enter);
-    assert_eq!(h.sent.len(), 1, "one task at a time");
-    assert_eq!(h.app.input.text(), "second");
-    // Events while running do not touch the input.
-    h.preview(request, "partial", PreviewState::Preview);
-    h.tool(request, "c1", "exec", ToolPhase::Started);
-    h.answer(request, "done");
-    assert_eq!(h.app.input.text(), "second");
+    assert_eq!(
+        h.sent.len(),
+        2,
+        "typed ahead: sent to the runtime's FIFO at once"
+    );
+    let CommandBody::Submit { text, .. } = &h.last().body else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(text, "second");
+    assert_eq!(h.app.input.text(), "", "the input is free for more");
+    let second_id = h.last().command_id.clone();
+    h.event(EventBody::CommandAccepted {
+        command_id: second_id,
+        request_id: RequestId(2),
+        turn: 2,
+    });
+    let live = super::super::view::live(&h.app);
+    let shown: Vec<String> = live.lines.iter().map(line_text).collect();
+    assert!(
+        shown.iter().any(|l| l.contains("queued: second")),
+        "{shown:#?}"
+    );
+    assert!(
+        !h.scrollback_text().iter().any(|l| l.contains("second")),
+        "its text joins the dialog when it starts"
+    );
+    // Events of the running task do not touch the queue; its end starts the next.
+    h.preview(first, "partial", PreviewState::Preview);
+    h.tool(first, "c1", "exec", ToolPhase::Started);
+    h.answer(first, "done");
+    assert!(h.app.queued.is_empty());
+    assert!(
+        h.app
+            .task
+            .as_ref()
+            .is_some_and(|t| t.follow.ours(RequestId(2)))
+    );
+    h.answer(RequestId(2), "second done");
+    let text = h.scrollback_text();
+    let at = |needle: &str| text.iter().position(|l| l.contains(needle)).unwrap();
+    assert!(at("› first") < at("done"));
+    assert!(at("done") < at("› second"));
+    assert!(at("› second") < at("second done"));
     assert!(h.app.task.is_none());
+}
+
+#[test]
+fn up_on_an_empty_input_recalls_the_last_queued_task_and_cancels_its_turn() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.submit_accepted("first", 1);
+    h.type_text("second, with a typo");
     h.press(KeyCode::Enter);
-    assert_eq!(h.sent.len(), 2);
-    assert_eq!(h.app.input.text(), "");
+    h.press(KeyCode::Up);
+    assert!(
+        h.app
+            .notice
+            .as_ref()
+            .is_some_and(|n| n.text.contains("still on its way")),
+        "not before its request is known"
+    );
+    let id = h.last().command_id.clone();
+    h.event(EventBody::CommandAccepted {
+        command_id: id,
+        request_id: RequestId(2),
+        turn: 2,
+    });
+    h.press(KeyCode::Up);
+    assert_eq!(
+        h.last().body,
+        CommandBody::Cancel {
+            target: RequestId(2)
+        }
+    );
+    assert_eq!(h.app.input.text(), "second, with a typo");
+    assert!(h.app.queued.is_empty());
+}
+
+#[test]
+fn a_refused_queued_task_comes_back_with_the_reason() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.submit_accepted("first", 1);
+    h.type_text("second");
+    h.press(KeyCode::Enter);
+    let id = h.last().command_id.clone();
+    h.event(EventBody::Error {
+        command_id: Some(id),
+        code: ErrorCode::QueueFull,
+        message: "64 turns are already queued".into(),
+    });
+    assert!(h.app.queued.is_empty());
+    assert_eq!(h.app.input.text(), "second");
+    assert!(
+        h.scrollback_text()
+            .iter()
+            .any(|l| l.contains("the queued task was not accepted: 64 turns"))
+    );
+    assert!(h.app.task.is_some(), "the running task is untouched");
 }
 
 #[test]
