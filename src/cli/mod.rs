@@ -80,6 +80,8 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             cwd: started.cwd.display().to_string(),
             model: started.model.clone(),
             session_hint,
+            provider: started.provider.clone(),
+            credentials: started.credentials.clone(),
             theme: ansa_ui::tui::Theme::detect(),
         };
         let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;

@@ -32,6 +32,34 @@ pub struct Started {
     pub cwd: PathBuf,
     /// The requested model.
     pub model: String,
+    /// Which provider answers, for `/status` (`responses at https://api.openai.com/v1`).
+    pub provider: String,
+    /// How requests are authorised, for `/status` (never the credential itself).
+    pub credentials: String,
+}
+
+/// The provider and the kind of credential a run uses, in words; no secret is read.
+fn describe(args: &Args, plan: &Plan) -> (String, String) {
+    let config = &plan.config;
+    if args.script.is_some() {
+        return ("scripted (--script)".to_owned(), "none needed".to_owned());
+    }
+    if offline(args, config) {
+        return ("offline".to_owned(), "none needed".to_owned());
+    }
+    let provider = match &config.provider {
+        crate::config::Provider::Responses { base_url }
+        | crate::config::Provider::Chat { base_url, .. } => {
+            format!("{} at {base_url}", config.provider.kind().as_str())
+        }
+        crate::config::Provider::Offline => "offline".to_owned(),
+    };
+    let credentials = match (&config.api_key, &plan.signin) {
+        (Some(_), _) => "API key".to_owned(),
+        (None, Some(_)) => "signed in with ChatGPT".to_owned(),
+        (None, None) => "none (the server needs no key)".to_owned(),
+    };
+    (provider, credentials)
 }
 
 /// The workspace directory: `--cwd`, else the session's own cwd, else the process cwd.
@@ -191,6 +219,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
     }
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
+    let (provider, credentials) = describe(args, &plan);
     let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
@@ -198,6 +227,8 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
         link,
         handle,
         session_hint: hint,
+        provider,
+        credentials,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),

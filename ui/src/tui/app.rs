@@ -39,6 +39,10 @@ pub(crate) struct App {
     pub model: String,
     /// The session ID (or empty) for `--session`.
     pub session_hint: String,
+    /// Which provider answers (for `/status`).
+    pub provider: String,
+    /// How requests are authorised (for `/status`).
+    pub credentials: String,
     /// The current time, set by the driver.
     pub now: Instant,
     /// Terminal width.
@@ -93,6 +97,8 @@ impl App {
             cwd,
             model,
             session_hint,
+            provider: String::new(),
+            credentials: String::new(),
             now: Instant::now(),
             width: 80,
             height: 24,
@@ -233,6 +239,11 @@ impl App {
             Intent::DeleteWordBack => self.input.delete_word_back(),
             Intent::KillToStart => self.input.kill_to_start(),
             Intent::KillToEnd => self.input.kill_to_end(),
+            Intent::ToggleMode if keys::slash_completion(self.input.text()).is_some() => {
+                if let Some(done) = keys::slash_completion(self.input.text()) {
+                    self.input.set(&done);
+                }
+            }
             Intent::ToggleMode => {
                 self.mode = match self.mode {
                     Mode::Basic => Mode::Plan,

@@ -143,6 +143,57 @@ pub(crate) enum Slash {
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /exit";
 
+/// Every command with its one-line help, in the order the menu shows them.
+pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
+    ("/basic", "the next task may use every tool"),
+    ("/plan", "the next task may only read and search"),
+    ("/status", "session, model, provider, tokens and sign-in"),
+    ("/cancel", "cancel the running (or the paused) request"),
+    ("/resume", "continue the paused request"),
+    ("/exit", "leave now, or when the running task ends"),
+    ("/help", "keys and commands"),
+];
+
+/// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
+/// input is more than one word.
+pub(crate) fn slash_matches(text: &str) -> Vec<(&'static str, &'static str)> {
+    let Some(typed) = text.strip_prefix('/') else {
+        return Vec::new();
+    };
+    if !typed.chars().all(|c| c.is_ascii_alphabetic()) {
+        return Vec::new();
+    }
+    let typed = typed.to_ascii_lowercase();
+    SLASH_COMMANDS
+        .iter()
+        .filter(|(name, _)| name[1..].starts_with(&typed))
+        .copied()
+        .collect()
+}
+
+/// What Tab completes a partly typed `/word` to: the one command it can be, else the longest
+/// prefix all candidates share (when that adds something).
+pub(crate) fn slash_completion(text: &str) -> Option<String> {
+    let matches = slash_matches(text);
+    let (first, _) = matches.first()?;
+    let mut common = first.len();
+    for (name, _) in &matches[1..] {
+        common = common.min(
+            first
+                .bytes()
+                .zip(name.bytes())
+                .take_while(|(a, b)| a == b)
+                .count(),
+        );
+    }
+    let completed = if matches.len() == 1 {
+        (*first).to_owned()
+    } else {
+        first[..common].to_owned()
+    };
+    (completed.len() > text.len()).then_some(completed)
+}
+
 /// Parses the input as a slash command: one line that is `/` and ASCII letters, optionally
 /// followed by spaces. Anything else (`/usr/bin/env is missing`) is a task text.
 pub(crate) fn slash(text: &str) -> Option<Slash> {
@@ -193,6 +244,25 @@ mod tests {
             intent(key(KeyCode::Char('É'), KeyModifiers::SHIFT)),
             Some(Intent::Insert('É'))
         );
+    }
+
+    #[test]
+    fn a_partly_typed_command_lists_its_matches_and_tab_completes_it() {
+        assert_eq!(slash_matches("/").len(), SLASH_COMMANDS.len());
+        let names = |t| slash_matches(t).iter().map(|(n, _)| *n).collect::<Vec<_>>();
+        assert_eq!(names("/re"), ["/resume"]);
+        assert_eq!(names("/S"), ["/status"]);
+        assert!(names("/x").is_empty());
+        assert!(names("/plan this").is_empty(), "a task text, not a command");
+        assert!(names("plan").is_empty());
+        assert_eq!(slash_completion("/re").as_deref(), Some("/resume"));
+        assert_eq!(slash_completion("/resume"), None, "nothing to add");
+        assert_eq!(
+            slash_completion("/"),
+            None,
+            "no common prefix past the slash"
+        );
+        assert_eq!(slash_completion("/x"), None);
     }
 
     #[test]

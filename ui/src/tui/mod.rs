@@ -48,6 +48,10 @@ pub struct TuiInfo {
     pub model: String,
     /// The session ID for `ansa --session <hint>` on exit (empty: `ansa --continue`).
     pub session_hint: String,
+    /// Which provider answers, for `/status`.
+    pub provider: String,
+    /// How requests are authorised (API key, sign-in), for `/status`.
+    pub credentials: String,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
 }

@@ -221,6 +221,8 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
         Err(e) => (None, Err(UiError::io("starting the input thread")(e))),
     };
     let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
+    app.provider = info.provider;
+    app.credentials = info.credentials;
     app.resize(size.0, size.1);
     let mut main = Loop {
         app,

@@ -15,6 +15,7 @@ use super::blocks::{
     INDENT, PROMPT, fmt_duration, history_lines, input_columns, notice_lines, one_line, pane_rows,
     tool_lines, truncate, user_lines,
 };
+use super::keys;
 use super::markdown::render_markdown;
 use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
 use super::sanitize::sanitize;
@@ -176,11 +177,24 @@ fn footer(app: &App, width: u16) -> Line<'static> {
         Mode::Plan => Span::styled("plan", theme.accent().patch(theme.bold())),
     };
     let (state, style) = state_text(app);
-    let hints: &[&str] = if app.task.is_some() {
+    // Most useful first: at 60 columns only the first two or three fit.
+    let hints: &[&str] = if keys::slash_completion(app.input.text()).is_some() {
+        &["Tab complete", "Enter run"]
+    } else if !keys::slash_matches(app.input.text()).is_empty() {
+        &["Enter run"]
+    } else if app.output.open || app.history.open {
+        &["PgUp/PgDn page", "Esc close", "Enter send"]
+    } else if app.task.is_some() {
         if app.exit_after_task {
             &["exits when done", "Ctrl+C cancel"]
         } else {
-            &["Ctrl+C cancel", "Ctrl+D exit when done", "Tab mode"]
+            &[
+                "Ctrl+C cancel",
+                "Ctrl+O output",
+                "Enter queue",
+                "Ctrl+D exit when done",
+                "Tab mode",
+            ]
         }
     } else if app.paused.is_some() {
         &[
@@ -192,9 +206,11 @@ fn footer(app: &App, width: u16) -> Line<'static> {
     } else {
         &[
             "Enter send",
-            "Shift+Enter newline",
+            "/ commands",
             "Tab mode",
+            "Ctrl+O output",
             "Ctrl+F history",
+            "Shift+Enter newline",
             "Ctrl+D exit",
         ]
     };
@@ -250,12 +266,33 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if app.flags.read_only {
         journal.push("read-only");
     }
+    let tokens_used = match app.usage {
+        Some(u) => format!(
+            "{} in ({} cached) · {} out",
+            tokens(u.input_tokens),
+            tokens(u.cached_tokens),
+            tokens(u.output_tokens)
+        ),
+        None => "none reported yet".to_owned(),
+    };
+    let or_unknown = |s: &str| {
+        if s.is_empty() {
+            "—".to_owned()
+        } else {
+            s.to_owned()
+        }
+    };
     let rows = [
+        ("model", or_unknown(&app.model)),
+        ("provider", or_unknown(&app.provider)),
+        ("auth", or_unknown(&app.credentials)),
+        ("cwd", or_unknown(&app.cwd)),
         ("session", session),
         ("mode", mode.to_owned()),
         ("state", state_text(app).0),
         ("request", request),
         ("turn", app.turn().to_string()),
+        ("tokens", tokens_used),
         ("journal", journal.join(", ")),
     ];
     let mut lines = vec![Line::styled("  /status", theme.accent())];
@@ -340,6 +377,29 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     if let Some(notice) = &app.notice {
         lines.extend(notice_lines(notice, width, theme));
+    }
+    lines.extend(slash_menu(app, width));
+    lines
+}
+
+/// The commands a partly typed `/word` may be, each with its help; Tab completes.
+fn slash_menu(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let matches = keys::slash_matches(app.input.text());
+    if matches.is_empty() {
+        return Vec::new();
+    }
+    let mut lines = vec![Line::default()];
+    for (name, help) in matches {
+        let room = usize::from(width).saturating_sub(INDENT.len() + 10).max(1);
+        lines.push(Line::from(vec![
+            Span::raw(INDENT),
+            Span::styled(format!("{name:<10}"), theme.accent()),
+            Span::styled(truncate(help, room), theme.dim()),
+        ]));
+    }
+    if keys::slash_completion(app.input.text()).is_some() {
+        lines.push(Line::styled(format!("{INDENT}Tab completes"), theme.dim()));
     }
     lines
 }

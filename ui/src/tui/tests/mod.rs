@@ -93,6 +93,8 @@ impl Harness {
             "S-0001".into(),
             Theme { plain },
         );
+        app.provider = "responses at https://api.example.test/v1".into();
+        app.credentials = "API key".into();
         app.resize(width, height);
         let start = app.now;
         Harness {

@@ -428,3 +428,48 @@ fn a_retry_shows_how_long_why_and_which_attempt_until_the_turn_moves_on() {
     h.preview(request, "Here", PreviewState::Preview);
     assert!(!shown(&h).contains("retrying"), "{}", shown(&h));
 }
+
+#[test]
+fn typing_a_slash_lists_the_commands_and_tab_completes() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    h.type_text("/");
+    insta::assert_snapshot!(screen(&h));
+    h.type_text("st");
+    let live = view::live(&h.app);
+    let text: Vec<String> = live.lines.iter().map(super::line_text).collect();
+    assert!(
+        text.iter()
+            .any(|l| l.contains("/status") && l.contains("tokens"))
+    );
+    assert!(!text.iter().any(|l| l.contains("/resume")), "{text:#?}");
+    h.press(KeyCode::Tab);
+    assert_eq!(h.app.input.text(), "/status");
+    assert_eq!(
+        h.app.mode,
+        ansa_sessions::Mode::Basic,
+        "Tab completed, not a mode switch"
+    );
+    h.press(KeyCode::Enter);
+    assert!(h.app.status_open);
+}
+
+#[test]
+fn the_most_useful_footer_hints_survive_at_sixty_columns() {
+    let footer = |h: &Harness| {
+        let live = view::live(&h.app);
+        super::line_text(live.lines.last().unwrap())
+    };
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let idle = footer(&h);
+    assert!(
+        idle.contains("Enter send") && idle.contains("/ commands"),
+        "{idle}"
+    );
+    h.submit_accepted("work", 1);
+    let running = footer(&h);
+    assert!(
+        running.contains("Ctrl+C cancel") && running.contains("Ctrl+O output"),
+        "{running}"
+    );
+    assert!(running.chars().count() <= 60);
+}
