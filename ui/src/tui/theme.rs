@@ -47,6 +47,11 @@ impl Theme {
         self.style(Style::default().add_modifier(Modifier::BOLD))
     }
 
+    /// Top-level headings.
+    pub fn underlined(self) -> Style {
+        self.style(Style::default().add_modifier(Modifier::UNDERLINED))
+    }
+
     /// Italic in answers.
     pub fn italic(self) -> Style {
         self.style(Style::default().add_modifier(Modifier::ITALIC))

@@ -236,3 +236,18 @@ fn random_markdown_stays_within_the_width_and_safe() {
         check(&lines, width);
     }
 }
+
+const TABLE: &str = "Results:\n\n| Test | Status | Time (ms) |\n|:-----|:------:|----------:|\n| parse the last line of a file that has no newline | **pass** | 12 |\n| reject `..` in paths | fail | 7 |\n\nAfter.\n";
+
+#[test]
+fn tables_align_their_columns_at_full_width() {
+    insta::assert_snapshot!(render(TABLE, 80));
+}
+
+#[test]
+fn tables_reflow_to_a_narrow_terminal_and_stay_inside_it() {
+    insta::assert_snapshot!(render(TABLE, 40));
+    for width in [1, 5, 12, 20, 33] {
+        render(TABLE, width);
+    }
+}

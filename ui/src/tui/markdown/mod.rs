@@ -1,11 +1,15 @@
-//! Safe, basic Markdown for model answers: CommonMark core plus strikethrough, rendered to
-//! styled lines of at most the given width. Every piece of text is sanitized (including
+//! Safe, basic Markdown for model answers: CommonMark core plus strikethrough and GitHub
+//! tables, rendered to styled lines of at most the given width. Every piece of text is sanitized (including
 //! what entities such as `&#27;` decode to), links are shown as text and a dim ` (url)`,
 //! never as OSC 8 hyperlinks, and raw HTML is shown literally.
 
 use std::borrow::Cow;
 
-use pulldown_cmark::{CowStr, Event, LinkType, Options, Parser, Tag, TagEnd};
+mod table;
+
+use pulldown_cmark::{
+    CodeBlockKind, CowStr, Event, HeadingLevel, LinkType, Options, Parser, Tag, TagEnd,
+};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
@@ -22,11 +26,16 @@ const CODE_MARGIN: &str = "  ";
 
 /// Renders `text` as Markdown into lines of at most `width` display columns (0 counts as 1):
 ///
-/// - headings in accent and bold without their `#` markers; blocks separated by one blank
+/// - headings without their `#` markers, by level: `#` accent, bold and underlined, `##`
+///   accent and bold, `###` bold, deeper ones bold and italic; blocks separated by one blank
 ///   line; emphasis italic, strong bold, strikethrough crossed out; inline code in the code
 ///   style without backticks;
-/// - fenced and indented code blocks in the code style with a two-space margin, every space
-///   kept and long lines hard-wrapped at the width (tabs to the next multiple of four);
+/// - fenced and indented code blocks in the code style with a two-space margin under a dim
+///   label naming the fence's language, every space kept and long lines hard-wrapped at the
+///   width (tabs to the next multiple of four), a wrapped line's continuation indented like
+///   the line itself;
+/// - GitHub tables with aligned columns, shrunk to the width when needed (cells wrap inside
+///   their column), the header bold over a rule;
 /// - lists with `• ` or `1. ` markers, nesting and hanging indent; block quotes with a dim
 ///   `│ ` bar; horizontal rules as `─` across the width;
 /// - links as their text and a dim ` (url)` (not repeated for autolinks or when the text is
@@ -39,7 +48,8 @@ pub fn render_markdown(text: &str, width: u16, theme: Theme) -> Vec<Line<'static
     // of parsed text is sanitized again for what entities decode to.
     let text = sanitize(text);
     let mut renderer = Renderer::new(width.max(1), theme);
-    for event in Parser::new_ext(&text, Options::ENABLE_STRIKETHROUGH) {
+    let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES;
+    for event in Parser::new_ext(&text, options) {
         renderer.event(event);
     }
     renderer.flush_inline();
@@ -85,6 +95,10 @@ struct Renderer<'a> {
     inline: Vec<Span<'a>>,
     /// Inside a code block: its text.
     code: Option<String>,
+    /// The open code block's language, from its fence.
+    code_lang: Option<String>,
+    /// Inside a table: its cells so far.
+    table: Option<table::Table>,
     /// A blank line goes before the next block.
     blank: bool,
 }
@@ -101,6 +115,8 @@ impl<'a> Renderer<'a> {
             styles: Vec::new(),
             inline: Vec::new(),
             code: None,
+            code_lang: None,
+            table: None,
             blank: false,
         }
     }
@@ -163,18 +179,36 @@ impl<'a> Renderer<'a> {
                 }
                 self.begin_block();
             }
-            Tag::Heading { .. } => {
+            Tag::Heading { level, .. } => {
                 self.begin_block();
-                let style = self.theme.accent().patch(self.theme.bold());
+                let t = self.theme;
+                let style = match level {
+                    HeadingLevel::H1 => t.accent().patch(t.bold()).patch(t.underlined()),
+                    HeadingLevel::H2 => t.accent().patch(t.bold()),
+                    HeadingLevel::H3 => t.bold(),
+                    _ => t.bold().patch(t.italic()),
+                };
                 self.push_style(style);
             }
+            Tag::Table(aligns) => {
+                self.begin_block();
+                self.table = Some(table::Table::new(aligns));
+            }
+            Tag::TableHead | Tag::TableRow | Tag::TableCell => self.inline.clear(),
             Tag::BlockQuote(_) => {
                 self.begin_block();
                 self.containers.push(Container::Quote);
             }
-            Tag::CodeBlock(_) => {
+            Tag::CodeBlock(kind) => {
                 self.begin_block();
                 self.code = Some(String::new());
+                self.code_lang = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split_whitespace()
+                        .next()
+                        .map(|lang| sanitize(lang).into_owned()),
+                    CodeBlockKind::Indented => None,
+                };
             }
             Tag::HtmlBlock => self.begin_block(),
             Tag::List(start) => {
@@ -289,6 +323,25 @@ impl<'a> Renderer<'a> {
                 self.styles.pop();
             }
             TagEnd::Link | TagEnd::Image => self.close_link(),
+            TagEnd::TableCell => {
+                let text: String = self.inline.drain(..).map(|s| s.content).collect();
+                if let Some(table) = self.table.as_mut() {
+                    table.cell(text);
+                }
+            }
+            TagEnd::TableHead | TagEnd::TableRow => {
+                if let Some(table) = self.table.as_mut() {
+                    table.end_row();
+                }
+            }
+            TagEnd::Table => {
+                if let Some(table) = self.table.take() {
+                    let (prefix, _) = self.prefixes();
+                    let lines = table.render(self.width, &prefix, self.theme);
+                    self.emit(lines);
+                }
+                self.blank = true;
+            }
             _ => {}
         }
     }
@@ -346,14 +399,28 @@ impl<'a> Renderer<'a> {
 
     fn code_block(&mut self, code: &str) {
         let code = code.strip_suffix('\n').unwrap_or(code);
+        let lang = self.code_lang.take();
         if code.is_empty() {
             return;
         }
         let (mut first, mut rest) = self.prefixes();
         first.push(Span::raw(CODE_MARGIN));
         rest.push(Span::raw(CODE_MARGIN));
-        let spans = [Span::styled(code, self.theme.code())];
-        let lines = hard_wrap(&spans, self.width, &first, &rest);
+        let mut lines = Vec::new();
+        if let Some(lang) = lang.filter(|l| !l.is_empty()) {
+            let label = [Span::styled(lang, self.theme.dim())];
+            lines.extend(wrap_prefixed(&label, self.width, &first, &rest));
+        }
+        let room = usize::from(self.width).saturating_sub(prefix_width(&rest));
+        for line in code.split('\n') {
+            // A wrapped line continues under its own indentation (at most half the room).
+            let indent = leading_columns(line).min(room / 2);
+            let mut under = rest.clone();
+            under.push(Span::raw(" ".repeat(indent)));
+            let spans = [Span::styled(line, self.theme.code())];
+            let start = if lines.is_empty() { &first } else { &rest };
+            lines.extend(hard_wrap(&spans, self.width, start, &under));
+        }
         self.emit(lines);
     }
 
@@ -390,6 +457,19 @@ impl<'a> Renderer<'a> {
         }
         (first, rest)
     }
+}
+
+/// Display columns of a line's leading spaces and tabs (tabs to the next multiple of four).
+fn leading_columns(line: &str) -> usize {
+    let mut columns = 0;
+    for c in line.chars() {
+        match c {
+            ' ' => columns += 1,
+            '\t' => columns = (columns / 4 + 1) * 4,
+            _ => break,
+        }
+    }
+    columns
 }
 
 fn prefix_width(prefix: &[Span<'_>]) -> usize {
