@@ -81,6 +81,23 @@ pub struct Binding {
     pub config_digest: String,
     /// Digest of the initial instructions.
     pub instructions_digest: String,
+    /// The effective configuration's binding fields (never a secret), so a mismatch can name
+    /// the fields that changed; absent in sessions from before it was recorded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub config: Option<serde_json::Value>,
+    /// Where the initial instructions came from, each with a digest of its text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub instruction_sources: Vec<InstructionSource>,
+}
+
+/// One source of a session's initial instructions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InstructionSource {
+    /// What it is: `ansa's base instructions`, `AGENTS.md in /work/project`.
+    pub label: String,
+    /// BLAKE3 of its text, hex.
+    pub digest: String,
 }
 
 /// Turn mode saved with an accepted submit.

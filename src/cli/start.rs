@@ -5,7 +5,8 @@ use std::sync::Arc;
 
 use ansa_auth::AuthState;
 use ansa_sessions::{
-    Binding, ContextPolicy, JournalOptions, Profile, Session, SessionError, SessionId,
+    Binding, ContextPolicy, InstructionSource, JournalOptions, Profile, Session, SessionError,
+    SessionId,
 };
 use ansa_ui::SessionLink;
 use ash_engine::compute::ComputePlane;
@@ -36,6 +37,46 @@ pub struct Started {
     pub provider: String,
     /// How requests are authorised, for `/status` (never the credential itself).
     pub credentials: String,
+    /// For a session with earlier exchanges: what it is (`resumed session … (3 exchanges, last
+    /// active 2 h ago)`).
+    pub resumed: Option<String>,
+}
+
+/// The line that tells a reopened session apart from a new one.
+fn resumed_line(session: &Session) -> Option<String> {
+    let exchanges = session
+        .state()
+        .transcript()
+        .iter()
+        .filter(|e| e.role == ansa_sessions::Role::User)
+        .count();
+    if exchanges == 0 {
+        return None;
+    }
+    // The journal's newest part was written last.
+    let last = std::fs::read_dir(session.dir())
+        .ok()?
+        .filter_map(|e| e.ok()?.metadata().ok()?.modified().ok())
+        .max();
+    let ago = last
+        .and_then(|t| t.elapsed().ok())
+        .map_or_else(String::new, |d| format!(", last active {}", ago(d)));
+    let plural = if exchanges == 1 { "" } else { "s" };
+    Some(format!(
+        "resumed session {} ({exchanges} exchange{plural}{ago})",
+        session.id()
+    ))
+}
+
+/// A past duration in the largest unit that fits: `40 s`, `12 min`, `3 h`, `5 days`.
+fn ago(d: std::time::Duration) -> String {
+    let s = d.as_secs();
+    match s {
+        0..60 => format!("{s} s ago"),
+        60..3600 => format!("{} min ago", s / 60),
+        3600..86_400 => format!("{} h ago", s / 3600),
+        _ => format!("{} days ago", s / 86_400),
+    }
 }
 
 /// The provider and the kind of credential a run uses, in words; no secret is read.
@@ -220,6 +261,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
     let (provider, credentials) = describe(args, &plan);
+    let resumed = resumed_line(&session);
     let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
@@ -229,6 +271,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
         session_hint: hint,
         provider,
         credentials,
+        resumed,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
@@ -289,6 +332,14 @@ fn setup_for(
         },
         config_digest: config.digest(),
         instructions_digest: prompt.digest(),
+        config: Some(config.binding_fields()),
+        instruction_sources: std::iter::once((
+            "ansa's base instructions".to_owned(),
+            Prompt::base_digest(),
+        ))
+        .chain(instructions.sources())
+        .map(|(label, digest)| InstructionSource { label, digest })
+        .collect(),
     };
     let registry = ToolRegistry::for_profile(args.script.is_some() || offline(args, config))
         .map_err(Failure::config)?;

@@ -214,4 +214,9 @@ impl Config {
     pub fn digest(&self) -> String {
         output::digest(self)
     }
+
+    /// The fields the digest covers, as a JSON object (no secret is among them).
+    pub fn binding_fields(&self) -> serde_json::Value {
+        serde_json::Value::Object(output::binding_value(self))
+    }
 }

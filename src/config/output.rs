@@ -23,7 +23,7 @@ fn provider_value(p: &Provider) -> Value {
 }
 
 /// The fields a session is bound to.
-fn binding_value(c: &Config) -> Map<String, Value> {
+pub(crate) fn binding_value(c: &Config) -> Map<String, Value> {
     let mut m = Map::new();
     m.insert("schema_version".into(), json!(1));
     m.insert("provider".into(), provider_value(&c.provider));

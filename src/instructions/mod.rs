@@ -88,6 +88,20 @@ impl InstructionSet {
         self.instructions.is_empty() && self.skipped.is_empty()
     }
 
+    /// Each loaded file as (what it is, digest of its text), for naming what changed.
+    pub fn sources(&self) -> Vec<(String, String)> {
+        self.instructions
+            .iter()
+            .map(|i| {
+                let label = match i.scope {
+                    Scope::Home => format!("your AGENTS.md ({})", i.path.display()),
+                    Scope::Ancestor | Scope::Nested => format!("{}", i.path.display()),
+                };
+                (label, blake3::hash(i.text.as_bytes()).to_hex().to_string())
+            })
+            .collect()
+    }
+
     /// Hex BLAKE3 of the loaded instructions (scope, path and text, length-framed), which a
     /// session is bound to.
     pub fn digest(&self) -> String {

@@ -46,6 +46,16 @@ impl Prompt {
         }
     }
 
+    /// Digest of ansa's own instructions (the base text and the plan addendum) alone.
+    pub fn base_digest() -> String {
+        let mut h = blake3::Hasher::new();
+        for part in [BASE, PLAN] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        h.finalize().to_hex().to_string()
+    }
+
     /// The digest a session binds: the base prompt, the plan addendum and the AGENTS.md set.
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();

@@ -181,6 +181,36 @@ fn a_changed_config_needs_a_new_session() {
     assert_eq!(out.status.code(), Some(5));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("different configuration"), "{err}");
+    assert!(
+        err.contains("`tool_rounds` was ") && err.contains(", now 3"),
+        "the refusal names the field and both values: {err}"
+    );
+    assert!(
+        !err.contains("digest"),
+        "no digests when the fields are known: {err}"
+    );
+}
+
+#[test]
+fn an_edited_agents_md_is_named_when_a_session_refuses_it() {
+    let w = World::new();
+    std::fs::write(w.ws().join("AGENTS.md"), "use cargo\n").unwrap();
+    let dir = w.path("bound");
+    let s = w.jsonl(&["--session", dir.to_str().unwrap()]);
+    s.finish();
+    std::fs::write(w.ws().join("AGENTS.md"), "use make\n").unwrap();
+    let out = w
+        .command(&["--offline-jsonl", "--session", dir.to_str().unwrap()])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let agents = w.ws().join("AGENTS.md");
+    assert!(
+        err.contains(&format!("{} changed", agents.display())),
+        "the refusal names the file: {err}"
+    );
 }
 
 #[test]

@@ -121,6 +121,10 @@ fn opening_shows_the_last_exchanges_and_history_pages_back() {
         40,
     );
     let screen = t.wait_text("question number 6");
+    assert!(
+        screen.contains("resumed session") && screen.contains("(6 exchanges, last active "),
+        "a reopened session says what it is: {screen}"
+    );
     assert!(screen.contains("question number 4"), "{screen}");
     assert!(!screen.contains("question number 1"), "{screen}");
     t.keys(&["C-f"]);

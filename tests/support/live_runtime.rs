@@ -75,6 +75,8 @@ pub fn start(
             },
             config_digest: "bench".into(),
             instructions_digest: prompt.digest(),
+            config: None,
+            instruction_sources: Vec::new(),
         },
         prompt,
         limits: Limits {

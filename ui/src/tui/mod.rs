@@ -52,6 +52,8 @@ pub struct TuiInfo {
     pub provider: String,
     /// How requests are authorised (API key, sign-in), for `/status`.
     pub credentials: String,
+    /// For a reopened session, the line that says so (shown under the header).
+    pub resumed: Option<String>,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
 }

@@ -16,6 +16,7 @@ use signal_hook::flag;
 use signal_hook::iterator::Signals;
 
 use super::app::{Action, App};
+use super::model::{Entry, Notice, Tone};
 use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
 use super::view;
 use super::{TuiExit, TuiInfo};
@@ -223,6 +224,9 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
     app.provider = info.provider;
     app.credentials = info.credentials;
+    if let Some(line) = info.resumed {
+        app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
+    }
     app.resize(size.0, size.1);
     let mut main = Loop {
         app,
