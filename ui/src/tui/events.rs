@@ -274,17 +274,26 @@ impl App {
     fn on_preview(&mut self, generation: u64, text: String, state: PreviewState) {
         match state {
             PreviewState::Preview | PreviewState::Committed => {
-                if self
-                    .preview
-                    .as_ref()
-                    .is_none_or(|p| generation >= p.generation)
-                {
-                    self.preview = Some(LivePreview {
-                        generation,
-                        text,
-                        discarded: false,
-                    });
+                match self.preview.as_mut() {
+                    // The same generation growing: what is already in the dialog stays there.
+                    Some(p)
+                        if p.generation == generation && text.starts_with(&p.text[..p.shown]) =>
+                    {
+                        p.text = text;
+                        p.discarded = false;
+                    }
+                    Some(p) if generation < p.generation => return,
+                    _ => {
+                        self.drop_streamed_preview();
+                        self.preview = Some(LivePreview {
+                            generation,
+                            text,
+                            shown: 0,
+                            discarded: false,
+                        });
+                    }
                 }
+                self.stream_finished_blocks();
             }
             PreviewState::Discarded => match self.preview.as_mut() {
                 Some(p) if p.generation == generation => p.discarded = true,
@@ -293,10 +302,19 @@ impl App {
                     self.preview = Some(LivePreview {
                         generation,
                         text,
+                        shown: 0,
                         discarded: true,
                     })
                 }
             },
+        }
+    }
+
+    /// A preview part of which is already in the dialog is replaced: its rest is marked
+    /// unfinished, so the dialog never ends in the middle of an answer without saying so.
+    fn drop_streamed_preview(&mut self) {
+        if let Some(p) = self.preview.take_if(|p| p.shown > 0) {
+            self.commit(Entry::Unfinished(p.rest().to_owned()));
         }
     }
 
@@ -315,9 +333,9 @@ impl App {
             // Text streamed before the tool calls is the model's commentary on them: it stays
             // in the dialog, in order, before the calls.
             if let Some(p) = self.preview.take_if(|p| !p.discarded)
-                && !p.text.trim().is_empty()
+                && !p.rest().trim().is_empty()
             {
-                self.commit(Entry::Commentary(p.text));
+                self.commit(Entry::Commentary(p.rest().to_owned()));
             }
             match self.tools.iter_mut().find(|t| t.call_id == call_id) {
                 Some(line) => line.phase = phase,
@@ -405,9 +423,9 @@ impl App {
         out: &mut Vec<Action>,
     ) {
         if let Some(p) = self.preview.take()
-            && !p.text.trim().is_empty()
+            && (p.shown > 0 || !p.text.trim().is_empty())
         {
-            self.commit(Entry::Unfinished(p.text));
+            self.commit(Entry::Unfinished(p.rest().to_owned()));
         }
         let reason = reason.filter(|r| !r.trim().is_empty());
         match state {
@@ -429,7 +447,26 @@ impl App {
     }
 
     fn on_done(&mut self, request: RequestId, durable: bool, out: &mut Vec<Action>) {
+        let streamed = self
+            .preview
+            .as_ref()
+            .filter(|p| p.shown > 0)
+            .map(|p| p.text[..p.shown].to_owned());
         match self.task.as_mut().and_then(|t| t.answer.take()) {
+            // Its first blocks are in the dialog already: the rest follows, then the mark that
+            // the answer is complete.
+            Some(answer)
+                if streamed
+                    .as_ref()
+                    .is_some_and(|s| answer.starts_with(s.as_str())) =>
+            {
+                let shown = streamed.map_or(0, |s| s.len());
+                let rest = &answer[shown..];
+                if !rest.trim().is_empty() {
+                    self.commit(Entry::Answer(rest.to_owned()));
+                }
+                self.commit(Entry::Notice(Notice::new(Tone::Info, "answer complete")));
+            }
             Some(answer) => self.commit(Entry::Answer(answer)),
             None => {
                 let query = TranscriptQuery {

@@ -25,6 +25,7 @@ mod model;
 mod output;
 mod run;
 pub mod sanitize;
+mod streamed;
 pub mod tail;
 mod terminal;
 pub mod theme;

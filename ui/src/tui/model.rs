@@ -156,8 +156,17 @@ pub(crate) struct LivePreview {
     pub generation: u64,
     /// Text so far.
     pub text: String,
+    /// Bytes of `text` already moved into the dialog (whole blocks; see `streamed.rs`).
+    pub shown: usize,
     /// The runtime dropped it (error, cancel): shown as unfinished.
     pub discarded: bool,
+}
+
+impl LivePreview {
+    /// The part still shown in the live region.
+    pub fn rest(&self) -> &str {
+        self.text.get(self.shown..).unwrap_or("")
+    }
 }
 
 /// What a pending transcript or snapshot command is for.

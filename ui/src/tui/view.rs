@@ -328,11 +328,11 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.extend(tool_lines(tool, app.now, width, theme));
     }
     if let Some(preview) = &app.preview
-        && !preview.text.trim().is_empty()
+        && !preview.rest().trim().is_empty()
     {
         lines.push(Line::default());
         // Only the tail can be on screen: the region is at most the terminal's height.
-        lines.extend(render_preview(&preview.text, width, theme, PREVIEW_ROWS));
+        lines.extend(render_preview(preview.rest(), width, theme, PREVIEW_ROWS));
         if preview.discarded {
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }

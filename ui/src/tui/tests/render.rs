@@ -246,10 +246,71 @@ fn the_live_region_fits_the_terminal_and_keeps_the_preview_tail() {
     let text: Vec<String> = (1..=40).map(|i| format!("line {i}")).collect();
     h.preview(request, &text.join("\n\n"), PreviewState::Preview);
     let live = view::live(&h.app);
-    assert_eq!(live.lines.len(), 8);
+    assert!(live.lines.len() <= 8);
     let shown: Vec<String> = live.lines.iter().map(line_text).collect();
     assert!(shown.iter().any(|l| l == "line 40"), "{shown:?}");
-    assert_eq!(live.cursor, Some((2, 5)));
+    // The finished paragraphs moved into the dialog, so the start can be read already.
+    let dialog = h.scrollback_text();
+    assert!(dialog.iter().any(|l| l == "line 1"), "{dialog:?}");
+    assert!(dialog.iter().any(|l| l == "line 39"), "{dialog:?}");
+    assert!(
+        !dialog.iter().any(|l| l == "line 40"),
+        "the last block may still grow"
+    );
+}
+
+#[test]
+fn a_long_answer_streams_into_the_dialog_block_by_block_and_ends_once() {
+    let mut h = Harness::opened(40, 10, false, vec![]);
+    let request = h.submit_accepted("explain", 1);
+    let paragraphs: Vec<String> = (1..=12).map(|i| format!("Paragraph {i}.")).collect();
+    let mut text = String::new();
+    for p in &paragraphs {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(p);
+        h.preview(request, &text, PreviewState::Preview);
+    }
+    assert!(
+        h.scrollback_text().iter().any(|l| l == "Paragraph 1."),
+        "readable before the turn ends"
+    );
+    h.preview(request, &text, PreviewState::Committed);
+    h.answer(request, &text);
+    let dialog = h.scrollback_text();
+    for p in &paragraphs {
+        assert_eq!(
+            dialog.iter().filter(|l| *l == p).count(),
+            1,
+            "{p} once: {dialog:#?}"
+        );
+    }
+    let last = dialog.iter().position(|l| l == "Paragraph 12.").unwrap();
+    assert!(
+        dialog[last..].iter().any(|l| l.contains("answer complete")),
+        "{dialog:#?}"
+    );
+}
+
+#[test]
+fn a_long_answer_that_breaks_off_is_marked_unfinished_after_its_streamed_part() {
+    let mut h = Harness::opened(40, 10, false, vec![]);
+    let request = h.submit_accepted("explain", 1);
+    let text: String = (1..=12)
+        .map(|i| format!("Part {i}."))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    h.preview(request, &text, PreviewState::Preview);
+    h.preview(request, &text, PreviewState::Discarded);
+    h.turn_state(request, TurnState::Paused, Some("the model failed"));
+    let dialog = h.scrollback_text();
+    assert_eq!(dialog.iter().filter(|l| *l == "Part 1.").count(), 1);
+    let last = dialog.iter().position(|l| l == "Part 12.").unwrap();
+    assert!(
+        dialog[last..].iter().any(|l| l == "(unfinished)"),
+        "{dialog:#?}"
+    );
 }
 
 #[test]

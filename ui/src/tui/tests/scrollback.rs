@@ -271,3 +271,57 @@ fn the_first_frame_starts_below_existing_output_and_leaves_it_alone() {
     let lines = rig.finish();
     assert_eq!(lines, rig.expected);
 }
+
+#[test]
+fn resizing_while_an_answer_streams_leaves_no_ghost_lines() {
+    let mut rig = Rig::new(100, 20);
+    rig.frame();
+    rig.h.open(vec![]);
+    rig.frame();
+    typing(&mut rig, "explain");
+    rig.h.press(KeyCode::Enter);
+    rig.frame();
+    let request = rig.h.submit_accepted("", 1);
+    rig.frame();
+    let sentence = |n: usize| {
+        format!(
+            "Sentence {n} is long enough to fill most of a wide terminal row, and then some more words."
+        )
+    };
+    let mut text = String::new();
+    let widths = [(80, 20), (60, 20), (120, 20), (100, 14)];
+    for n in 1..=16 {
+        if !text.is_empty() {
+            text.push_str("\n\n");
+        }
+        text.push_str(&sentence(n));
+        rig.h.preview(request, &text, PreviewState::Preview);
+        rig.frame();
+        if n % 4 == 0 {
+            let (w, h) = widths[n / 4 - 1];
+            rig.resize(w, h);
+            rig.frame();
+        }
+    }
+    rig.h.preview(request, &text, PreviewState::Committed);
+    rig.h.answer(request, &text);
+    rig.frame();
+    let lines = rig.finish();
+    // A terminal that does not reflow cuts the rows on screen when it narrows (vt100 does, like
+    // xterm): such a line shows as a long prefix of what was committed. Anything else must be
+    // exactly the committed lines, in order, once; a ghost would be an extra line.
+    assert_eq!(lines.len(), rig.expected.len(), "{lines:#?}");
+    for (got, want) in lines.iter().zip(&rig.expected) {
+        let cut = !got.is_empty() && want.starts_with(got.as_str()) && got.chars().count() >= 50;
+        assert!(got == want || cut, "{got:?} where {want:?} was committed");
+    }
+    for n in 1..=16 {
+        let start = format!("Sentence {n} is long");
+        assert_eq!(
+            lines.iter().filter(|l| l.starts_with(&start)).count(),
+            1,
+            "{start}: {lines:#?}"
+        );
+    }
+    assert_no_alternate_screen(&rig);
+}
