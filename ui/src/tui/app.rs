@@ -194,7 +194,7 @@ impl App {
     /// Handles a bracketed paste: the text goes into the input as typed text.
     pub fn on_paste(&mut self, text: &str) {
         self.armed = false;
-        self.input.insert(text);
+        self.input.paste(text);
     }
 
     /// Handles a key press.
@@ -271,6 +271,11 @@ impl App {
                 self.output.open = false;
             }
             Intent::Repaint => self.repaint = true,
+            Intent::ExpandPaste => {
+                if !self.input.expand_paste() {
+                    self.say(Tone::Info, "no collapsed paste in the input");
+                }
+            }
         }
         out
     }
@@ -303,7 +308,7 @@ impl App {
             );
             return;
         }
-        let text = self.input.text().to_owned();
+        let text = self.input.expanded();
         let body = CommandBody::Submit {
             text: text.clone(),
             mode: self.mode,

@@ -15,6 +15,10 @@ use super::sanitize::sanitize;
 
 /// Spaces a pasted tab becomes.
 const TAB_SPACES: &str = "    ";
+/// A paste longer than this many characters is shown collapsed.
+const COLLAPSE_CHARS: usize = 1000;
+/// A paste of more lines than this is shown collapsed.
+const COLLAPSE_LINES: usize = 12;
 
 /// How the text is laid out on the screen: the rows (byte ranges into the text, without the
 /// `\n` that ends a logical line) and the cursor's column and row.
@@ -36,6 +40,27 @@ pub(crate) struct Input {
     history: Vec<String>,
     recall: Option<usize>,
     draft: String,
+    /// Collapsed pastes: the placeholder in `text` and what it stands for.
+    pastes: Vec<(String, String)>,
+}
+
+/// Text as the editor keeps it: line ends unified, control sequences gone, tabs as spaces.
+fn clean(text: &str) -> String {
+    let unified = text.replace("\r\n", "\n").replace('\r', "\n");
+    sanitize(&unified).replace('\t', TAB_SPACES)
+}
+
+/// `3950` as `3,950`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn char_width(c: char) -> usize {
@@ -73,14 +98,56 @@ impl Input {
 
     /// Inserts typed or pasted text at the cursor, cleaned as described in the module docs.
     pub fn insert(&mut self, text: &str) {
-        let unified = text.replace("\r\n", "\n").replace('\r', "\n");
-        let clean = sanitize(&unified).replace('\t', TAB_SPACES);
+        let clean = clean(text);
         if clean.is_empty() {
             return;
         }
         self.text.insert_str(self.cursor, &clean);
         self.cursor += clean.len();
         self.recall = None;
+    }
+
+    /// Inserts pasted text; a large paste is shown as `[pasted 3,950 chars #1]`, which stands
+    /// for the text until it is sent (or expanded with [`Input::expand_paste`]). Deleting
+    /// any part of the placeholder drops the paste.
+    pub fn paste(&mut self, text: &str) {
+        let clean = clean(text);
+        let chars = clean.chars().count();
+        if chars <= COLLAPSE_CHARS && clean.lines().count() <= COLLAPSE_LINES {
+            self.insert(&clean);
+            return;
+        }
+        let token = format!(
+            "[pasted {} chars #{}]",
+            thousands(chars),
+            self.pastes.len() + 1
+        );
+        self.insert(&token);
+        self.pastes.push((token, clean));
+    }
+
+    /// The text with every collapsed paste put back: what is sent.
+    pub fn expanded(&self) -> String {
+        let mut text = self.text.clone();
+        for (token, paste) in &self.pastes {
+            if let Some(at) = text.find(token.as_str()) {
+                text.replace_range(at..at + token.len(), paste);
+            }
+        }
+        text
+    }
+
+    /// Replaces the last collapsed paste still in the text by its content (Ctrl+T); false
+    /// when there is none.
+    pub fn expand_paste(&mut self) -> bool {
+        while let Some((token, paste)) = self.pastes.pop() {
+            if let Some(at) = self.text.find(token.as_str()) {
+                self.text.replace_range(at..at + token.len(), &paste);
+                self.cursor = at + paste.len();
+                return true;
+            }
+        }
+        false
     }
 
     /// Inserts one typed character.
@@ -97,6 +164,7 @@ impl Input {
     /// Replaces the whole text; the cursor goes to the end.
     pub fn set(&mut self, text: &str) {
         self.text.clear();
+        self.pastes.clear();
         self.cursor = 0;
         self.insert(text);
     }
@@ -104,7 +172,9 @@ impl Input {
     /// Takes the text for submission: it is remembered in the history (unless it repeats the
     /// last entry) and the editor is emptied.
     pub fn take(&mut self) -> String {
-        let text = std::mem::take(&mut self.text);
+        let text = self.expanded();
+        self.text.clear();
+        self.pastes.clear();
         self.cursor = 0;
         self.recall = None;
         self.draft.clear();
@@ -506,5 +576,46 @@ mod tests {
         input.home();
         input.word_right();
         assert_eq!(input.cursor(), 1);
+    }
+
+    #[test]
+    fn a_large_paste_is_collapsed_and_sent_whole() {
+        let big: String = (0..40).map(|n| format!("log line {n}\n")).collect();
+        let mut input = typed("see: ");
+        input.paste(&big);
+        input.insert(" please");
+        let chars = big.chars().count();
+        assert_eq!(
+            input.text(),
+            format!("see: [pasted {} chars #1] please", thousands(chars))
+        );
+        assert_eq!(input.expanded(), format!("see: {big} please"));
+        assert_eq!(input.take(), format!("see: {big} please"), "sent whole");
+        assert_eq!(input.text(), "");
+        assert_eq!(input.expanded(), "", "nothing left behind");
+        let mut small = Input::default();
+        small.paste("two\nlines");
+        assert_eq!(small.text(), "two\nlines", "small pastes stay as they are");
+    }
+
+    #[test]
+    fn a_collapsed_paste_expands_on_request_and_is_dropped_with_its_placeholder() {
+        let big = "x".repeat(5000);
+        let mut input = Input::default();
+        input.paste(&big);
+        assert_eq!(input.text(), "[pasted 5,000 chars #1]");
+        assert!(input.expand_paste());
+        assert_eq!(input.text(), big);
+        assert!(!input.expand_paste(), "nothing left to expand");
+        let mut cut = Input::default();
+        cut.paste(&big);
+        cut.backspace();
+        assert_eq!(
+            cut.expanded(),
+            "[pasted 5,000 chars #1",
+            "a broken placeholder is text"
+        );
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
     }
 }

@@ -15,6 +15,7 @@
 //! | PgUp / PgDn | page through the open pane (the journal's transcript or the output) |
 //! | Esc | close the status, history and output panes, clear the notice |
 //! | Ctrl+L | repaint the live region |
+//! | Ctrl+T | expand the last collapsed paste (`[pasted 3,950 chars #1]`) in the input |
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
@@ -71,6 +72,8 @@ pub(crate) enum Intent {
     Dismiss,
     /// Ctrl+L.
     Repaint,
+    /// Ctrl+T.
+    ExpandPaste,
 }
 
 /// Maps a key press to an intent; `None` for keys without a meaning.
@@ -87,6 +90,7 @@ pub(crate) fn intent(key: KeyEvent) -> Option<Intent> {
         KeyCode::Char('f' | 'F') if ctrl => Intent::ToggleHistory,
         KeyCode::Char('o' | 'O') if ctrl => Intent::ToggleOutput,
         KeyCode::Char('l' | 'L') if ctrl => Intent::Repaint,
+        KeyCode::Char('t' | 'T') if ctrl => Intent::ExpandPaste,
         KeyCode::Char('a' | 'A') if ctrl => Intent::Home,
         KeyCode::Char('e' | 'E') if ctrl => Intent::End,
         KeyCode::Char('b' | 'B') if ctrl => Intent::Left,

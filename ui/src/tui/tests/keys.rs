@@ -638,3 +638,26 @@ fn ctrl_o_without_any_tool_output_says_so() {
             .all(|l| !l.contains("no tool call"))
     );
 }
+
+#[test]
+fn a_large_paste_shows_collapsed_and_is_submitted_whole() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let log: String = (1..=30).map(|n| format!("error {n}\n")).collect();
+    h.app.on_paste(&log);
+    assert!(
+        h.app.input.text().starts_with("[pasted "),
+        "{}",
+        h.app.input.text()
+    );
+    let live = super::super::view::live(&h.app);
+    let shown: Vec<String> = live.lines.iter().map(line_text).collect();
+    assert!(
+        !shown.iter().any(|l| l.contains("error 30")),
+        "collapsed on screen"
+    );
+    h.press(KeyCode::Enter);
+    let CommandBody::Submit { text, .. } = &h.last().body else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(*text, log, "the whole paste is sent");
+}
