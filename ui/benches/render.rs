@@ -13,6 +13,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use ansa_ui::tui::Theme;
+use ansa_ui::tui::bench::BenchFrame;
 use ansa_ui::tui::markdown::render_markdown;
 use ansa_ui::tui::sanitize::sanitize;
 use ansa_ui::tui::tail::render_preview;
@@ -25,6 +26,8 @@ const RUNS: usize = 21;
 
 fn main() {
     streamed_frames();
+    tool_rows_frame();
+    resize_with_history();
     let answer = markdown_answer(LINES);
     let plain = plain_text(LINES);
     println!(
@@ -198,5 +201,53 @@ fn streamed_frames() {
         at(0.5),
         at(0.99),
         at(1.0)
+    );
+}
+
+/// A whole repaint of a running turn's live region: ten finished tool rows (each with three
+/// output lines and a two-line diff) scrolled out above, one running row and a 200-line
+/// preview, at 120×40.
+fn tool_rows_frame() {
+    let mut state = BenchFrame::new(120, 40, 0);
+    state.running_with_tools(10, 200);
+    state.frame();
+    let mut times = Vec::with_capacity(200);
+    for _ in 0..200 {
+        state.repaint();
+        let t = Instant::now();
+        black_box(state.frame());
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "frame, ten tool rows + a 200-line preview, full repaint (120×40, 200 frames): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 99 / 100]),
+        ms(times[times.len() - 1])
+    );
+}
+
+/// Resizes between 100 and 60 columns with the history pane open on a 1,000-exchange
+/// session: the reflow is the pane's entries re-rendered at the new width and the live
+/// region repainted.
+fn resize_with_history() {
+    let mut state = BenchFrame::new(100, 40, 1000);
+    state.history_open(1000, 8);
+    state.frame();
+    let loaded = state.history_entries();
+    assert!(loaded >= 32, "the pane holds {loaded} entries");
+    let mut times = Vec::with_capacity(100);
+    for n in 0..100 {
+        let width = if n % 2 == 0 { 60 } else { 100 };
+        let t = Instant::now();
+        state.resize(width, 40);
+        black_box(state.frame());
+        times.push(t.elapsed());
+    }
+    times.sort();
+    println!(
+        "resize reflow, history pane open on a 1,000-exchange session ({loaded} entries loaded; 100↔60 columns, 100 resizes): p50 {:.3} ms, max {:.3} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() - 1])
     );
 }

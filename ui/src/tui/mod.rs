@@ -15,6 +15,8 @@
 //! repaints. Commands: `/basic`, `/plan`, `/status`, `/cancel`, `/resume`, `/exit`, `/help`.
 
 mod app;
+#[doc(hidden)]
+pub mod bench;
 mod blocks;
 mod events;
 mod history;

@@ -113,8 +113,7 @@ impl<W: Write> InlineTerminal<W> {
         self.top
     }
 
-    /// The writer (tests read what was written).
-    #[cfg(test)]
+    /// The writer (tests and the render benchmark read what was written).
     pub fn writer_mut(&mut self) -> &mut W {
         &mut self.out
     }

@@ -412,13 +412,19 @@ impl<'a> Renderer<'a> {
             lines.extend(wrap_prefixed(&label, self.width, &first, &rest));
         }
         let room = usize::from(self.width).saturating_sub(prefix_width(&rest));
+        let mut under = rest.clone();
         for line in code.split('\n') {
-            // A wrapped line continues under its own indentation (at most half the room).
-            let indent = leading_columns(line).min(room / 2);
-            let mut under = rest.clone();
-            under.push(Span::raw(" ".repeat(indent)));
-            let spans = [Span::styled(line, self.theme.code())];
             let start = if lines.is_empty() { &first } else { &rest };
+            // A line that fits needs no continuation prefix; a wrapped one continues under
+            // its own indentation (at most half the room).
+            let spans = [Span::styled(line, self.theme.code())];
+            if line.len() <= room && !line.contains('\t') {
+                lines.extend(hard_wrap(&spans, self.width, start, &rest));
+                continue;
+            }
+            let indent = leading_columns(line).min(room / 2);
+            under.truncate(rest.len());
+            under.push(Span::raw(" ".repeat(indent)));
             lines.extend(hard_wrap(&spans, self.width, start, &under));
         }
         self.emit(lines);
