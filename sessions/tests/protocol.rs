@@ -68,6 +68,7 @@ fn every_golden_event_parses_and_reserialises_byte_exact() {
         "transcript",
         "tool_output",
         "retrying",
+        "reasoning_preview",
         "error",
     ] {
         assert!(types.contains(t), "no fixture for event `{t}`");

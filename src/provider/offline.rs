@@ -100,6 +100,7 @@ mod tests {
             cancel: &cancel,
             compacted_outputs: 0,
             on_retry: None,
+            on_reasoning: None,
         };
         let mut previews = Vec::new();
         let turn =

@@ -421,6 +421,11 @@ impl<S> Feed<S> {
         result
     }
 
+    /// The state so far.
+    pub(crate) fn state(&self) -> &S {
+        &self.state
+    }
+
     /// Ends the stream: the state, if the stream ended cleanly and nothing failed before.
     pub(crate) fn finish<E: From<SseError>>(mut self, poisoned: E) -> Result<S, E> {
         if self.failed {

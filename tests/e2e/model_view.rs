@@ -357,3 +357,29 @@ fn the_journal_keeps_every_answer_byte_for_byte_beside_what_the_model_received()
         ash_engine::protocol::Response::decode(answer.as_bytes(), &limits).expect("canonical");
     }
 }
+
+#[test]
+fn a_streamed_reasoning_summary_reaches_the_frontend_as_a_reasoning_preview() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let mock = MockProvider::http();
+    let recorded = std::fs::read_to_string(repo("spec/sse/responses-text.sse")).unwrap();
+    mock.push("/v1/responses", MockResponse::sse_text(&recorded, 64));
+    let link = live_runtime::start(&mock.base_url(), Wire::Responses, dir.path(), &ws, 1 << 20);
+    live_runtime::submit(&link, "c1", "hello");
+    let seen = std::cell::RefCell::new(Vec::new());
+    live_runtime::wait(&link, |b| {
+        if let EventBody::ReasoningPreview { text, .. } = b {
+            seen.borrow_mut().push(text.clone());
+        }
+        matches!(b, EventBody::Done { .. })
+    });
+    live_runtime::close(link);
+    let seen = seen.into_inner();
+    assert_eq!(
+        seen.last().map(String::as_str),
+        Some("The user greets; answer briefly."),
+        "{seen:?}"
+    );
+}

@@ -241,3 +241,26 @@ fn responses_two_messages_are_separated_by_a_blank_line() {
     assert_eq!(previews.len(), 20);
     assert_eq!(done.output_items.len(), 3);
 }
+
+#[test]
+fn responses_reasoning_summary_is_visible_while_it_streams() {
+    let bytes = fixture("responses-text.sse");
+    let mut reducer = ansa::provider::responses::ResponsesReducer::new(MODEL);
+    assert_eq!(reducer.reasoning_summary(), None);
+    let mut seen = Vec::new();
+    let mut len = 0;
+    for line in bytes.split_inclusive(|&b| b == b'\n') {
+        reducer.push(line, &mut |_| {}).unwrap();
+        if reducer.reasoning_len() > len {
+            len = reducer.reasoning_len();
+            seen.push(reducer.reasoning_summary().unwrap());
+        }
+    }
+    assert_eq!(
+        seen.last().map(String::as_str),
+        Some("The user greets; answer briefly.")
+    );
+    assert_eq!(seen[0], "The", "it grows delta by delta");
+    assert!(seen.windows(2).all(|w| w[1].starts_with(&w[0])));
+    assert!(reducer.finish().is_ok());
+}

@@ -208,6 +208,16 @@ pub enum EventBody {
         /// Session totals.
         usage: SessionUsage,
     },
+    /// The model's reasoning summary so far (with previews on): provisional, shown while the
+    /// turn runs, never part of the transcript.
+    ReasoningPreview {
+        /// The turn.
+        request_id: RequestId,
+        /// The generation it belongs to.
+        generation: u64,
+        /// The summary so far.
+        text: String,
+    },
     /// A provider request failed and is tried again after `delay_ms`.
     Retrying {
         /// The turn.

@@ -94,6 +94,17 @@ impl ResponsesReducer {
         }
     }
 
+    /// Bytes of reasoning summary streamed so far: when it grows, [`Self::reasoning_summary`]
+    /// has more to show.
+    pub fn reasoning_len(&self) -> usize {
+        self.feed.state().reasoning_len()
+    }
+
+    /// The model's reasoning summary so far (provisional, like the preview), if it sent one.
+    pub fn reasoning_summary(&self) -> Option<String> {
+        self.feed.state().reasoning_summary()
+    }
+
     /// Feeds the next chunk of the body. `preview` receives the whole assistant text so far each
     /// time it grows, built like [`CompletedResponse::text`] (provisional: it is not a response
     /// until [`Self::finish`] admits one). After an error the reducer accepts nothing more.

@@ -71,6 +71,28 @@ impl State {
     }
 
     /// Reduces one event.
+    /// Bytes of reasoning summary text streamed so far (cheap: no text is built).
+    pub(super) fn reasoning_len(&self) -> usize {
+        self.summary_parts().map(str::len).sum()
+    }
+
+    /// The reasoning summary so far, its parts a blank line apart; `None` while there is none.
+    pub(super) fn reasoning_summary(&self) -> Option<String> {
+        let parts: Vec<&str> = self.summary_parts().filter(|t| !t.is_empty()).collect();
+        (!parts.is_empty()).then(|| parts.join("\n\n"))
+    }
+
+    fn summary_parts(&self) -> impl Iterator<Item = &str> {
+        self.items.iter().flat_map(|item| match &item.body {
+            Body::Reasoning { parts } => parts
+                .iter()
+                .filter(|p| p.kind == PartKind::SummaryText)
+                .map(|p| p.text.as_str())
+                .collect::<Vec<_>>(),
+            _ => Vec::new(),
+        })
+    }
+
     pub fn event(&mut self, ev: SseEvent<'_>, preview: &mut dyn FnMut(&str)) -> Result<()> {
         self.events += 1;
         let mut parsed: Event<'_> =

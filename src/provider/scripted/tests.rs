@@ -25,6 +25,7 @@ fn run(
         cancel: &cancel,
         compacted_outputs: 0,
         on_retry: None,
+        on_reasoning: None,
     };
     let mut previews = Vec::new();
     let turn = provider.generate(&request, &mut |text: &str| previews.push(text.to_owned()));
@@ -152,6 +153,7 @@ fn cancellation_interrupts_a_delay() {
         cancel: &cancel,
         compacted_outputs: 0,
         on_retry: None,
+        on_reasoning: None,
     };
     assert_eq!(
         p.generate(&request, &mut |_| {}),

@@ -213,6 +213,18 @@ impl Core {
         }
     }
 
+    /// Publishes the model's reasoning summary so far (when previews are on; it is shown
+    /// while the turn runs and never kept in the dialog).
+    pub fn reasoning(&mut self, request_id: RequestId, generation: u64, text: &str) {
+        if self.previews {
+            self.events.publish(EventBody::ReasoningPreview {
+                request_id,
+                generation,
+                text: text.to_owned(),
+            });
+        }
+    }
+
     /// Publishes that a provider request failed and will be tried again after a wait.
     pub fn retrying(&mut self, request_id: RequestId, retry: &Retrying) {
         self.events.publish(EventBody::Retrying {

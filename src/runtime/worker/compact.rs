@@ -36,6 +36,7 @@ impl Worker {
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
             on_retry: Some(OnRetry(&on_retry)),
+            on_reasoning: None,
         };
         let (summary, method, model) = match self.provider.summarize(&request) {
             None => (

@@ -27,7 +27,8 @@ use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
 use crate::provider::http::{OnRetry, Retrying};
 use crate::provider::{
-    ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
+    ContextItem, Generated, GenerationRequest, ModelTurn, OnReasoning, Provider, ProviderError,
+    ToolCall, Usage,
 };
 use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -228,6 +229,7 @@ impl Worker {
         let tools = self.registry.provider_tools(mode);
         let shared = &self.shared;
         let on_retry = |r: &Retrying| shared.lock().retrying(id, r);
+        let on_reasoning = |text: &str| shared.lock().reasoning(id, generation, text);
         let request = GenerationRequest {
             generation,
             instructions: self.prompt.for_mode(mode),
@@ -236,6 +238,7 @@ impl Worker {
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
             on_retry: Some(OnRetry(&on_retry)),
+            on_reasoning: Some(OnReasoning(&on_reasoning)),
         };
         let mut on_preview = |text: &str| shared.lock().preview(id, generation, text);
         match self.provider.generate_full(&request, &mut on_preview) {

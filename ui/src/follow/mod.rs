@@ -61,6 +61,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::Error { .. } => "error",
         EventBody::Usage { .. } => "usage",
         EventBody::Retrying { .. } => "retrying",
+        EventBody::ReasoningPreview { .. } => "reasoning_preview",
     }
 }
 

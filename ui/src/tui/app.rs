@@ -71,6 +71,9 @@ pub(crate) struct App {
     pub preview: Option<LivePreview>,
     /// The task's provider request is waiting to be tried again.
     pub retry: Option<RetryStatus>,
+    /// The model's reasoning summary of the current generation, shown dimmed until the
+    /// answer or the tool calls start; never committed.
+    pub reasoning: Option<String>,
     /// A transient hint in the live region.
     pub notice: Option<Notice>,
     /// `/status` is shown.
@@ -113,6 +116,7 @@ impl App {
             tools: Vec::new(),
             preview: None,
             retry: None,
+            reasoning: None,
             notice: None,
             status_open: false,
             history: HistoryPane::default(),
@@ -462,6 +466,7 @@ impl App {
         }
         self.preview = None;
         self.retry = None;
+        self.reasoning = None;
         self.task = None;
         if !self.queued.is_empty() {
             let mut next = self.queued.remove(0);

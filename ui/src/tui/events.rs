@@ -28,6 +28,8 @@ impl App {
                 | EventBody::Done { .. }
         ) {
             self.retry = None;
+            // The answer or the tool calls started: the reasoning behind them has done its job.
+            self.reasoning = None;
         }
         let gap = match self.cursor.as_mut() {
             Some(cursor) => cursor.observe(&event).gap,
@@ -86,6 +88,9 @@ impl App {
             EventBody::Transcript(page) => self.on_page(page, &mut out),
             EventBody::ToolOutput(page) => self.on_output_page(page),
             EventBody::Usage { usage, .. } => self.usage = Some(usage),
+            EventBody::ReasoningPreview {
+                request_id, text, ..
+            } if self.ours(request_id) => self.reasoning = Some(text),
             EventBody::Retrying {
                 request_id,
                 attempt,

@@ -21,6 +21,9 @@ use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
 use super::sanitize::sanitize;
 use super::tail::render_preview;
 
+/// Rows of the reasoning summary shown while the model thinks.
+const REASONING_ROWS: usize = 3;
+
 /// Most preview rows kept for the live region (more than any terminal is tall).
 const PREVIEW_ROWS: usize = 256;
 use super::wrap::{display_width, wrap_prefixed, wrap_spans};
@@ -326,6 +329,20 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     for tool in &app.tools {
         lines.extend(tool_lines(tool, app.now, width, theme));
+    }
+    if let Some(reasoning) = app.reasoning.as_ref().filter(|_| app.task.is_some()) {
+        // The last few rows only: it is context for the wait, not something to read back.
+        let rendered = wrap_prefixed(
+            &[Span::styled(
+                sanitize(reasoning).into_owned(),
+                theme.dim().patch(theme.italic()),
+            )],
+            width,
+            &[Span::styled(format!("{INDENT}thinking: "), theme.dim())],
+            &[Span::raw(INDENT)],
+        );
+        let skip = rendered.len().saturating_sub(REASONING_ROWS);
+        lines.extend(rendered.into_iter().skip(skip));
     }
     if let Some(preview) = &app.preview
         && !preview.rest().trim().is_empty()

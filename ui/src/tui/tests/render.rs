@@ -534,3 +534,41 @@ fn the_most_useful_footer_hints_survive_at_sixty_columns() {
     );
     assert!(running.chars().count() <= 60);
 }
+
+#[test]
+fn a_reasoning_summary_shows_dimmed_while_the_model_thinks_and_is_never_kept() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    let request = h.submit_accepted("why", 1);
+    h.event(ansa_sessions::protocol::EventBody::ReasoningPreview {
+        request_id: request,
+        generation: 1,
+        text: "The user asks why; check the parser first.".into(),
+    });
+    let live = view::live(&h.app);
+    let line = live
+        .lines
+        .iter()
+        .find(|l| super::line_text(l).contains("thinking: The user asks why"))
+        .expect("the summary is shown");
+    let text_span = line
+        .spans
+        .iter()
+        .find(|s| s.content.contains("parser"))
+        .unwrap();
+    assert!(text_span.style.add_modifier.contains(Modifier::DIM));
+    h.tool(request, "c1", "read", ToolPhase::Started);
+    let live = view::live(&h.app);
+    assert!(
+        !live
+            .lines
+            .iter()
+            .any(|l| super::line_text(l).contains("thinking:")),
+        "gone once the tool calls start"
+    );
+    h.answer(request, "Because.");
+    assert!(
+        !h.scrollback_text()
+            .iter()
+            .any(|l| l.contains("parser first"))
+    );
+}
