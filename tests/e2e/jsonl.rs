@@ -393,6 +393,14 @@ fn tool_rows_report_how_each_call_went_and_tool_output_pages_the_stored_output()
     );
     let exec_call = exec_done["call_id"].clone();
     assert_eq!(s.answer(rid), "done");
+    // After the turn, a snapshot says how large the context is against its budget.
+    s.send("snapshot", json!({"after_sequence": 0}));
+    let snap = s.expect_type("snapshot", &[("request_id", json!(rid))]);
+    let (bytes, budget) = (
+        snap["context"]["bytes"].as_u64().unwrap(),
+        snap["context"]["budget"].as_u64().unwrap(),
+    );
+    assert!(bytes > 0 && budget > bytes, "{snap}");
 
     // The latest output, then the exec's by call id, paged by lines.
     s.send("tool_output", json!({"offset": 0, "limit": 256}));

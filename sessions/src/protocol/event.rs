@@ -122,8 +122,21 @@ pub struct SnapshotEvent {
     /// Tokens the session's generations used so far (absent before the first report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<SessionUsage>,
+    /// How large the saved context is against the compaction budget (absent until known).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context: Option<ContextSize>,
     /// Cursor: continue after this `stream_sequence`.
     pub through_sequence: u64,
+}
+
+/// The saved context's size and the budget above which it is compacted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextSize {
+    /// Bytes of the context as sent to the provider (its items as JSON).
+    pub bytes: u64,
+    /// `compact_bytes`: compaction runs before a turn once the context is larger.
+    pub budget: u64,
 }
 
 /// Event type and payload.

@@ -7,8 +7,8 @@ mod strict;
 
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
-    ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage, SnapshotEvent,
-    ToolPhase,
+    ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,
+    SnapshotEvent, ToolPhase,
 };
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, ReportTone, TAIL_LINES, ToolReport,

@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use ansa_sessions::protocol::{ErrorCode, EventBody, Preview, PreviewState, ToolPhase, ToolReport};
+use ansa_sessions::protocol::{
+    ContextSize, ErrorCode, EventBody, Preview, PreviewState, ToolPhase, ToolReport,
+};
 use ansa_sessions::{
     CallId, CommandId, Incarnation, Record, RequestId, Seq, Session, SessionError, StoredOutput,
     ToolOutputQuery, TurnState,
@@ -83,6 +85,8 @@ pub struct Core {
     preview: Option<(RequestId, Preview)>,
     /// Whether preview changes are published as `text_preview` events.
     previews: bool,
+    /// The saved context's size against the compaction budget, as of the last turn boundary.
+    context: Option<ContextSize>,
     /// The latest tool output shown or produced, so paging it reads no journal.
     last_output: Option<StoredOutput>,
     /// This process's incarnation, echoed by every command.
@@ -104,6 +108,7 @@ impl Core {
             preview: None,
             previews,
             last_output: None,
+            context: None,
             incarnation: Incarnation::generate(),
             stopped: false,
         }
@@ -262,6 +267,11 @@ impl Core {
     pub fn publish_transcript(&mut self, query: ansa_sessions::TranscriptQuery) {
         let page = self.session.transcript(query);
         self.events.publish(EventBody::Transcript(page));
+    }
+
+    /// The context's size at a turn boundary, for snapshots.
+    pub fn set_context(&mut self, bytes: u64, budget: u64) {
+        self.context = Some(ContextSize { bytes, budget });
     }
 
     /// Keeps a tool call's output at hand for `tool_output` pages.

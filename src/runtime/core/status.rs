@@ -51,6 +51,7 @@ pub(super) fn snapshot(core: &Core) -> EventBody {
         read_only_reason: damage.map(|d| d.to_string()),
         preview,
         usage: usage(core),
+        context: core.context,
         through_sequence: core.events.next_sequence(),
     })
 }

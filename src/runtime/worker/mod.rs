@@ -105,11 +105,25 @@ type Step<T> = Result<T, Stop>;
 impl Worker {
     /// Runs turns until the input is closed and the FIFO is empty.
     pub fn run(mut self) {
+        self.report_context();
         while let Some(id) = self.shared.next_turn() {
             let result = self.turn(id);
+            // Before the terminal event, so a snapshot that follows it sees this turn's size
+            // (a finished turn reported it before `done`).
+            if result.is_err() {
+                self.report_context();
+            }
             self.shared.lock().end(id, result);
         }
         let _ = self.control.send(Inbound::WorkerStopped);
+    }
+
+    /// Tells the core how large the context is (one encoding pass, at turn boundaries only).
+    fn report_context(&self) {
+        let bytes = super::context::context_bytes(&self.context.items);
+        self.shared
+            .lock()
+            .set_context(bytes, self.limits.compact_bytes);
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {
@@ -165,6 +179,7 @@ impl Worker {
             self.context.generated(generation);
             match admitted {
                 Response::Final(text) => {
+                    self.report_context();
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());
                 }

@@ -101,6 +101,12 @@ impl Cursor {
         })
     }
 
+    /// A snapshot request for the current state (not a catch-up: nothing was lost).
+    pub fn snapshot(&mut self) -> Result<Command, UiError> {
+        let after_sequence = self.last_sequence;
+        self.command(CommandBody::Snapshot { after_sequence })
+    }
+
     /// The snapshot request that catches up after lost events, unless one is outstanding.
     pub fn resync(&mut self) -> Result<Option<Command>, UiError> {
         if self.resync.is_some() {

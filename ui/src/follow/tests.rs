@@ -22,6 +22,7 @@ fn snapshot(turn: u64, request: Option<u64>, state: Option<TurnState>) -> Snapsh
         read_only_reason: None,
         preview: None,
         usage: None,
+        context: None,
         through_sequence: 1,
     }
 }

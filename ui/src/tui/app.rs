@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use ansa_sessions::protocol::{Command, CommandBody, SessionUsage};
+use ansa_sessions::protocol::{Command, CommandBody, ContextSize, SessionUsage};
 use ansa_sessions::{Mode, TranscriptQuery};
 use crossterm::event::{KeyEvent, KeyEventKind};
 
@@ -57,6 +57,8 @@ pub(crate) struct App {
     pub cursor: Option<Cursor>,
     /// Snapshot flags.
     pub flags: Flags,
+    /// The context's size against the compaction budget, from the latest snapshot.
+    pub context: Option<ContextSize>,
     /// Tokens the session used so far (live providers report them).
     pub usage: Option<SessionUsage>,
     /// The task being followed.
@@ -110,6 +112,7 @@ impl App {
             cursor: None,
             flags: Flags::default(),
             usage: None,
+            context: None,
             task: None,
             queued: Vec::new(),
             paused: None,
@@ -349,7 +352,13 @@ impl App {
         match command {
             Slash::Basic => self.mode = Mode::Basic,
             Slash::Plan => self.mode = Mode::Plan,
-            Slash::Status => self.status_open = true,
+            Slash::Status => {
+                self.status_open = true;
+                // A fresh snapshot brings the context size as of the last turn boundary.
+                if let Some(Ok(command)) = self.cursor.as_mut().map(Cursor::snapshot) {
+                    out.push(Action::Send(command));
+                }
+            }
             Slash::Cancel => self.cancel(out),
             Slash::Resume => self.resume(out),
             Slash::Exit => self.finish_then_exit(out),

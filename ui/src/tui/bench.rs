@@ -57,6 +57,7 @@ impl BenchFrame {
             read_only_reason: None,
             preview: None,
             usage: None,
+            context: None,
             through_sequence: 1,
         }));
         frame

@@ -138,6 +138,7 @@ impl App {
         self.flags.read_only = s.read_only;
         self.flags.storage_failed = s.storage_failed;
         self.usage = s.usage.or(self.usage);
+        self.context = s.context.or(self.context);
         if first {
             self.mode = s.mode;
             self.adopt(&s);

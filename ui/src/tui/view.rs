@@ -158,6 +158,26 @@ fn state_text(app: &App) -> (String, Style) {
     ("idle".to_owned(), theme.dim())
 }
 
+/// The context's size against the compaction budget: `120 KiB of 256 KiB before compaction`.
+fn context_text(app: &App) -> String {
+    let kib = |b: u64| {
+        if b < 10 * 1024 {
+            format!("{:.1} KiB", b as f64 / 1024.0)
+        } else {
+            format!("{} KiB", b / 1024)
+        }
+    };
+    match app.context {
+        Some(c) => format!(
+            "{} of {} before compaction ({}%)",
+            kib(c.bytes),
+            kib(c.budget),
+            c.bytes.saturating_mul(100) / c.budget.max(1)
+        ),
+        None => "not known yet".to_owned(),
+    }
+}
+
 /// A wait as whole seconds, rounded up (`1 s` until it is over).
 fn wait_text(left: std::time::Duration) -> String {
     let ms = left.as_millis();
@@ -296,6 +316,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("request", request),
         ("turn", app.turn().to_string()),
         ("tokens", tokens_used),
+        ("context", context_text(app)),
         ("journal", journal.join(", ")),
     ];
     let mut lines = vec![Line::styled("  /status", theme.accent())];

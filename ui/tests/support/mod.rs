@@ -68,6 +68,7 @@ pub fn snapshot_body(turn: u64) -> EventBody {
         read_only_reason: None,
         preview: None,
         usage: None,
+        context: None,
         through_sequence: 1,
     })
 }

@@ -307,6 +307,7 @@ fn slash_exit_cancel_resume_status_and_unknown() {
     h.type_text("/status");
     h.press(KeyCode::Enter);
     assert!(h.app.status_open);
+    assert_eq!(h.sent.len(), 1, "only a snapshot, for the context size");
     h.press(KeyCode::Esc);
     assert!(!h.app.status_open);
     h.type_text("/frobnicate");
@@ -316,7 +317,7 @@ fn slash_exit_cancel_resume_status_and_unknown() {
         "/frobnicate",
         "unknown commands are kept"
     );
-    assert!(h.sent.is_empty());
+    assert_eq!(h.sent.len(), 1);
     h.ctrl('u');
     let request = h.submit_accepted("task", 2);
     h.turn_state(request, TurnState::Paused, Some("tool call limit reached"));
@@ -660,4 +661,31 @@ fn a_large_paste_shows_collapsed_and_is_submitted_whole() {
         panic!("{:?}", h.last());
     };
     assert_eq!(*text, log, "the whole paste is sent");
+}
+
+#[test]
+fn status_asks_for_a_snapshot_and_shows_the_context_against_its_budget() {
+    let mut h = Harness::opened(70, 30, true, vec![]);
+    h.type_text("/status");
+    h.press(KeyCode::Enter);
+    assert!(h.app.status_open);
+    assert!(
+        matches!(h.last().body, CommandBody::Snapshot { .. }),
+        "{:?}",
+        h.last()
+    );
+    let mut s = super::snapshot_body(0);
+    s.context = Some(ansa_sessions::protocol::ContextSize {
+        bytes: 12 * 1024,
+        budget: 256 * 1024,
+    });
+    h.event(EventBody::Snapshot(s));
+    let live = super::super::view::live(&h.app);
+    let shown: Vec<String> = live.lines.iter().map(line_text).collect();
+    assert!(
+        shown.iter().any(
+            |l| l.contains("context") && l.contains("12 KiB of 256 KiB before compaction (4%)")
+        ),
+        "{shown:#?}"
+    );
 }

@@ -51,6 +51,7 @@ pub(super) fn snapshot_body(transcript_size: u64) -> SnapshotEvent {
         read_only_reason: None,
         preview: None,
         usage: None,
+        context: None,
         through_sequence: 1,
     }
 }
