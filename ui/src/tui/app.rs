@@ -17,7 +17,7 @@ use super::input::Input;
 use super::keys::{self, Intent, SLASH_HELP, Slash};
 pub(crate) use super::model::{
     Action, Entry, Flags, HistoryPane, LivePreview, Notice, OutputPane, Paused, Pending, Purpose,
-    RetryStatus, Task, TaskKind, TaskState, Tone, ToolLine,
+    RecentCall, RetryStatus, Task, TaskKind, TaskState, Tone, ToolLine,
 };
 use super::theme::Theme;
 use crate::follow::{Cursor, TaskMatch};
@@ -82,6 +82,8 @@ pub(crate) struct App {
     pub status_open: bool,
     /// The output pane.
     pub output: OutputPane,
+    /// The tool calls of the latest turn, in order (the output pane steps through them).
+    pub recent_calls: Vec<RecentCall>,
     /// The history pane.
     pub history: HistoryPane,
     /// A Ctrl+C was the last key: another one exits.
@@ -124,6 +126,7 @@ impl App {
             status_open: false,
             history: HistoryPane::default(),
             output: OutputPane::default(),
+            recent_calls: Vec::new(),
             armed: false,
             exit_after_task: false,
             repaint: false,
@@ -232,6 +235,8 @@ impl App {
             Intent::Submit => self.submit(&mut out),
             Intent::Backspace => self.input.backspace(),
             Intent::Delete => self.input.delete(),
+            Intent::Left if self.output.open => self.output_step(-1, &mut out),
+            Intent::Right if self.output.open => self.output_step(1, &mut out),
             Intent::Left => self.input.left(),
             Intent::Right => self.input.right(),
             Intent::WordLeft => self.input.word_left(),
@@ -480,6 +485,7 @@ impl App {
         if !self.queued.is_empty() {
             let mut next = self.queued.remove(0);
             next.started = self.now;
+            self.recent_calls.clear();
             let accepted = next.follow.accepted();
             let text = next.text.clone();
             self.task = Some(next);

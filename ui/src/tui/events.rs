@@ -8,8 +8,8 @@ use ansa_sessions::{
 };
 
 use super::app::{
-    Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, RetryStatus, Task,
-    TaskKind, TaskState, Tone, ToolLine,
+    Action, App, Entry, LivePreview, Notice, OPEN_PAGE, Paused, Purpose, RecentCall, RetryStatus,
+    Task, TaskKind, TaskState, Tone, ToolLine,
 };
 use crate::follow::{CatchUp, Cursor, TaskMatch};
 
@@ -256,6 +256,8 @@ impl App {
         };
         task.state = TaskState::Queued;
         let cancel = std::mem::take(&mut task.cancel_on_accept);
+        // A new turn: its calls replace the last turn's in the output pane.
+        self.recent_calls.clear();
         match task.kind {
             TaskKind::Submit => {
                 let text = task.text.clone();
@@ -342,6 +344,16 @@ impl App {
                 && !p.rest().trim().is_empty()
             {
                 self.commit(Entry::Commentary(p.rest().to_owned()));
+            }
+            if !self.recent_calls.iter().any(|c| c.call_id == call_id) {
+                let label = match &target {
+                    Some(t) => format!("{name} {t}"),
+                    None => name.clone(),
+                };
+                self.recent_calls.push(RecentCall {
+                    call_id: call_id.clone(),
+                    label,
+                });
             }
             match self.tools.iter_mut().find(|t| t.call_id == call_id) {
                 Some(line) => line.phase = phase,

@@ -11,7 +11,7 @@
 //! | Ctrl+C | cancel the running task; a second Ctrl+C in a row exits (code 130) |
 //! | Ctrl+D | let the accepted task finish, then exit |
 //! | Ctrl+F | expand / collapse the history pane |
-//! | Ctrl+O | open / close the latest tool call's full output |
+//! | Ctrl+O | open / close the latest tool call's full output (←/→: the turn's other calls) |
 //! | PgUp / PgDn | page through the open pane (the journal's transcript or the output) |
 //! | Esc | close the status, history and output panes, clear the notice |
 //! | Ctrl+L | repaint the live region |

@@ -252,3 +252,12 @@ pub(crate) struct OutputPane {
     /// A loaded line was cut to fit its page.
     pub truncated: bool,
 }
+
+/// A tool call of the latest turn, for picking its output in the pane.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RecentCall {
+    /// The call.
+    pub call_id: CallId,
+    /// Its tool and target, as the row shows them.
+    pub label: String,
+}

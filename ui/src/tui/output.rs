@@ -43,6 +43,36 @@ impl App {
         }
     }
 
+    /// Left/Right in the pane: the previous or next call of the latest turn.
+    pub(crate) fn output_step(&mut self, step: isize, out: &mut Vec<Action>) {
+        let calls = &self.recent_calls;
+        if calls.is_empty() {
+            return;
+        }
+        let at = self
+            .output
+            .call_id
+            .as_ref()
+            .and_then(|id| calls.iter().position(|c| c.call_id == *id))
+            .unwrap_or(calls.len() - 1);
+        let Some(next) = at.checked_add_signed(step).filter(|n| *n < calls.len()) else {
+            return;
+        };
+        self.output = OutputPane {
+            open: true,
+            call_id: Some(calls[next].call_id.clone()),
+            ..OutputPane::default()
+        };
+        self.load_output(0, out);
+    }
+
+    /// Which call of the latest turn the pane shows, as `2 of 5`.
+    pub(crate) fn output_position(&self) -> Option<(usize, usize)> {
+        let id = self.output.call_id.as_ref()?;
+        let at = self.recent_calls.iter().position(|c| c.call_id == *id)?;
+        Some((at + 1, self.recent_calls.len()))
+    }
+
     /// PgUp in the pane.
     pub(crate) fn output_page_up(&mut self) {
         self.output.top = self.output.top.saturating_sub(pane_rows(self.height));

@@ -110,7 +110,12 @@ fn output_pane(app: &App, width: u16) -> Vec<Line<'static>> {
             o.total
         )
     };
-    let title = format!("── {title} · PgUp/PgDn page · Ctrl+O closes ");
+    let title = match app.output_position() {
+        Some((n, of)) if of > 1 => {
+            format!("── {title} · call {n} of {of} ←/→ · PgUp/PgDn · Ctrl+O closes ")
+        }
+        _ => format!("── {title} · PgUp/PgDn page · Ctrl+O closes "),
+    };
     let mut lines = vec![Line::styled(
         truncate(&title, usize::from(width)),
         theme.accent(),

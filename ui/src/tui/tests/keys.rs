@@ -689,3 +689,54 @@ fn status_asks_for_a_snapshot_and_shows_the_context_against_its_budget() {
         "{shown:#?}"
     );
 }
+
+#[test]
+fn left_and_right_in_the_output_pane_step_through_the_turns_calls() {
+    let mut h = Harness::opened(80, 24, true, vec![]);
+    let request = h.submit_accepted("work", 1);
+    for (call, tool) in [("c1", "read"), ("c2", "search"), ("c3", "exec")] {
+        h.tool(request, call, tool, ToolPhase::Started);
+        h.tool(request, call, tool, ToolPhase::Finished);
+    }
+    h.answer(request, "done");
+    h.ctrl('o');
+    h.event(output_page(
+        "c3",
+        0,
+        1,
+        &["exit output".to_owned()],
+        OUTPUT_PAGE_LINES,
+    ));
+    let title = |h: &Harness| line_text(&super::super::view::live(&h.app).lines[0]);
+    assert!(title(&h).contains("call 3 of 3"), "{}", title(&h));
+    h.press(KeyCode::Left);
+    let CommandBody::ToolOutput(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(query.call_id, Some(CallId("c2".into())));
+    assert_eq!(query.offset, 0);
+    h.event(output_page(
+        "c2",
+        0,
+        1,
+        &["matches".to_owned()],
+        OUTPUT_PAGE_LINES,
+    ));
+    assert!(title(&h).contains("call 2 of 3"), "{}", title(&h));
+    h.press(KeyCode::Left);
+    h.event(output_page(
+        "c1",
+        0,
+        1,
+        &["lines".to_owned()],
+        OUTPUT_PAGE_LINES,
+    ));
+    let sent = h.sent.len();
+    h.press(KeyCode::Left);
+    assert_eq!(h.sent.len(), sent, "nothing before the first call");
+    h.press(KeyCode::Right);
+    let CommandBody::ToolOutput(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!(query.call_id, Some(CallId("c2".into())));
+}
