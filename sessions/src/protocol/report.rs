@@ -7,8 +7,9 @@ use serde::{Deserialize, Serialize};
 
 /// Most lines of output kept under a row.
 pub const TAIL_LINES: usize = 3;
-/// Most diff lines carried by a report (the rest is behind `tool_output`).
-pub const DIFF_LINES: usize = 12;
+/// Most diff lines carried by a report; a frontend shows the first few under the row and the
+/// rest on request.
+pub const DIFF_LINES: usize = 200;
 /// Most characters of a summary, a tail line or a diff line.
 pub const LINE_CHARS: usize = 200;
 

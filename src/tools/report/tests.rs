@@ -174,11 +174,11 @@ fn an_edit_is_a_line_diff_counted_per_file() {
 
 #[test]
 fn a_long_edit_carries_only_its_first_diff_lines_but_counts_them_all() {
-    let old: String = (0..40).map(|n| format!("old {n}\n")).collect();
-    let new: String = (0..40).map(|n| format!("new {n}\n")).collect();
+    let old: String = (0..400).map(|n| format!("old {n}\n")).collect();
+    let new: String = (0..400).map(|n| format!("new {n}\n")).collect();
     let args = edit_args(&[("big.txt", &[(old.as_str(), new.as_str())])]);
     let r = report(&args, &patched());
-    assert_eq!(r.summary, "+40 −40");
+    assert_eq!(r.summary, "+400 −400");
     assert_eq!(r.diffs[0].lines.len(), DIFF_LINES);
 }
 

@@ -162,6 +162,9 @@ fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'st
     Line::from(spans)
 }
 
+/// Diff lines shown under an edit's row; the rest is in the output pane (Ctrl+O).
+const ROW_DIFF_LINES: usize = 8;
+
 /// Indent of the lines under a tool row.
 const UNDER: &str = "    ";
 
@@ -179,21 +182,27 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
         lines.push(under(line, "", theme.dim()));
     }
     let several = report.diffs.len() > 1;
+    let mut room = ROW_DIFF_LINES;
+    let mut shown = 0u64;
     for diff in &report.diffs {
+        if room == 0 {
+            break;
+        }
         if several {
             let head = format!("{} (+{} −{})", diff.path, diff.added, diff.removed);
             lines.push(under(&head, "", theme.dim()));
         }
-        for line in &diff.lines {
+        for line in diff.lines.iter().take(room) {
             let (mark, style) = match line.sign {
                 DiffSign::Added => ("+ ", theme.added()),
                 DiffSign::Removed => ("− ", theme.removed()),
                 DiffSign::Context => ("  ", theme.dim()),
             };
             lines.push(under(&line.text, mark, style));
+            shown += 1;
+            room -= 1;
         }
     }
-    let shown: u64 = report.diffs.iter().map(|d| d.lines.len() as u64).sum();
     let total: u64 = report.diffs.iter().map(|d| d.added + d.removed).sum();
     if total > shown {
         let more = format!("… {} more diff lines (Ctrl+O)", total - shown);

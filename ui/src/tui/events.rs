@@ -353,6 +353,7 @@ impl App {
                 self.recent_calls.push(RecentCall {
                     call_id: call_id.clone(),
                     label,
+                    report: None,
                 });
             }
             match self.tools.iter_mut().find(|t| t.call_id == call_id) {
@@ -368,6 +369,9 @@ impl App {
                 }),
             }
             return;
+        }
+        if let Some(recent) = self.recent_calls.iter_mut().find(|c| c.call_id == call_id) {
+            recent.report = report.clone();
         }
         let line = match self.tools.iter().position(|t| t.call_id == call_id) {
             Some(i) => {

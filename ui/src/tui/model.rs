@@ -260,4 +260,6 @@ pub(crate) struct RecentCall {
     pub call_id: CallId,
     /// Its tool and target, as the row shows them.
     pub label: String,
+    /// What it did, once it ended.
+    pub report: Option<ToolReport>,
 }

@@ -3,7 +3,7 @@
 //! history pane. Ctrl+O opens and closes it, PgUp/PgDn scroll it and load the next page when
 //! the loaded lines run out. Viewing never calls a tool or the engine.
 
-use ansa_sessions::protocol::CommandBody;
+use ansa_sessions::protocol::{CommandBody, DiffSign, ToolReport};
 use ansa_sessions::{CommandId, ToolOutputPage, ToolOutputQuery};
 
 use super::app::App;
@@ -20,9 +20,41 @@ impl App {
             self.output.open = false;
             return;
         }
-        // Always the latest call: a finished turn's newest output is what the user just saw.
+        // The latest call: a finished turn's newest output is what the user just saw. Known
+        // calls are named, so an edit can show its whole diff.
+        match self.recent_calls.len().checked_sub(1) {
+            Some(last) => self.show_call(last, out),
+            None => {
+                self.output = OutputPane {
+                    open: true,
+                    ..OutputPane::default()
+                };
+                self.load_output(0, out);
+            }
+        }
+    }
+
+    /// Opens the pane on the latest turn's call `n`: an edit's diff from its report, any other
+    /// call's stored output from the runtime.
+    fn show_call(&mut self, n: usize, out: &mut Vec<Action>) {
+        let Some(call) = self.recent_calls.get(n) else {
+            return;
+        };
+        let call_id = call.call_id.clone();
+        if let Some(lines) = call.report.as_ref().and_then(diff_lines) {
+            self.output = OutputPane {
+                open: true,
+                call_id: Some(call_id),
+                tool: "edit diff".into(),
+                total: lines.len() as u64,
+                lines,
+                ..OutputPane::default()
+            };
+            return;
+        }
         self.output = OutputPane {
             open: true,
+            call_id: Some(call_id),
             ..OutputPane::default()
         };
         self.load_output(0, out);
@@ -58,12 +90,7 @@ impl App {
         let Some(next) = at.checked_add_signed(step).filter(|n| *n < calls.len()) else {
             return;
         };
-        self.output = OutputPane {
-            open: true,
-            call_id: Some(calls[next].call_id.clone()),
-            ..OutputPane::default()
-        };
-        self.load_output(0, out);
+        self.show_call(next, out);
     }
 
     /// Which call of the latest turn the pane shows, as `2 of 5`.
@@ -121,4 +148,33 @@ impl App {
         self.say(Tone::Info, message.to_owned());
         true
     }
+}
+
+/// An edit's whole diff as pane lines (file headers, then `+`/`−` lines); `None` for a report
+/// without one.
+fn diff_lines(report: &ToolReport) -> Option<Vec<String>> {
+    if report.diffs.is_empty() {
+        return None;
+    }
+    let mut lines = Vec::new();
+    for diff in &report.diffs {
+        lines.push(format!("{} (+{} −{})", diff.path, diff.added, diff.removed));
+        for line in &diff.lines {
+            let mark = match line.sign {
+                DiffSign::Added => "+ ",
+                DiffSign::Removed => "− ",
+                DiffSign::Context => "  ",
+            };
+            lines.push(format!("{mark}{}", line.text));
+        }
+    }
+    let kept: u64 = report.diffs.iter().map(|d| d.lines.len() as u64).sum();
+    let total: u64 = report.diffs.iter().map(|d| d.added + d.removed).sum();
+    if total > kept {
+        lines.push(format!(
+            "… {} more changed lines (the report keeps the first {kept})",
+            total - kept
+        ));
+    }
+    Some(lines)
 }

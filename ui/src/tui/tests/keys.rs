@@ -740,3 +740,40 @@ fn left_and_right_in_the_output_pane_step_through_the_turns_calls() {
     };
     assert_eq!(query.call_id, Some(CallId("c2".into())));
 }
+
+#[test]
+fn an_edits_row_shows_its_first_diff_lines_and_ctrl_o_the_whole_diff() {
+    use ansa_sessions::protocol::{DiffLine, DiffSign, FileDiff, ReportTone, ToolReport};
+    let mut h = Harness::opened(80, 40, true, vec![]);
+    let request = h.submit_accepted("rename", 1);
+    let mut report = ToolReport::new(ReportTone::Ok, "+20 −0");
+    report.diffs = vec![FileDiff {
+        path: "src/a.rs".into(),
+        added: 20,
+        removed: 0,
+        lines: (1..=20)
+            .map(|n| DiffLine {
+                sign: DiffSign::Added,
+                text: format!("line {n}"),
+            })
+            .collect(),
+    }];
+    h.tool_call(request, "e1", "edit", Some("src/a.rs"), report);
+    h.answer(request, "done");
+    let dialog = h.scrollback_text();
+    assert!(dialog.iter().any(|l| l.contains("+ line 8")));
+    assert!(
+        !dialog.iter().any(|l| l.contains("+ line 9")),
+        "{dialog:#?}"
+    );
+    assert!(
+        dialog
+            .iter()
+            .any(|l| l.contains("12 more diff lines (Ctrl+O)"))
+    );
+    let sent = h.sent.len();
+    h.ctrl('o');
+    assert_eq!(h.sent.len(), sent, "the diff is at hand: no command");
+    assert_eq!(h.app.output.lines.len(), 21, "a header and every line");
+    assert_eq!(h.app.output.lines[20], "+ line 20");
+}
