@@ -33,6 +33,11 @@ params.hostnames = ["127.0.0.1"]
 params.use_jinja = True
 params.warmup = False
 params.sampling.temp = 0.0
+# Greedy decoding alone can loop on the tiny model until `n_predict` cuts it off (the prompt
+# differs per run: it names the test's temporary directory). DRY and a mild repeat penalty end
+# the loops without changing short answers.
+params.sampling.dry_multiplier = 0.8
+params.sampling.penalty_repeat = 1.1
 server = xllamacpp.Server(params)
 print("listening", server.listening_address, flush=True)
 while True:
