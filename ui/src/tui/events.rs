@@ -297,6 +297,7 @@ impl App {
                             generation,
                             text,
                             shown: 0,
+                            stuck: 0,
                             discarded: false,
                         });
                     }
@@ -311,6 +312,7 @@ impl App {
                         generation,
                         text,
                         shown: 0,
+                        stuck: 0,
                         discarded: true,
                     })
                 }

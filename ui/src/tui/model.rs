@@ -158,6 +158,9 @@ pub(crate) struct LivePreview {
     pub text: String,
     /// Bytes of `text` already moved into the dialog (whole blocks; see `streamed.rs`).
     pub shown: usize,
+    /// Length of the rest when a look for finished blocks last found none (0: no such
+    /// look): the next look waits until the rest grew by a quarter.
+    pub stuck: usize,
     /// The runtime dropped it (error, cancel): shown as unfinished.
     pub discarded: bool,
 }

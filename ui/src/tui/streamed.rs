@@ -17,16 +17,23 @@ impl App {
             return;
         };
         let rest = &p.text[p.shown..];
+        // A rest that is one long block (an open code fence) is looked at again only after it
+        // grew by a quarter, so a long stream costs O(n log n) here, not a parse per delta.
+        if p.stuck > 0 && rest.len() < p.stuck + p.stuck / 4 {
+            return;
+        }
         // Source lines are a cheap lower bound of the rendered rows.
         if rest.lines().count() <= budget.max(1) {
             return;
         }
         let cut = finished_prefix(rest);
         if cut == 0 {
+            p.stuck = rest.len();
             return;
         }
         let block = rest[..cut].to_owned();
         p.shown += cut;
+        p.stuck = 0;
         self.commit(Entry::Answer(block));
     }
 }

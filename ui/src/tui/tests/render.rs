@@ -572,3 +572,44 @@ fn a_reasoning_summary_shows_dimmed_while_the_model_thinks_and_is_never_kept() {
             .any(|l| l.contains("parser first"))
     );
 }
+
+#[test]
+fn a_long_open_code_fence_is_held_until_it_closes_then_streams_on() {
+    let mut h = Harness::opened(60, 12, false, vec![]);
+    let request = h.submit_accepted("code", 1);
+    let mut text = String::from("```rust\n");
+    for n in 1..=100 {
+        text.push_str(&format!("let x{n} = {n};\n"));
+        h.preview(request, &text, PreviewState::Preview);
+    }
+    assert!(
+        !h.scrollback_text().iter().any(|l| l.contains("let x1 =")),
+        "an open fence is one unfinished block"
+    );
+    text.push_str("```\n");
+    for n in 1..=60 {
+        text.push_str(&format!("\nParagraph {n}.\n"));
+        h.preview(request, &text, PreviewState::Preview);
+    }
+    let dialog = h.scrollback_text();
+    assert!(
+        dialog.iter().any(|l| l.contains("let x100 = 100;")),
+        "{dialog:#?}"
+    );
+    h.answer(request, &text);
+    let dialog = h.scrollback_text();
+    assert_eq!(
+        dialog
+            .iter()
+            .filter(|l| l.contains("let x50 = 50;"))
+            .count(),
+        1
+    );
+    assert_eq!(
+        dialog
+            .iter()
+            .filter(|l| l.trim() == "Paragraph 60.")
+            .count(),
+        1
+    );
+}
