@@ -100,19 +100,9 @@ pub struct GenerationRequest<'a> {
     /// before every output still in it).
     pub compacted_outputs: u64,
     /// Told before a live provider waits to try a failed request again.
-    pub on_retry: Option<http::OnRetry<'a>>,
+    pub on_retry: Option<http::Notify<'a, http::Retrying>>,
     /// Told the model's reasoning summary so far each time it grows (providers that send one).
-    pub on_reasoning: Option<OnReasoning<'a>>,
-}
-
-/// What to tell when the model's reasoning summary grows.
-#[derive(Clone, Copy)]
-pub struct OnReasoning<'a>(pub &'a dyn Fn(&str));
-
-impl std::fmt::Debug for OnReasoning<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OnReasoning(..)")
-    }
+    pub on_reasoning: Option<http::Notify<'a, str>>,
 }
 
 impl GenerationRequest<'_> {

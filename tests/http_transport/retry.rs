@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use ansa::provider::http::{
-    HttpError, Limits, MimePolicy, OnRetry, RetryPolicy, Retrying, StreamError, StreamRequest,
+    HttpError, Limits, MimePolicy, Notify, RetryPolicy, Retrying, StreamError, StreamRequest,
 };
 
 use crate::common::*;
@@ -67,7 +67,7 @@ fn each_retry_is_announced_before_its_wait() {
         limits: Limits::streaming(),
         mime: MimePolicy::EventStream,
         cancel: &cancel,
-        on_retry: Some(OnRetry(&on_retry)),
+        on_retry: Some(Notify(&on_retry)),
     };
     let done = client
         .post_stream(&request, |_| Ok::<(), std::convert::Infallible>(()))

@@ -15,7 +15,7 @@ use super::guard::{Stop, sleep};
 use super::retry::{RetryPolicy, SplitMix64};
 use super::target::Base;
 use super::{
-    ClientOptions, Headers, HttpError, Limits, OnRetry, Retrying, StreamError, StreamRequest,
+    ClientOptions, Headers, HttpError, Limits, Notify, Retrying, StreamError, StreamRequest,
 };
 
 /// Largest `AI_CA_FILE` read.
@@ -159,7 +159,7 @@ impl HttpClient {
                 return Err(failure);
             };
             let notify = |delay| {
-                if let Some(OnRetry(on_retry)) = request.on_retry {
+                if let Some(Notify(on_retry)) = request.on_retry {
                     on_retry(&Retrying {
                         attempt: attempts + 1,
                         of: self.retry.max_attempts,

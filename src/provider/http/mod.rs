@@ -16,5 +16,5 @@ mod target;
 
 pub use client::{HttpClient, StreamDone};
 pub use error::{HttpError, StreamError, TransportKind};
-pub use options::{ClientOptions, Headers, Limits, MimePolicy, OnRetry, Retrying, StreamRequest};
+pub use options::{ClientOptions, Headers, Limits, MimePolicy, Notify, Retrying, StreamRequest};
 pub use retry::{Jitter, RetryPolicy, SplitMix64};

@@ -174,16 +174,24 @@ pub struct StreamRequest<'a> {
     /// Raised to stop the transfer (checked between chunks and while waiting).
     pub cancel: &'a AtomicBool,
     /// Told before each wait for another attempt.
-    pub on_retry: Option<OnRetry<'a>>,
+    pub on_retry: Option<Notify<'a, Retrying>>,
 }
 
-/// What to tell before waiting to try a failed request again.
-#[derive(Clone, Copy)]
-pub struct OnRetry<'a>(pub &'a dyn Fn(&Retrying));
+/// A callback a request tells of its progress (a retry, a growing reasoning summary).
+pub struct Notify<'a, T: ?Sized>(pub &'a dyn Fn(&T));
 
-impl std::fmt::Debug for OnRetry<'_> {
+// By hand: derives would require `T: Clone` / `T: Debug`, which `str` and `Retrying` need not be.
+impl<T: ?Sized> Clone for Notify<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T: ?Sized> Copy for Notify<'_, T> {}
+
+impl<T: ?Sized> std::fmt::Debug for Notify<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("OnRetry(..)")
+        f.write_str("Notify(..)")
     }
 }
 

@@ -17,8 +17,7 @@ use super::http::{
 use super::responses::{ResponsesReducer, StreamProfile, request_body as responses_body};
 use super::sse::SseLimits;
 use super::{
-    Generated, GenerationRequest, ModelTurn, NativeItem, OnReasoning, Provider, ProviderError,
-    ToolCall, Usage,
+    Generated, GenerationRequest, ModelTurn, NativeItem, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::config::{Config, Provider as ProviderConfig, Secret};
 
@@ -390,7 +389,7 @@ impl LiveProvider {
                 let mut reasoning_seen = 0;
                 self.stream(headers, request, &mut reducer, |r, chunk| {
                     r.push(chunk, &mut *preview).map_err(|e| e.to_string())?;
-                    if let Some(OnReasoning(on_reasoning)) = request.on_reasoning
+                    if let Some(super::http::Notify(on_reasoning)) = request.on_reasoning
                         && r.reasoning_len() > reasoning_seen
                     {
                         reasoning_seen = r.reasoning_len();

@@ -8,7 +8,7 @@ use super::super::compaction;
 use super::super::context::{count_outputs, encode_item};
 use super::super::stop::{Pause, Stop};
 use super::{Step, Worker};
-use crate::provider::http::{OnRetry, Retrying};
+use crate::provider::http::{Notify, Retrying};
 use crate::provider::{COMPACTION_PROMPT, GenerationRequest, ProviderError};
 
 impl Worker {
@@ -35,7 +35,7 @@ impl Worker {
             tools: &[],
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
-            on_retry: Some(OnRetry(&on_retry)),
+            on_retry: Some(Notify(&on_retry)),
             on_reasoning: None,
         };
         let (summary, method, model) = match self.provider.summarize(&request) {

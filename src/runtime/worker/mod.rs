@@ -25,10 +25,9 @@ use super::stop::{Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
 use crate::prompt::Prompt;
-use crate::provider::http::{OnRetry, Retrying};
+use crate::provider::http::{Notify, Retrying};
 use crate::provider::{
-    ContextItem, Generated, GenerationRequest, ModelTurn, OnReasoning, Provider, ProviderError,
-    ToolCall, Usage,
+    ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
 
@@ -252,8 +251,8 @@ impl Worker {
             tools: &tools,
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
-            on_retry: Some(OnRetry(&on_retry)),
-            on_reasoning: Some(OnReasoning(&on_reasoning)),
+            on_retry: Some(Notify(&on_retry)),
+            on_reasoning: Some(Notify(&on_reasoning)),
         };
         let mut on_preview = |text: &str| shared.lock().preview(id, generation, text);
         match self.provider.generate_full(&request, &mut on_preview) {

@@ -16,7 +16,7 @@ use super::args::{EditArgs, FileActionKind, FilesArgs, ReadMode, ToolArgs};
 pub fn report(args: &ToolArgs, response: &Response) -> ToolReport {
     let mut report = match (&response.data, args) {
         (Some(Data::Exec(exec)), _) => exec_report(exec),
-        (_, _) if response.error.is_some() => error_report(args, response),
+        _ if response.error.is_some() => error_report(args, response),
         (Some(Data::Read(rows)), ToolArgs::Read(a)) => {
             let files = rows.iter().map(|r| r.path).collect::<BTreeSet<_>>().len();
             let amount: u64 = rows.iter().map(|r| r.len).sum();

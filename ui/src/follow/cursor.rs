@@ -33,10 +33,7 @@ impl Cursor {
     /// A cursor positioned on the first event (the snapshot); command IDs start with `kind`.
     pub fn new(kind: &'static str, first: &Event, snapshot: &SnapshotEvent) -> Self {
         Cursor {
-            ctx: ProtocolContext {
-                session: snapshot.session,
-                incarnation: snapshot.incarnation.clone(),
-            },
+            ctx: super::context(snapshot),
             kind,
             turn: snapshot.turn,
             last_sequence: first.stream_sequence,
