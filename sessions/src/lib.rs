@@ -5,6 +5,7 @@
 
 #![forbid(unsafe_code)]
 
+pub mod approval;
 pub mod error;
 pub mod fsutil;
 pub mod home;
@@ -28,7 +29,7 @@ pub use link::{CommandSender, Inbound, RuntimeGone, SessionLink, ToRuntime};
 pub use meta::SessionMeta;
 pub use record::*;
 pub use session::{Acceptance, RecoveryReport, Session, read_records};
-pub use state::{OpenIntent, SessionState, Turn, UsageTotals};
+pub use state::{ApprovalStanding, OpenIntent, SessionState, Turn, UsageTotals};
 pub use tool_output::{
     MAX_OUTPUT_LINES, StoredOutput, ToolOutputPage, ToolOutputQuery, find as find_tool_output,
     page as tool_output_page,

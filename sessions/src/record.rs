@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
+pub use crate::approval::{ApprovalDecided, ApprovalDecision, ApprovalRequested};
 use crate::ids::{CallId, CommandId, PartNo, RequestId, Seq};
 use crate::journal::Checksum;
 
@@ -343,6 +344,10 @@ pub enum Record {
     Done(Done),
     /// Token usage of a generation.
     Usage(UsageRecord),
+    /// A tool call waits for the user's approval.
+    ApprovalRequested(ApprovalRequested),
+    /// The user decided on an approval.
+    ApprovalDecided(ApprovalDecided),
 }
 
 macro_rules! record_kinds {
@@ -380,4 +385,6 @@ record_kinds! {
     TurnState => "turn_state",
     Done => "done",
     Usage => "usage",
+    ApprovalRequested => "approval_requested",
+    ApprovalDecided => "approval_decided",
 }

@@ -197,10 +197,18 @@ impl Session {
                 .map(|t| t.request_id)
                 .collect();
             for id in &interrupted {
+                let reason = match session.state.pending_approval(*id) {
+                    Some((_, crate::state::ApprovalStanding::Pending { summary, .. })) => {
+                        format!(
+                            "{INTERRUPTED_REASON} while it waited for approval ({summary}); resume to be asked again"
+                        )
+                    }
+                    _ => INTERRUPTED_REASON.to_owned(),
+                };
                 let change = TurnStateChange {
                     request_id: *id,
                     state: TurnState::Paused,
-                    reason: Some(INTERRUPTED_REASON.into()),
+                    reason: Some(reason),
                 };
                 // A storage failure here leaves the session in storage_failed; it still opens.
                 let _ = session.append(Record::TurnState(change));

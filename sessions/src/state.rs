@@ -1,9 +1,11 @@
 //! The in-memory model of a session, rebuilt from the journal on open and updated on append.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use crate::ids::{CallId, CommandId, RequestId, Seq};
-use crate::record::{AcceptedAction, Binding, Mode, Record, ToolOutcomeStatus, TurnState};
+use crate::record::{
+    AcceptedAction, ApprovalDecision, Binding, Mode, Record, ToolOutcomeStatus, TurnState,
+};
 use crate::transcript::{Role, TranscriptEntry};
 
 /// Sequence number given to records that could not be journaled (storage failed).
@@ -47,6 +49,25 @@ pub struct Turn {
     pub last_seq: Seq,
 }
 
+/// Where one call's approval stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalStanding {
+    /// Asked, not yet decided.
+    Pending {
+        /// The action digest asked about.
+        digest: String,
+        /// What it does, in words.
+        summary: String,
+    },
+    /// Decided by an `approve` command.
+    Decided {
+        /// The decision.
+        decision: ApprovalDecision,
+        /// The command that decided.
+        command_id: CommandId,
+    },
+}
+
 /// The session model: turns, command IDs, open tool intents, transcript.
 #[derive(Debug, Default)]
 pub struct SessionState {
@@ -59,6 +80,8 @@ pub struct SessionState {
     provider_items: u64,
     records: u64,
     usage: UsageTotals,
+    approvals: BTreeMap<(RequestId, CallId), ApprovalStanding>,
+    approved_for_session: HashSet<String>,
 }
 
 /// Token usage summed over the session's generations.
@@ -117,6 +140,25 @@ impl SessionState {
                 && !t.effect_unknown
                 && !self.open_intents.keys().any(|(r, _)| *r == id)
         })
+    }
+
+    /// Where the approval of `call` in turn `request` stands (the latest request for it).
+    pub fn approval(&self, request: RequestId, call: &CallId) -> Option<&ApprovalStanding> {
+        self.approvals.get(&(request, call.clone()))
+    }
+
+    /// The approval turn `request` waits for, if any: its call and standing.
+    pub fn pending_approval(&self, request: RequestId) -> Option<(&CallId, &ApprovalStanding)> {
+        self.approvals
+            .range((request, CallId(String::new()))..)
+            .take_while(|((r, _), _)| *r == request)
+            .find(|(_, s)| matches!(s, ApprovalStanding::Pending { .. }))
+            .map(|((_, c), s)| (c, s))
+    }
+
+    /// Whether the user approved the action with this digest for the whole session.
+    pub fn approved_for_session(&self, digest: &str) -> bool {
+        self.approved_for_session.contains(digest)
     }
 
     /// The transcript projection (user text and final answers).
@@ -199,6 +241,14 @@ impl SessionState {
             }
             Record::ToolOutcome(o) => {
                 self.open_intents.remove(&(o.request_id, o.call_id.clone()));
+                // A call that ends while waiting (cancelled) is no longer asked about.
+                let key = (o.request_id, o.call_id.clone());
+                if matches!(
+                    self.approvals.get(&key),
+                    Some(ApprovalStanding::Pending { .. })
+                ) {
+                    self.approvals.remove(&key);
+                }
                 if let Some(t) = self.turns.get_mut(&o.request_id) {
                     t.effect_unknown |= o.status == ToolOutcomeStatus::EffectUnknown;
                     t.outcomes += 1;
@@ -217,6 +267,27 @@ impl SessionState {
                 self.usage.input_tokens += u.input_tokens;
                 self.usage.output_tokens += u.output_tokens;
                 self.usage.cached_tokens += u.cached_tokens.unwrap_or(0);
+            }
+            Record::ApprovalRequested(a) => {
+                let standing = ApprovalStanding::Pending {
+                    digest: a.digest.clone(),
+                    summary: a.summary.clone(),
+                };
+                self.approvals
+                    .insert((a.request_id, a.call_id.clone()), standing);
+                self.touch(a.request_id, seq);
+            }
+            Record::ApprovalDecided(d) => {
+                if d.decision == ApprovalDecision::Session {
+                    self.approved_for_session.insert(d.digest.clone());
+                }
+                let standing = ApprovalStanding::Decided {
+                    decision: d.decision,
+                    command_id: d.command_id.clone(),
+                };
+                self.approvals
+                    .insert((d.request_id, d.call_id.clone()), standing);
+                self.touch(d.request_id, seq);
             }
             Record::Done(d) => {
                 if let Some(t) = self.turns.get_mut(&d.request_id) {

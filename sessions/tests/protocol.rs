@@ -36,7 +36,7 @@ fn every_golden_command_parses_and_reserialises_byte_exact() {
     }
     assert_eq!(
         types.len(),
-        6,
+        7,
         "every command type has a fixture: {types:?}"
     );
 }
@@ -69,6 +69,8 @@ fn every_golden_event_parses_and_reserialises_byte_exact() {
         "tool_output",
         "retrying",
         "reasoning_preview",
+        "approval_required",
+        "approval_decided",
         "error",
     ] {
         assert!(types.contains(t), "no fixture for event `{t}`");

@@ -63,6 +63,11 @@ pub struct Args {
     #[arg(long, conflicts_with = "offline_jsonl")]
     pub print_config: bool,
 
+    /// Ask before every command, edit and file change this run (access_mode "ask"); needs a
+    /// terminal on stdin or a JSONL driver that answers `approve`.
+    #[arg(long)]
+    pub ask: bool,
+
     /// Soft JSON-context budget in bytes (at least 16384; default 262144).
     #[arg(long, value_name = "N")]
     pub compact_bytes: Option<u64>,

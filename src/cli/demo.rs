@@ -47,8 +47,16 @@ fn run_in(root: &Path, args: &Args, env: &Env) -> Result<Exit, Failure> {
     demo_args.script = None;
     let setup = start::build_setup(&home, &cwd, &config, &set, session, &demo_args)?;
     let (link, handle) = runtime::start(setup).map_err(|e| Failure::session(e.to_string()))?;
-    let outcome = ansa_ui::run_one_shot(link, DEMO_TASK, Mode::Basic, io::stdout(), io::stdout())
-        .map_err(Failure::io)?;
+    // The demo's only tool reads a value, which no access mode asks about.
+    let outcome = ansa_ui::run_one_shot(
+        link,
+        DEMO_TASK,
+        Mode::Basic,
+        io::stdout(),
+        io::stdout(),
+        None,
+    )
+    .map_err(Failure::io)?;
     handle.join();
     let code = outcome.exit_code();
     let _ = writeln!(

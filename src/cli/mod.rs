@@ -66,7 +66,8 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         && args.task.is_none()
         && io::stdin().is_terminal()
         && io::stdout().is_terminal();
-    let started = start::start(&home, &env, args, tui)?;
+    let can_ask = args.jsonl() || io::stdin().is_terminal();
+    let started = start::start(&home, &env, args, tui, can_ask)?;
     let session_hint = started.session_hint.clone();
     let link = started.link;
     let stdout = io::stdout();
@@ -94,8 +95,17 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         Exit::from_code(exit.code)
     } else if let Some(task) = &args.task {
         let interrupted = interrupt::watch(link.commands.clone());
-        let outcome = ansa_ui::run_one_shot(link, task, Mode::Basic, stdout.lock(), stderr.lock())
-            .map_err(Failure::io)?;
+        let mut stdin = io::stdin().lock();
+        let answers: Option<&mut dyn io::BufRead> = started.ask.then_some(&mut stdin);
+        let outcome = ansa_ui::run_one_shot(
+            link,
+            task,
+            Mode::Basic,
+            stdout.lock(),
+            stderr.lock(),
+            answers,
+        )
+        .map_err(Failure::io)?;
         interrupted_or(&interrupted, outcome.exit_code())
     } else {
         let interrupted = interrupt::watch(link.commands.clone());

@@ -115,6 +115,7 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
     let files = ToolFiles {
         exclusion,
         instructions_digest: String::new(),
+        session: "self-check".to_owned(),
     };
     let mut tools =
         ToolExecutor::open(&ws, policy, Arc::new(plane), files).map_err(|e| e.to_string())?;

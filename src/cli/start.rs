@@ -37,6 +37,8 @@ pub struct Started {
     pub provider: String,
     /// How requests are authorised, for `/status` (never the credential itself).
     pub credentials: String,
+    /// Ask mode: every command and change waits for the user's approval.
+    pub ask: bool,
     /// For a session with earlier exchanges: what it is (`resumed session … (3 exchanges, last
     /// active 2 h ago)`).
     pub resumed: Option<String>,
@@ -148,6 +150,9 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
         }
         config.returned_model = exact.clone();
     }
+    if args.ask {
+        config.access_mode = config::AccessMode::Ask;
+    }
     if let Some(n) = args.compact_bytes {
         let min = config::bounds::COMPACT_BYTES_MIN;
         if n < min {
@@ -217,7 +222,15 @@ fn target(args: &Args) -> Result<Target<'_>, Failure> {
 
 /// Opens the session the arguments name (or a new one) and starts the runtime on it.
 /// `previews`: publish `text_preview` events (the TUI shows them; JSONL and line mode do not).
-pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<Started, Failure> {
+/// `can_ask`: the frontend can put approvals to the user (ask mode is refused otherwise,
+/// before a session is opened).
+pub fn start(
+    home: &AnsaHome,
+    env: &Env,
+    args: &Args,
+    previews: bool,
+    can_ask: bool,
+) -> Result<Started, Failure> {
     let given_cwd = match &args.cwd {
         Some(d) => Some(workspace(Some(d), None)?),
         None => None,
@@ -227,6 +240,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
         None => workspace(None, None)?,
     };
     let mut plan = Plan::for_cwd(home, env, args, &start_cwd)?;
+    refuse_unaskable(&plan.config, can_ask)?;
     let (sessions, options, profile) = (home.sessions(), JournalOptions::default(), plan.profile);
     let target = target(args)?;
     if !matches!(target, Target::Id(_)) {
@@ -257,6 +271,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
     let cwd = workspace(given_cwd.as_deref(), Some(&session.meta().cwd))?;
     if cwd != plan.cwd {
         plan = Plan::for_cwd(home, env, args, &cwd)?;
+        refuse_unaskable(&plan.config, can_ask)?;
     }
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
@@ -272,6 +287,7 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
         provider,
         credentials,
         resumed,
+        ask: plan.config.access_mode == config::AccessMode::Ask,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
@@ -279,6 +295,16 @@ pub fn start(home: &AnsaHome, env: &Env, args: &Args, previews: bool) -> Result<
         },
         cwd,
     })
+}
+
+/// Ask mode needs someone to ask: a terminal on stdin or a JSONL driver.
+fn refuse_unaskable(config: &Config, can_ask: bool) -> Result<(), Failure> {
+    if config.access_mode == config::AccessMode::Ask && !can_ask {
+        return Err(Failure::usage(
+            "--ask (access_mode \"ask\") is interactive: every command and change waits for your approval, and stdin is not a terminal; run ansa in a terminal, drive it with --offline-jsonl/--live-jsonl and answer with `approve` commands, or use access_mode full_access or read_only",
+        ));
+    }
+    Ok(())
 }
 
 /// Builds everything the runtime needs for an open session in `cwd` (the offline demo's
@@ -358,6 +384,7 @@ fn setup_for(
     let files = ToolFiles {
         exclusion,
         instructions_digest: instructions.digest(),
+        session: session.id().to_string(),
     };
     let tools = ToolExecutor::open(cwd, policy, Arc::new(plane), files).map_err(|e| {
         Failure::config(format!("cannot open the workspace {}: {e}", cwd.display()))

@@ -91,10 +91,13 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             }
             "exclude" => layer.exclude = Some(exclude(&r, v)?),
             "access_mode" => {
-                layer.access_mode = Some(match r.choice(key, v, &["full_access", "read_only"])? {
-                    "read_only" => AccessMode::ReadOnly,
-                    _ => AccessMode::FullAccess,
-                })
+                layer.access_mode = Some(
+                    match r.choice(key, v, &["full_access", "read_only", "ask"])? {
+                        "read_only" => AccessMode::ReadOnly,
+                        "ask" => AccessMode::Ask,
+                        _ => AccessMode::FullAccess,
+                    },
+                )
             }
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),

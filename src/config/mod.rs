@@ -118,6 +118,8 @@ pub enum AccessMode {
     FullAccess,
     /// Only tools marked `read_only`.
     ReadOnly,
+    /// Read freely; every command, edit and file change runs only after the user approves it.
+    Ask,
 }
 
 impl AccessMode {
@@ -126,6 +128,7 @@ impl AccessMode {
         match self {
             AccessMode::FullAccess => "full_access",
             AccessMode::ReadOnly => "read_only",
+            AccessMode::Ask => "ask",
         }
     }
 }

@@ -134,9 +134,9 @@ fn unknown_fields_and_wrong_types_name_file_field_and_reason() {
     );
     let e = user_err(r#"{"provider":{"kind":"chat","base_url":"https://x","api_key_env":"A-B"}}"#);
     assert!(e.contains("`provider.api_key_env`"), "{e}");
-    let e = user_err(r#"{"access_mode":"ask"}"#);
+    let e = user_err(r#"{"access_mode":"always"}"#);
     assert!(
-        e.contains("`access_mode`") && e.contains("full_access, read_only"),
+        e.contains("`access_mode`") && e.contains("full_access, read_only, ask"),
         "{e}"
     );
     for (json, field) in [
@@ -191,9 +191,19 @@ fn every_bound_just_inside_and_just_outside() {
 }
 
 #[test]
+fn ask_mode_is_a_user_config_setting() {
+    let f = fixture();
+    f.user(r#"{"access_mode":"ask"}"#);
+    let c = f.load(&[]).unwrap();
+    assert_eq!(c.access_mode, AccessMode::Ask);
+    assert!(c.to_print_json().contains(r#""access_mode":"ask""#));
+}
+
+#[test]
 fn project_file_may_not_set_user_only_fields() {
     for json in [
         r#"{"access_mode":"full_access"}"#,
+        r#"{"access_mode":"ask"}"#,
         r#"{"allow_sudo":false}"#,
         r#"{"provider":{"kind":"offline"}}"#,
         r#"{"exec_env_deny":[]}"#,

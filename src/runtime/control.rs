@@ -6,7 +6,7 @@ use std::sync::mpsc::Receiver;
 use ansa_sessions::protocol::{Command, CommandBody, ErrorCode};
 use ansa_sessions::{Inbound, ToRuntime};
 
-use super::core::Shared;
+use super::core::{Decision, Shared};
 
 /// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
 /// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
@@ -54,6 +54,12 @@ fn handle(shared: &Shared, command: Command) {
         CommandBody::Snapshot { .. } => core.publish_snapshot(),
         CommandBody::Transcript(query) => core.publish_transcript(query),
         CommandBody::ToolOutput(query) => core.publish_tool_output(id, query),
+        CommandBody::Approve {
+            target,
+            call,
+            decision,
+            reason,
+        } => core.approve(id, target, call, Decision { decision, reason }),
     }
     drop(core);
     shared.notify();

@@ -55,6 +55,13 @@ pub enum Pause {
     CompactionFailed(ProviderError),
     /// The compacted context could not be journaled.
     CompactionNotSaved(SessionError),
+    /// A call waited for approval when the frontend's input ended: no decision can come.
+    ApprovalUnanswered {
+        /// The call.
+        call: CallId,
+        /// What it does, in words.
+        summary: String,
+    },
 }
 
 /// Why the journal cannot take the turn's next record.
@@ -129,6 +136,10 @@ impl fmt::Display for Pause {
             Pause::ModelFailed(e) => write!(f, "the model failed: {e}"),
             Pause::CompactionFailed(e) => write!(f, "compaction failed: {e}"),
             Pause::CompactionNotSaved(e) => write!(f, "compaction could not be saved: {e}"),
+            Pause::ApprovalUnanswered { call, summary } => write!(
+                f,
+                "call {call} waited for approval ({summary}) when the input ended; resume to be asked again"
+            ),
         }
     }
 }

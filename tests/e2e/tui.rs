@@ -163,3 +163,63 @@ fn a_hung_up_terminal_ends_the_tui() {
         !crate::harness::alive(pid)
     });
 }
+
+#[test]
+fn ask_mode_approves_denies_with_a_reason_and_cancels_while_waiting() {
+    let w = World::new();
+    let proof = |name: &str| w.path(name);
+    let exec = |script: String| {
+        json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+    };
+    let script = w.script(
+        "ask.json",
+        json!([
+            {"tool_calls": [exec(format!("sleep 1; touch {}", proof("one").display()))]},
+            {"tool_calls": [exec(format!("touch {}", proof("two").display()))]},
+            {"tool_calls": [exec(format!("touch {}", proof("three").display()))]},
+            {"text": "never shown"}
+        ]),
+    );
+    let t = Tmux::start(
+        &w,
+        &["--offline", "--ask", "--script", script.to_str().unwrap()],
+        110,
+        34,
+    );
+    t.wait_text("basic · idle");
+    t.type_text("make the proofs");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("y once · a for this session · n deny");
+    assert!(screen.contains("approve exec? run sh -c"), "{screen}");
+    assert!(screen.contains("$ sh -c 'sleep 1; touch"), "{screen}");
+    assert!(
+        screen.contains("y once · a session · n deny"),
+        "footer keys: {screen}"
+    );
+    t.keys(&["y"]);
+    t.wait_text("approved once: run sh -c");
+    // Typed while the approved command runs; an approval leaves it in the input.
+    t.type_text("draft note");
+    t.wait_for("the second approval", |s| {
+        s.contains(&format!("touch {}", proof("two").display())) && s.contains("n deny")
+    });
+    assert!(proof("one").exists(), "the approved command ran");
+    t.keys(&["n"]);
+    t.wait_text("reason (optional):");
+    t.type_text("not the second one");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("declined: run sh -c");
+    assert!(screen.contains("not the second one"), "{screen}");
+    t.wait_for("the third approval", |s| {
+        s.contains(&format!("touch {}", proof("three").display())) && s.contains("n deny")
+    });
+    t.keys(&["C-c"]);
+    let screen = t.wait_text("cancelled");
+    assert!(
+        screen.contains("› draft note"),
+        "typed input is kept: {screen}"
+    );
+    assert!(!proof("two").exists(), "the denied command never ran");
+    assert!(!proof("three").exists(), "the cancelled command never ran");
+}

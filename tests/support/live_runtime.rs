@@ -56,6 +56,7 @@ pub fn start(
     let files = ToolFiles {
         exclusion: FileExclusion::new(&home, None, ws, &[]).unwrap(),
         instructions_digest: String::new(),
+        session: "live-test".to_owned(),
     };
     let tools =
         ToolExecutor::open(ws, policy, Arc::new(ComputePlane::new(2).unwrap()), files).unwrap();

@@ -5,6 +5,7 @@
     reason = "test code: a failed unwrap is the test failing, with its location"
 )]
 
+mod ask;
 mod edit;
 mod exec;
 mod hidden;
@@ -146,6 +147,7 @@ pub fn open(root: &Path, policy: ToolPolicy, exclusion: FileExclusion) -> ToolEx
     let files = ToolFiles {
         exclusion,
         instructions_digest: InstructionSet::default().digest(),
+        session: "tools-test".to_owned(),
     };
     ToolExecutor::open(root, policy, plane, files).expect("open")
 }

@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+mod ask;
 mod error;
 mod follow;
 mod jsonl;

@@ -77,7 +77,24 @@ pub fn run_lines(
             }
         };
         outcome.tasks += 1;
-        let end = follower.run_task(&text, mode, &mut |p| report(status, p))?;
+        // Ask mode reads the answer to an approval from the same input as the tasks.
+        let end = {
+            let shared = std::cell::RefCell::new(&mut *status);
+            let mut read = || {
+                reader.next_line().map(|l| {
+                    l.map(|l| match l.content {
+                        LineContent::Text(t) => t,
+                        _ => String::new(),
+                    })
+                })
+            };
+            follower.run_task(
+                &text,
+                mode,
+                &mut |p| report(*shared.borrow_mut(), p),
+                &mut |request| crate::ask::ask(*shared.borrow_mut(), &mut read, request),
+            )?
+        };
         if let Some(msg) = end_line(&end, &reopen) {
             say(status, &msg);
         }

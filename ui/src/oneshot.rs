@@ -1,6 +1,6 @@
 //! One-shot mode (`ansa 'TASK'`): one task, only the verified final answer on stdout.
 
-use std::io::{ErrorKind, Write};
+use std::io::{BufRead, ErrorKind, Write};
 
 use ansa_sessions::{Mode, TurnState};
 
@@ -18,18 +18,42 @@ use crate::status::{end_line, progress_line, reopen_command, say};
 /// cancelled or failed turn (with its reason and how to continue), and an `error` event
 /// answering the submit go to `status` as plain text. [`OneShotOutcome::exit_code`] maps
 /// the result to the process exit code. The caller rejects a blank task as a usage error.
+///
+/// In ask mode `answers` is the terminal: each call waiting for approval is printed to
+/// `status` and one answer line read from it; input then stays open until the turn ends.
+/// Without it, an approval is denied (nobody can be asked).
 pub fn run_one_shot(
     link: SessionLink,
     task: &str,
     mode: Mode,
     mut output: impl Write,
     mut status: impl Write,
+    mut answers: Option<&mut dyn BufRead>,
 ) -> Result<OneShotOutcome, UiError> {
     let status: &mut dyn Write = &mut status;
     let (mut follower, _) = Follower::start(link, "oneshot")?;
     let reopen = reopen_command(follower.profile(), None);
-    follower.close_input_after_acceptance();
-    let end = match follower.run_task(task, mode, &mut |p| report(status, p)) {
+    if answers.is_none() {
+        follower.close_input_after_acceptance();
+    }
+    let shared = std::cell::RefCell::new(&mut *status);
+    let mut read = || match answers.as_mut() {
+        Some(input) => {
+            let mut line = String::new();
+            match input.read_line(&mut line)? {
+                0 => Ok(None),
+                _ => Ok(Some(line)),
+            }
+        }
+        None => Ok(None),
+    };
+    let ran = follower.run_task(
+        task,
+        mode,
+        &mut |p| report(*shared.borrow_mut(), p),
+        &mut |request| crate::ask::ask(*shared.borrow_mut(), &mut read, request),
+    );
+    let end = match ran {
         Ok(end) => end,
         Err(e) => {
             follower.close_input();

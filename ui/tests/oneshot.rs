@@ -18,8 +18,15 @@ fn run(
     let (link, runtime) = spawn(script);
     let mut out = Vec::new();
     let mut status = Vec::new();
-    let outcome =
-        run_one_shot(link, "Explain the build", Mode::Plan, &mut out, &mut status).unwrap();
+    let outcome = run_one_shot(
+        link,
+        "Explain the build",
+        Mode::Plan,
+        &mut out,
+        &mut status,
+        None,
+    )
+    .unwrap();
     let log = runtime.join().unwrap();
     (
         String::from_utf8(out).unwrap(),
@@ -186,7 +193,7 @@ fn closed_stdout_is_not_an_error() {
         ok_writes: 0,
         written: Vec::new(),
     };
-    let outcome = run_one_shot(link, "task", Mode::Basic, &mut out, Vec::new()).unwrap();
+    let outcome = run_one_shot(link, "task", Mode::Basic, &mut out, Vec::new(), None).unwrap();
     assert_eq!(outcome.exit_code(), 0);
     runtime.join().unwrap();
 }
@@ -199,7 +206,7 @@ fn runtime_stopping_early_is_an_error() {
         rt.accept(&c, 1);
         rt.input_closed();
     });
-    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new());
+    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new(), None);
     assert!(
         matches!(&err, Err(UiError::RuntimeStopped { when }) if when.contains("turn 1")),
         "{err:?}"
@@ -207,7 +214,7 @@ fn runtime_stopping_early_is_an_error() {
     runtime.join().unwrap();
 
     let (link, runtime) = spawn(|_| {});
-    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new());
+    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new(), None);
     assert!(
         matches!(err, Err(UiError::RuntimeStopped { .. })),
         "{err:?}"

@@ -19,7 +19,7 @@ use crate::files::workspace::Workspace;
 pub use crate::files::workspace::{FilterOp, PathFilter};
 use crate::ops;
 use crate::protocol::{
-    Caps, Data, ErrorCode, ErrorRecord, Request, RequestError, Response, Status,
+    Caps, Challenge, Data, ErrorCode, ErrorRecord, Request, RequestError, Response, Status,
 };
 use crate::store::{RetainedStore, StoreQuota};
 use crate::sync::lock;
@@ -157,8 +157,11 @@ impl Session {
         *lock(&self.shared.approval) = policy;
     }
 
-    /// The policy decision for `request`, as a denial answer, or `None` to run it.
-    fn authorize(&self, request: &Request) -> Option<Response> {
+    /// The installed policy's answer to `request` without running it: `None` when it may run
+    /// now, else its denial (`300`, or `301`/`302` with the challenge retained as evidence
+    /// `@n`). A harness asks this before it asks its user; checking a request that carries a
+    /// permit spends the permit.
+    pub fn authorize(&self, request: &Request) -> Option<Response> {
         let policy = lock(&self.shared.approval).clone()?;
         let id = request.id;
         let (code, challenge) = match policy.decide(request) {
@@ -185,6 +188,25 @@ impl Session {
             ),
             Err(e) => Response::error(id, e.record()),
         })
+    }
+
+    /// The approval challenge of a `301`/`302` answer, read back from its retained evidence
+    /// (which is then released), or `None` for any other answer.
+    pub fn take_challenge(&self, response: &Response) -> Option<Challenge> {
+        let error = response.error.as_ref()?;
+        if !matches!(
+            error.code,
+            ErrorCode::PermitRequired | ErrorCode::PermitInvalid
+        ) {
+            return None;
+        }
+        let alias = error.evidence?;
+        let mut store = self.shared.store();
+        let bytes = store.get(alias)?.read_all().ok()?;
+        let _ = store.release(alias);
+        drop(store);
+        let doc = crate::ason::decode(&bytes, &crate::ason::Limits::default()).ok()?;
+        Challenge::from_document(&doc).ok()
     }
 
     /// Types a decoded request document and answers it, returning the response and its

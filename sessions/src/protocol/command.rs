@@ -6,7 +6,7 @@ use thiserror::Error;
 use super::strict::StrictObject;
 use super::{ProtocolContext, SCHEMA_VERSION};
 use crate::ids::{CallId, CommandId, RequestId};
-use crate::record::Mode;
+use crate::record::{ApprovalDecision, Mode};
 use crate::tool_output::{MAX_OUTPUT_LINES, ToolOutputQuery};
 use crate::transcript::{MAX_PAGE_ENTRIES, TranscriptQuery};
 
@@ -53,6 +53,17 @@ pub enum CommandBody {
     Transcript(TranscriptQuery),
     /// Page through a tool call's stored output.
     ToolOutput(ToolOutputQuery),
+    /// Decide on a tool call waiting for approval.
+    Approve {
+        /// The turn.
+        target: RequestId,
+        /// The call (its `call_id` in `approval_required`).
+        call: CallId,
+        /// Run once, run for the session, or deny.
+        decision: ApprovalDecision,
+        /// Why, for a denial (the model is told).
+        reason: Option<String>,
+    },
 }
 
 impl CommandBody {
@@ -65,6 +76,7 @@ impl CommandBody {
             CommandBody::Snapshot { .. } => "snapshot",
             CommandBody::Transcript(_) => "transcript",
             CommandBody::ToolOutput(_) => "tool_output",
+            CommandBody::Approve { .. } => "approve",
         }
     }
 }
@@ -98,7 +110,7 @@ pub enum CommandError {
         reason: String,
     },
     /// A field this command type does not have.
-    #[error("unknown field `{field}` in a {command} command")]
+    #[error("unknown field `{field}` in {} {command} command", article(command))]
     UnknownField {
         /// The field.
         field: String,
@@ -129,13 +141,21 @@ pub enum CommandError {
     },
     /// Unknown `type`.
     #[error(
-        "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript or \
-         tool_output"
+        "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
+         tool_output or approve"
     )]
     UnknownType(String),
 }
 
 type Fields = StrictObject;
+
+/// `a` or `an` before a command type.
+fn article(command: &str) -> &'static str {
+    match command.as_bytes().first() {
+        Some(b'a' | b'e' | b'i' | b'o' | b'u') => "an",
+        _ => "a",
+    }
+}
 
 fn take_str(o: &mut Fields, field: &'static str) -> Result<String, CommandError> {
     match o.take(field) {
@@ -171,6 +191,56 @@ fn take_target(o: &mut Fields) -> Result<RequestId, CommandError> {
         });
     }
     Ok(RequestId(t))
+}
+
+fn approve(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let target = take_target(o)?;
+    let call = take_str(o, "call")?;
+    if call.is_empty() {
+        return Err(CommandError::Invalid {
+            field: "call",
+            reason: "must not be empty; send the `call_id` of the `approval_required` event".into(),
+        });
+    }
+    let decision = take_str(o, "decision")?
+        .parse::<ApprovalDecision>()
+        .map_err(|reason| CommandError::Invalid {
+            field: "decision",
+            reason,
+        })?;
+    let reason = match o.take("reason") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(_)) if decision != ApprovalDecision::Deny => {
+            return Err(CommandError::Invalid {
+                field: "reason",
+                reason: format!("only a `deny` carries a reason; leave it out for `{decision}`"),
+            });
+        }
+        Some(Value::String(r)) if r.len() > super::MAX_REASON_BYTES => {
+            return Err(CommandError::Invalid {
+                field: "reason",
+                reason: format!(
+                    "{} bytes long; at most {} bytes are accepted",
+                    r.len(),
+                    super::MAX_REASON_BYTES
+                ),
+            });
+        }
+        Some(Value::String(r)) if r.trim().is_empty() => None,
+        Some(Value::String(r)) => Some(r),
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "reason",
+                expected: "a string",
+            });
+        }
+    };
+    Ok(CommandBody::Approve {
+        target,
+        call: CallId(call),
+        decision,
+        reason,
+    })
 }
 
 /// Parses and validates one command line against the current session and incarnation.
@@ -300,6 +370,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                 limit: limit as u32,
             })
         }
+        "approve" => approve(&mut o)?,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -354,6 +425,19 @@ impl Command {
                 put("offset", q.offset.into());
                 put("limit", q.limit.into());
             }
+            CommandBody::Approve {
+                target,
+                call,
+                decision,
+                reason,
+            } => {
+                put("target", target.0.into());
+                put("call", call.0.as_str().into());
+                put("decision", decision.as_str().into());
+                if let Some(r) = reason {
+                    put("reason", r.as_str().into());
+                }
+            }
         }
         // serde_json's Map without `preserve_order` sorts keys; write the canonical order by hand.
         let order = [
@@ -366,6 +450,9 @@ impl Command {
             "text",
             "mode",
             "target",
+            "call",
+            "decision",
+            "reason",
             "after_sequence",
             "before",
             "call_id",

@@ -4,10 +4,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use thiserror::Error;
 
+use super::approval::ApprovalRequest;
 use super::report::ToolReport;
 use super::strict::StrictObject;
 use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
-use crate::record::{Mode, TurnState};
+use crate::record::{ApprovalDecision, Mode, TurnState};
 use crate::tool_output::ToolOutputPage;
 use crate::transcript::TranscriptPage;
 
@@ -125,6 +126,9 @@ pub struct SnapshotEvent {
     /// How large the saved context is against the compaction budget (absent until known).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context: Option<ContextSize>,
+    /// The tool call of the current turn waiting for `approve`, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval: Option<Box<ApprovalRequest>>,
     /// Cursor: continue after this `stream_sequence`.
     pub through_sequence: u64,
 }
@@ -243,6 +247,21 @@ pub enum EventBody {
         delay_ms: u64,
         /// Why the last attempt failed (`429 Too Many Requests`).
         reason: String,
+    },
+    /// A tool call waits for the user's decision: answer with `approve`. The turn waits
+    /// without a timeout; `cancel` ends it.
+    ApprovalRequired(Box<ApprovalRequest>),
+    /// An approval was decided (durably); an approved call starts next.
+    ApprovalDecided {
+        /// The turn.
+        request_id: RequestId,
+        /// The call.
+        call_id: CallId,
+        /// The decision.
+        decision: ApprovalDecision,
+        /// The user's reason for a denial, if given.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
     },
     /// Events were dropped; ask for a snapshot.
     ResyncRequired {

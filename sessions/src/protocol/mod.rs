@@ -1,10 +1,12 @@
 //! The session protocol (docs/contract/agent-behaviour.md §7): JSONL commands in, events out, shared by every frontend.
 
+mod approval;
 mod command;
 mod event;
 mod report;
 mod strict;
 
+pub use approval::{ApprovalRequest, MAX_REASON_BYTES};
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
     ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,

@@ -3,6 +3,7 @@
 //! transition is a method in `turn.rs`, and the worker reaches the journal and the events only
 //! through the narrow methods below.
 
+mod approval;
 mod status;
 mod turn;
 
@@ -22,6 +23,7 @@ use ash_engine::cancel::CancelToken;
 use super::events::EventSink;
 use crate::provider::http::Retrying;
 
+pub use approval::Decision;
 pub use status::announce;
 pub use turn::NextTurn;
 
@@ -93,6 +95,8 @@ pub struct Core {
     incarnation: Incarnation,
     /// The worker has stopped (input closed, FIFO empty).
     stopped: bool,
+    /// The tool call waiting for the user's approval (ask mode).
+    approval: Option<approval::Waiting>,
 }
 
 impl Core {
@@ -111,6 +115,7 @@ impl Core {
             context: None,
             incarnation: Incarnation::generate(),
             stopped: false,
+            approval: None,
         }
     }
 
@@ -354,6 +359,24 @@ impl Shared {
     /// Wakes the worker.
     pub fn notify(&self) {
         self.wake.notify_all();
+    }
+
+    /// Waits for the user's decision on the call the worker asked about: the turn waits without
+    /// a timeout. A cancel ends the wait (`Err(true)`), and so does the end of the frontend's
+    /// input, after which no decision can come (`Err(false)`).
+    pub fn wait_decision(&self) -> Result<Decision, bool> {
+        let mut core = self.lock();
+        loop {
+            if let Some(decision) = core.take_decision() {
+                return Ok(decision);
+            }
+            if core.cancel_requested() || core.input_closed() {
+                let cancelled = core.cancel_requested();
+                core.drop_approval();
+                return Err(cancelled);
+            }
+            core = self.wake.wait(core).unwrap_or_else(|p| p.into_inner());
+        }
     }
 
     /// Waits for the worker's next turn: `None` when input is closed and nothing is queued.

@@ -52,6 +52,7 @@ pub(super) fn snapshot(core: &Core) -> EventBody {
         preview,
         usage: usage(core),
         context: core.context,
+        approval: core.waiting_approval().cloned().map(Box::new),
         through_sequence: core.events.next_sequence(),
     })
 }

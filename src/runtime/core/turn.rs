@@ -303,7 +303,7 @@ impl Core {
         }
     }
 
-    fn unknown_turn(&mut self, id: CommandId, target: RequestId) {
+    pub(super) fn unknown_turn(&mut self, id: CommandId, target: RequestId) {
         let latest = self
             .session
             .state()

@@ -2,6 +2,7 @@
 //! tool call between a synced intent and a synced outcome — until a final answer, a limit,
 //! a cancel or an error.
 
+mod approve;
 mod compact;
 
 use std::path::PathBuf;
@@ -358,13 +359,67 @@ impl Worker {
                 }
                 return Err(Stop::Cancelled);
             }
-            self.run_call(id, call, &admitted)?;
+            match self.run_call(id, call, &admitted) {
+                Err(Stop::Paused(pause @ Pause::ApprovalUnanswered { .. })) => {
+                    // The waiting call and the rest run when the turn is resumed.
+                    let waiting = std::iter::once(call.clone()).chain(rest.map(|(c, _)| c.clone()));
+                    let pending = waiting
+                        .map(|call| PendingCall {
+                            call,
+                            intent: false,
+                        })
+                        .collect();
+                    self.context.pending.insert(id, pending);
+                    return Err(Stop::Paused(pause));
+                }
+                other => other?,
+            }
         }
         Ok(())
     }
 
     fn run_call(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
         let call_id = CallId(call.call_id.clone());
+        // Nothing runs while a call is prepared; in ask mode the user decides before its intent.
+        let mut prepared = self.tools.prepare(&admitted.args);
+        if let Ok(ready) = &mut prepared
+            && let Some(approval) = self.tools.approval(&admitted.args, ready)
+        {
+            match self.decide(id, call, admitted, &approval)? {
+                approve::Verdict::Run => {
+                    if let Err(e) = self.tools.grant(ready, &approval) {
+                        prepared = Err(e);
+                    }
+                }
+                approve::Verdict::Declined(reason) => {
+                    let text = approve::declined_text(admitted.name, reason.as_deref());
+                    let summary = match &reason {
+                        Some(r) => format!("declined: {r}"),
+                        None => "declined by the user".to_owned(),
+                    };
+                    let report = ToolReport::new(ReportTone::Warn, summary);
+                    let output = Output::text(text, report);
+                    return self.outcome(
+                        id,
+                        call,
+                        ToolOutcomeStatus::Error,
+                        output,
+                        ToolPhase::Failed,
+                    );
+                }
+                approve::Verdict::Cancelled => {
+                    let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
+                    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
+                    return self.outcome(
+                        id,
+                        call,
+                        ToolOutcomeStatus::Cancelled,
+                        Output::text(text.into(), report),
+                        ToolPhase::Failed,
+                    );
+                }
+            }
+        }
         crash::point("intent:before");
         {
             let mut core = self.shared.lock();
@@ -397,9 +452,8 @@ impl Worker {
             program,
             evidence: evidence_path(&self.evidence_dir, id, &call_id),
         });
-        let result = self
-            .tools
-            .execute_supervised(&admitted.args, &engine, supervision);
+        let result =
+            prepared.and_then(|ready| self.tools.run(&admitted.args, ready, &engine, supervision));
         crash::point("outcome:before");
         let cancelled = engine.is_cancelled();
         let (status, phase) = match &result {

@@ -66,6 +66,24 @@ pub enum ToolExecError {
         /// What went wrong.
         detail: String,
     },
+    /// Ask mode: the call needs the user's approval and this caller cannot ask.
+    #[error(
+        "Tool `{tool}` needs the user's approval (access_mode is ask) and none could be asked for. Nothing was executed."
+    )]
+    NeedsApproval {
+        /// The tool.
+        tool: &'static str,
+    },
+    /// The user approved, but the permit for the action could not be signed.
+    #[error(
+        "{tool} was approved, but its permit could not be signed ({source}). Nothing was executed."
+    )]
+    Permit {
+        /// The tool.
+        tool: &'static str,
+        /// Why.
+        source: ash_engine::session::approval::PermitError,
+    },
     /// The `{old,new}` edits do not compile against the file as last read.
     #[error("edit refused: in `{path}`, {source}. Nothing was changed in any file.")]
     Edit {
@@ -85,4 +103,7 @@ pub enum ToolOpenError {
     /// The cwd could not be resolved for nested instructions.
     #[error(transparent)]
     Instructions(#[from] InstructionError),
+    /// The ask-mode approval policy could not be built.
+    #[error("the approval policy of ask mode could not be installed: {0}")]
+    Policy(#[from] ash_engine::session::approval::PolicyError),
 }

@@ -5,6 +5,7 @@
 //! walks by the engine's path filter; a nested AGENTS.md is prepended to the output of the
 //! first call that touches its directory (see `deliver`).
 
+mod approval;
 mod current;
 mod deliver;
 mod edit;
@@ -16,6 +17,7 @@ mod policy;
 mod requests;
 mod touched;
 
+pub use approval::Approval;
 pub use current::{CurrentFile, current_file};
 pub use error::{ToolExecError, ToolOpenError};
 pub use ledger::{PathNames, ReadLedger};
@@ -41,8 +43,10 @@ use std::sync::{Arc, RwLock};
 /// in `read_only` mode so the engine refuses mutation even if the tool layer did not. The path
 /// filter is left unset; [`ToolExecutor::open`] installs its own.
 pub fn session_config(policy: &ToolPolicy) -> SessionConfig {
+    // In ask mode the engine's approval policy, installed by `ToolExecutor::open`, narrows
+    // writes and processes to permitted actions.
     let caps = match policy.access_mode {
-        AccessMode::FullAccess => Caps::ALL,
+        AccessMode::FullAccess | AccessMode::Ask => Caps::ALL,
         AccessMode::ReadOnly => Caps::READ.union(Caps::RETAINED),
     };
     SessionConfig {
@@ -63,6 +67,8 @@ pub struct ToolFiles {
     /// [`crate::instructions::InstructionSet::digest`] of the instructions loaded at session
     /// start: the seed of the instruction token.
     pub instructions_digest: String,
+    /// The agent session's ID: ask-mode permits are bound to it.
+    pub session: String,
 }
 
 /// One tool output.
@@ -85,9 +91,26 @@ pub struct ToolOutput {
     pub report: ToolReport,
 }
 
+/// An admitted call made ready to run: the engine request it becomes (nothing ran yet), or
+/// the output of a call that is not an engine request.
+#[derive(Debug)]
+pub struct Prepared {
+    kind: PreparedKind,
+}
+
+#[derive(Debug)]
+enum PreparedKind {
+    Local(ToolOutput),
+    Engine {
+        tool: &'static str,
+        request: Request,
+    },
+}
+
 /// Runs tool calls of one agent session against its workspace.
 pub struct ToolExecutor {
     session: Session,
+    harness: Option<approval::Harness>,
     policy: ToolPolicy,
     exclusion: FileExclusion,
     deliveries: Deliveries,
@@ -110,6 +133,7 @@ impl ToolExecutor {
         let ToolFiles {
             exclusion,
             instructions_digest,
+            session: session_id,
         } = files;
         let nested = Arc::new(RwLock::new(NestedInstructions::new(root)?));
         let filter: Arc<dyn PathFilter> = Arc::new(hide::HiddenPaths::new(
@@ -121,8 +145,17 @@ impl ToolExecutor {
             ..session_config(&policy)
         };
         let session = Session::open(root, config, Arc::clone(&plane))?;
+        let harness = match policy.access_mode {
+            AccessMode::Ask => {
+                let (harness, rules) = approval::Harness::new(&session_id)?;
+                session.set_approval_policy(Some(rules));
+                Some(harness)
+            }
+            AccessMode::FullAccess | AccessMode::ReadOnly => None,
+        };
         Ok(ToolExecutor {
             session,
+            harness,
             policy,
             exclusion,
             deliveries: Deliveries::new(nested, &instructions_digest),
@@ -175,24 +208,41 @@ impl ToolExecutor {
 
     /// [`Self::execute`], running an `exec` under the engine's supervisor/subreaper, which
     /// ends the command's tree on cancel, timeout or when this process dies, and leaves
-    /// evidence of how it ended at `supervision.evidence` for crash reconciliation.
+    /// evidence of how it ended at `supervision.evidence` for crash reconciliation. A call
+    /// that needs the user's approval (ask mode) is refused here: the runtime asks through
+    /// [`Self::prepare`], [`Self::approval`] and [`Self::grant`].
     pub fn execute_supervised(
         &mut self,
         args: &ToolArgs,
         cancel: &CancelToken,
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
+        let prepared = self.prepare(args)?;
+        if self.approval(args, &prepared).is_some() {
+            return Err(ToolExecError::NeedsApproval {
+                tool: touched::tool_name(args),
+            });
+        }
+        self.run(args, prepared, cancel, supervision)
+    }
+
+    /// Checks a call and builds its engine request without running anything (an edit reads
+    /// the files it changes). An `Err` means nothing ran and nothing was delivered.
+    pub fn prepare(&mut self, args: &ToolArgs) -> Result<Prepared, ToolExecError> {
         self.check_excluded(args)?;
         let read = self.policy.read_budget();
         let (tool, op, budget) = match args {
             ToolArgs::GetTestValue(a) => {
-                return Ok(ToolOutput {
+                let output = ToolOutput {
                     text: execute_get_test_value(&a.key),
                     delivered: Vec::new(),
                     timed_out: false,
                     answer: None,
                     preamble: String::new(),
                     report: ToolReport::new(ReportTone::Ok, "returned a value"),
+                };
+                return Ok(Prepared {
+                    kind: PreparedKind::Local(output),
                 });
             }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
@@ -228,6 +278,47 @@ impl ToolExecutor {
             }
         };
         let request = self.request(tool, op, budget)?;
+        Ok(Prepared {
+            kind: PreparedKind::Engine { tool, request },
+        })
+    }
+
+    /// In ask mode, the engine's challenge for a prepared call that changes something, and
+    /// what it does in words; `None` when it may run without asking.
+    pub fn approval(&self, args: &ToolArgs, prepared: &Prepared) -> Option<Approval> {
+        self.harness.as_ref()?;
+        match &prepared.kind {
+            PreparedKind::Engine { request, .. } => approval::ask(&self.session, request, args),
+            PreparedKind::Local(_) => None,
+        }
+    }
+
+    /// Signs the one-time permit for exactly the action the user approved into the prepared
+    /// call, so [`Self::run`] runs it.
+    pub fn grant(&self, prepared: &mut Prepared, approval: &Approval) -> Result<(), ToolExecError> {
+        let (Some(harness), PreparedKind::Engine { tool, request }) =
+            (&self.harness, &mut prepared.kind)
+        else {
+            return Ok(());
+        };
+        harness
+            .grant(&self.session, request, approval)
+            .map_err(|source| ToolExecError::Permit { tool, source })
+    }
+
+    /// Runs a prepared call: nested instructions delivered now, then the canonical ASON
+    /// answer (an engine error is an answer too). An `Err` means nothing ran.
+    pub fn run(
+        &mut self,
+        args: &ToolArgs,
+        prepared: Prepared,
+        cancel: &CancelToken,
+        supervision: Option<Supervision>,
+    ) -> Result<ToolOutput, ToolExecError> {
+        let (tool, request) = match prepared.kind {
+            PreparedKind::Local(output) => return Ok(output),
+            PreparedKind::Engine { tool, request } => (tool, request),
+        };
         // Last, so that a refusal above delivers nothing the model would never see.
         let delivery = self
             .deliveries
@@ -310,7 +401,7 @@ impl ToolExecutor {
 
     fn writable(&self, tool: &'static str) -> Result<(), ToolExecError> {
         match self.policy.access_mode {
-            AccessMode::FullAccess => Ok(()),
+            AccessMode::FullAccess | AccessMode::Ask => Ok(()),
             AccessMode::ReadOnly => Err(ToolExecError::ReadOnly { tool }),
         }
     }

@@ -4,11 +4,12 @@
 use std::sync::mpsc::RecvError;
 
 use ansa_sessions::protocol::{
-    Command, CommandBody, ErrorCode, Event, EventBody, SnapshotEvent, ToolPhase,
+    ApprovalRequest, Command, CommandBody, ErrorCode, Event, EventBody, SnapshotEvent, ToolPhase,
 };
-use ansa_sessions::{CommandId, Mode, Profile, RequestId, TranscriptQuery, TurnState};
+use ansa_sessions::{CallId, CommandId, Mode, Profile, RequestId, TranscriptQuery, TurnState};
 
 use super::{CatchUp, Cursor, TaskMatch, first_snapshot};
+use crate::ask::Answer;
 use crate::error::UiError;
 use crate::outcome::TurnOutcome;
 use crate::{SessionLink, ToRuntime};
@@ -126,13 +127,38 @@ impl Follower {
         on(Progress::Accepted(request));
     }
 
-    /// Submits `text` and follows the turn to its end, reporting progress to `on`.
+    /// Puts an approval of the task to `approver` (once per call) and sends the answer.
+    fn answer(
+        &mut self,
+        request: &ApprovalRequest,
+        answered: &mut Option<(RequestId, CallId)>,
+        approver: &mut dyn FnMut(&ApprovalRequest) -> Answer,
+    ) -> Result<(), UiError> {
+        let key = (request.request_id, request.call_id.clone());
+        if answered.as_ref() == Some(&key) {
+            return Ok(());
+        }
+        let answer = approver(request);
+        *answered = Some(key);
+        let command = self.cursor.command(CommandBody::Approve {
+            target: request.request_id,
+            call: request.call_id.clone(),
+            decision: answer.decision,
+            reason: answer.reason,
+        })?;
+        self.send(command)
+    }
+
+    /// Submits `text` and follows the turn to its end, reporting progress to `on` and
+    /// putting approvals (ask mode) to `approver`.
     pub fn run_task(
         &mut self,
         text: &str,
         mode: Mode,
         on: &mut dyn FnMut(Progress<'_>),
+        approver: &mut dyn FnMut(&ApprovalRequest) -> Answer,
     ) -> Result<TaskEnd, UiError> {
+        let mut answered: Option<(RequestId, CallId)> = None;
         let command = self.cursor.command(CommandBody::Submit {
             text: text.to_owned(),
             mode,
@@ -216,6 +242,9 @@ impl Follower {
                 EventBody::TextDelta { request_id, text } if task.ours(request_id) => {
                     answer = Some(text);
                 }
+                EventBody::ApprovalRequired(request) if task.ours(request.request_id) => {
+                    self.answer(&request, &mut answered, approver)?;
+                }
                 EventBody::Done {
                     request_id,
                     durable,
@@ -250,6 +279,9 @@ impl Follower {
                     }
                 }
                 EventBody::Snapshot(s) if observed.caught_up => {
+                    if let Some(request) = s.approval.as_ref().filter(|r| task.ours(r.request_id)) {
+                        self.answer(request, &mut answered, approver)?;
+                    }
                     let (accepted, standing) = task.catch_up(&s);
                     if let Some(request) = accepted {
                         self.accepted(request, on);

@@ -62,6 +62,8 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::Usage { .. } => "usage",
         EventBody::Retrying { .. } => "retrying",
         EventBody::ReasoningPreview { .. } => "reasoning_preview",
+        EventBody::ApprovalRequired(_) => "approval_required",
+        EventBody::ApprovalDecided { .. } => "approval_decided",
     }
 }
 

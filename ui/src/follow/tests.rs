@@ -23,6 +23,7 @@ fn snapshot(turn: u64, request: Option<u64>, state: Option<TurnState>) -> Snapsh
         preview: None,
         usage: None,
         context: None,
+        approval: None,
         through_sequence: 1,
     }
 }

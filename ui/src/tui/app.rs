@@ -76,6 +76,8 @@ pub(crate) struct App {
     /// The model's reasoning summary of the current generation, shown dimmed until the
     /// answer or the tool calls start; never committed.
     pub reasoning: Option<String>,
+    /// A tool call of the task waiting for the user's approval (ask mode).
+    pub approval: Option<super::approval::ApprovalPrompt>,
     /// A transient hint in the live region.
     pub notice: Option<Notice>,
     /// `/status` is shown.
@@ -122,6 +124,7 @@ impl App {
             preview: None,
             retry: None,
             reasoning: None,
+            approval: None,
             notice: None,
             status_open: false,
             history: HistoryPane::default(),
@@ -227,6 +230,9 @@ impl App {
             ) {
                 self.notice = None;
             }
+        }
+        if self.approval_key(intent, &mut out) {
+            return out;
         }
         let columns = self.input_columns();
         match intent {
@@ -481,6 +487,7 @@ impl App {
         self.preview = None;
         self.retry = None;
         self.reasoning = None;
+        self.approval = None;
         self.task = None;
         if !self.queued.is_empty() {
             let mut next = self.queued.remove(0);

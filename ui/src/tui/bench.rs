@@ -58,6 +58,7 @@ impl BenchFrame {
             preview: None,
             usage: None,
             context: None,
+            approval: None,
             through_sequence: 1,
         }));
         frame

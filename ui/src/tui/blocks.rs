@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use ansa_sessions::protocol::{DiffSign, ReportTone, ToolPhase, ToolReport};
+use ansa_sessions::protocol::{DiffSign, FileDiff, ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{Role, TranscriptEntry};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -166,7 +166,7 @@ fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'st
 const ROW_DIFF_LINES: usize = 8;
 
 /// Indent of the lines under a tool row.
-const UNDER: &str = "    ";
+pub(crate) const UNDER: &str = "    ";
 
 fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'static>> {
     let room = usize::from(width).saturating_sub(UNDER.len() + 2).max(1);
@@ -181,33 +181,13 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
     for line in &report.tail {
         lines.push(under(line, "", theme.dim()));
     }
-    let several = report.diffs.len() > 1;
-    let mut room = ROW_DIFF_LINES;
-    let mut shown = 0u64;
-    for diff in &report.diffs {
-        if room == 0 {
-            break;
-        }
-        if several {
-            let head = format!("{} (+{} −{})", diff.path, diff.added, diff.removed);
-            lines.push(under(&head, "", theme.dim()));
-        }
-        for line in diff.lines.iter().take(room) {
-            let (mark, style) = match line.sign {
-                DiffSign::Added => ("+ ", theme.added()),
-                DiffSign::Removed => ("− ", theme.removed()),
-                DiffSign::Context => ("  ", theme.dim()),
-            };
-            lines.push(under(&line.text, mark, style));
-            shown += 1;
-            room -= 1;
-        }
-    }
-    let total: u64 = report.diffs.iter().map(|d| d.added + d.removed).sum();
-    if total > shown {
-        let more = format!("… {} more diff lines (Ctrl+O)", total - shown);
-        lines.push(under(&more, "", theme.dim()));
-    }
+    lines.extend(diff_lines(
+        &report.diffs,
+        ROW_DIFF_LINES,
+        " (Ctrl+O)",
+        width,
+        theme,
+    ));
     if report.actions.len() > 1 {
         for action in &report.actions {
             lines.push(under(action, "", theme.dim()));
@@ -219,6 +199,54 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
             "",
             theme.dim(),
         ));
+    }
+    lines
+}
+
+/// The first `max` lines of edits' diffs under a row (file names first when there are
+/// several), then how many more there are and `more` (where to see them).
+pub(crate) fn diff_lines(
+    diffs: &[FileDiff],
+    max: usize,
+    more: &str,
+    width: u16,
+    theme: Theme,
+) -> Vec<Line<'static>> {
+    let room = usize::from(width).saturating_sub(UNDER.len() + 2).max(1);
+    let under = |text: &str, mark: &'static str, style: Style| {
+        Line::from(vec![
+            Span::raw(UNDER),
+            Span::styled(mark, style),
+            Span::styled(truncate(&one_line(text), room), style),
+        ])
+    };
+    let mut lines = Vec::new();
+    let several = diffs.len() > 1;
+    let mut left = max;
+    let mut shown = 0u64;
+    for diff in diffs {
+        if left == 0 {
+            break;
+        }
+        if several {
+            let head = format!("{} (+{} −{})", diff.path, diff.added, diff.removed);
+            lines.push(under(&head, "", theme.dim()));
+        }
+        for line in diff.lines.iter().take(left) {
+            let (mark, style) = match line.sign {
+                DiffSign::Added => ("+ ", theme.added()),
+                DiffSign::Removed => ("− ", theme.removed()),
+                DiffSign::Context => ("  ", theme.dim()),
+            };
+            lines.push(under(&line.text, mark, style));
+            shown += 1;
+            left -= 1;
+        }
+    }
+    let total: u64 = diffs.iter().map(|d| d.added + d.removed).sum();
+    if total > shown {
+        let text = format!("… {} more diff lines{more}", total - shown);
+        lines.push(under(&text, "", theme.dim()));
     }
     lines
 }

@@ -105,6 +105,15 @@ impl App {
                     reason,
                 });
             }
+            EventBody::ApprovalRequired(request) if self.ours(request.request_id) => {
+                self.on_approval_required(*request)
+            }
+            EventBody::ApprovalDecided {
+                request_id,
+                call_id,
+                decision,
+                reason,
+            } => self.on_approval_decided(request_id, &call_id, decision, reason),
             EventBody::Error {
                 command_id,
                 code,
@@ -139,6 +148,7 @@ impl App {
         self.flags.storage_failed = s.storage_failed;
         self.usage = s.usage.or(self.usage);
         self.context = s.context.or(self.context);
+        let approval = s.approval.clone();
         if first {
             self.mode = s.mode;
             self.adopt(&s);
@@ -150,9 +160,14 @@ impl App {
             if s.transcript_size > 0 {
                 self.ask_transcript(query, Purpose::Opening, out);
             }
-            return;
+        } else {
+            self.catch_up(&s, out);
         }
-        self.catch_up(&s, out);
+        // A snapshot says which call waits, if any (its events may have been lost).
+        match approval {
+            Some(request) if self.ours(request.request_id) => self.on_approval_required(*request),
+            _ => self.approval = None,
+        }
     }
 
     /// On open: a paused or still running turn of an earlier run.

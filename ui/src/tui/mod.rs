@@ -15,6 +15,7 @@
 //! repaints. Commands: `/basic`, `/plan`, `/status`, `/cancel`, `/resume`, `/exit`, `/help`.
 
 mod app;
+mod approval;
 #[doc(hidden)]
 pub mod bench;
 mod blocks;

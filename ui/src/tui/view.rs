@@ -206,7 +206,9 @@ fn footer(app: &App, width: u16) -> Line<'static> {
     };
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
-    let hints: &[&str] = if keys::slash_completion(app.input.text()).is_some() {
+    let hints: &[&str] = if let Some(hints) = super::approval::hints(app) {
+        hints
+    } else if keys::slash_completion(app.input.text()).is_some() {
         &["Tab complete", "Enter run"]
     } else if !keys::slash_matches(app.input.text()).is_empty() {
         &["Enter run"]
@@ -414,6 +416,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.push(Line::default());
         lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
     }
+    lines.extend(super::approval::lines(app, width));
     if app.status_open {
         lines.push(Line::default());
         lines.extend(status_lines(app, width));

@@ -69,6 +69,7 @@ pub fn snapshot_body(turn: u64) -> EventBody {
         preview: None,
         usage: None,
         context: None,
+        approval: None,
         through_sequence: 1,
     })
 }

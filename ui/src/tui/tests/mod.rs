@@ -52,6 +52,7 @@ pub(super) fn snapshot_body(transcript_size: u64) -> SnapshotEvent {
         preview: None,
         usage: None,
         context: None,
+        approval: None,
         through_sequence: 1,
     }
 }

@@ -1,0 +1,150 @@
+//! Ask mode from the tools' side: the engine session carries an ASH/1 approval policy
+//! (reads granted, writes and processes approval-required), and this process is the trusted
+//! harness that signs one-time permits for exactly the actions the user approved.
+//!
+//! The signing key is random per process, so a permit (or a challenge) never outlives the
+//! process that made it: after a restart the same call is asked about again.
+
+use ash_engine::protocol::{Caps, Challenge, Request, to_lower_hex};
+use ash_engine::session::Session;
+use ash_engine::session::approval::{
+    ApprovalAuthority, ApprovalPolicy, MAX_TTL_MS, PermitError, PolicyError,
+};
+
+use super::super::args::ToolArgs;
+use super::super::report;
+use ansa_sessions::protocol::{FileDiff, cut_line};
+
+/// The policy id hashed into every challenge's policy digest.
+const POLICY_ID: &str = "ansa-ask-v1";
+
+/// What an ask-mode call would do, as the engine's challenge and in words for the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Approval {
+    /// The engine's challenge for the canonical action.
+    pub challenge: Challenge,
+    /// The canonical action document (ASON) the challenge's digest covers.
+    pub action: String,
+    /// The action digest, hex.
+    pub digest: String,
+    /// One line: `run cargo test`, `edit src/lib.rs (+3 −1)`, `move a → b`.
+    pub summary: String,
+    /// An `exec`'s program and arguments.
+    pub argv: Vec<String>,
+    /// An `exec`'s working directory when it is not the workspace root.
+    pub cwd: Option<String>,
+    /// An edit's change per file.
+    pub diffs: Vec<FileDiff>,
+    /// File actions, or an `exec`'s environment changes and stdin.
+    pub actions: Vec<String>,
+}
+
+/// The signer of one executor's permits.
+#[derive(Debug, Clone)]
+pub(super) struct Harness {
+    authority: ApprovalAuthority,
+}
+
+impl Harness {
+    /// A harness with a fresh random key, and the policy it installs: reads and retained
+    /// values granted, writes and processes only with a permit, bound to `session`.
+    pub fn new(session: &str) -> Result<(Harness, ApprovalPolicy), PolicyError> {
+        let mut key = [0u8; 32];
+        // The OS generator does not fail on Linux once booted; a zero key would still be
+        // unknown to the model, which never sees permits.
+        let _ = aws_lc_rs::rand::fill(&mut key);
+        let authority = ApprovalAuthority::new(key);
+        let mut binding = [0u8; 16];
+        binding.copy_from_slice(&blake3::hash(session.as_bytes()).as_bytes()[..16]);
+        let policy = ApprovalPolicy::new(
+            POLICY_ID,
+            Caps::READ.union(Caps::RETAINED),
+            Caps::WRITE.union(Caps::PROCESS),
+            binding,
+            authority.clone(),
+        )?
+        .with_ttl_ms(MAX_TTL_MS)?;
+        Ok((Harness { authority }, policy))
+    }
+
+    /// Signs a permit for `approval` into `request`. A challenge that expired while the user
+    /// thought is replaced by a fresh one, but only for the very same action.
+    pub fn grant(
+        &self,
+        session: &Session,
+        request: &mut Request,
+        approval: &Approval,
+    ) -> Result<(), PermitError> {
+        request.permit = None;
+        let permit = match self.authority.issue(&approval.challenge) {
+            Err(PermitError::Expired) => {
+                let fresh = session
+                    .authorize(request)
+                    .and_then(|denied| session.take_challenge(&denied))
+                    .ok_or(PermitError::NotPending)?;
+                if fresh.action != approval.challenge.action {
+                    return Err(PermitError::Mismatch);
+                }
+                self.authority.issue(&fresh)?
+            }
+            other => other?,
+        };
+        request.permit = Some(permit);
+        Ok(())
+    }
+}
+
+/// The engine's challenge for `request` and what it does in words; `None` when the request
+/// needs no approval (it may run at once).
+pub(super) fn ask(session: &Session, request: &Request, args: &ToolArgs) -> Option<Approval> {
+    let denied = session.authorize(request)?;
+    let challenge = session.take_challenge(&denied)?;
+    let action = ash_engine::ason::encode(&request.action_document());
+    let mut approval = Approval {
+        challenge,
+        digest: to_lower_hex(&challenge.action),
+        action,
+        summary: String::new(),
+        argv: Vec::new(),
+        cwd: None,
+        diffs: Vec::new(),
+        actions: Vec::new(),
+    };
+    describe(&mut approval, args);
+    Some(approval)
+}
+
+/// Fills in the words of an approval from the call's arguments.
+fn describe(approval: &mut Approval, args: &ToolArgs) {
+    match args {
+        ToolArgs::Exec(a) => {
+            approval.argv = std::iter::once(a.program.clone())
+                .chain(a.args.iter().cloned())
+                .collect();
+            approval.summary = cut_line(&format!("run {}", args.target()));
+            approval.cwd = (!matches!(a.cwd.as_str(), "" | ".")).then(|| a.cwd.clone());
+            for change in &a.env {
+                approval.actions.push(cut_line(&match change {
+                    super::super::EnvChange::Set { name, value } => format!("set {name}={value}"),
+                    super::super::EnvChange::Unset { name } => format!("unset {name}"),
+                }));
+            }
+            if let Some(stdin) = &a.stdin {
+                approval
+                    .actions
+                    .push(format!("stdin: {} bytes", stdin.len()));
+            }
+        }
+        _ => {
+            let preview = report::preview(args);
+            approval.summary = match args {
+                ToolArgs::Edit(_) => {
+                    cut_line(&format!("edit {} ({})", args.target(), preview.summary))
+                }
+                _ => preview.summary,
+            };
+            approval.diffs = preview.diffs;
+            approval.actions = preview.actions;
+        }
+    }
+}
