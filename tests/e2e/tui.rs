@@ -191,7 +191,7 @@ fn ask_mode_approves_denies_with_a_reason_and_cancels_while_waiting() {
     t.type_text("make the proofs");
     t.keys(&["Enter"]);
     let screen = t.wait_text("y once · a for this session · n deny");
-    assert!(screen.contains("approve exec? run sh -c"), "{screen}");
+    assert!(screen.contains("approve? run sh -c"), "{screen}");
     assert!(screen.contains("$ sh -c 'sleep 1; touch"), "{screen}");
     assert!(
         screen.contains("y once · a session · n deny"),

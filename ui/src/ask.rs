@@ -27,10 +27,7 @@ pub(crate) fn ask(
     read_line: &mut dyn FnMut() -> io::Result<Option<String>>,
     request: &ApprovalRequest,
 ) -> Answer {
-    say(
-        status,
-        &format!("ansa: approve {}? {}", request.tool, request.summary),
-    );
+    say(status, &format!("ansa: approve? {}", request.summary));
     if !request.argv.is_empty() {
         say(status, &format!("    $ {}", request.argv.join(" ")));
     }
@@ -149,10 +146,7 @@ mod tests {
         );
         assert_eq!(got.decision, ApprovalDecision::Once);
         let printed = String::from_utf8_lossy(&out);
-        assert!(
-            printed.contains("approve exec? run rm -rf build"),
-            "{printed}"
-        );
+        assert!(printed.contains("approve? run rm -rf build"), "{printed}");
         assert!(printed.contains("$ rm -rf build"), "{printed}");
         assert!(printed.contains("answer y, a or n"), "{printed}");
         let got = ask(&mut Vec::new(), &mut || Ok(None), &request);

@@ -155,10 +155,10 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ])
     };
     let mut lines = vec![Line::default()];
-    let head = format!("approve {}? {}", request.tool, request.summary);
+    let head = format!("approve? {}", request.summary);
     lines.push(Line::from(vec![
         Span::raw(INDENT),
-        Span::styled("? ", theme.accent().patch(theme.bold())),
+        Span::styled("! ", theme.accent().patch(theme.bold())),
         Span::styled(
             truncate(&one_line(&sanitize(&head)), room),
             theme.accent().patch(theme.bold()),

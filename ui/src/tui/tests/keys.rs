@@ -777,3 +777,68 @@ fn an_edits_row_shows_its_first_diff_lines_and_ctrl_o_the_whole_diff() {
     assert_eq!(h.app.output.lines.len(), 21, "a header and every line");
     assert_eq!(h.app.output.lines[20], "+ line 20");
 }
+
+#[test]
+fn approval_keys_decide_and_leave_the_typed_input_alone() {
+    use ansa_sessions::ApprovalDecision;
+    use ansa_sessions::protocol::ApprovalRequest;
+    let mut h = Harness::opened(80, 24, true, vec![]);
+    let request = h.submit_accepted("run the tests", 1);
+    h.type_text("draft");
+    let asked = |call: &str| ApprovalRequest {
+        request_id: request,
+        call_id: CallId(call.into()),
+        tool: "exec".into(),
+        action: "v:1\no:x".into(),
+        digest: "cd".repeat(32),
+        summary: "run cargo test".into(),
+        argv: vec!["cargo".into(), "test".into()],
+        cwd: None,
+        diffs: Vec::new(),
+        actions: Vec::new(),
+    };
+    h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
+    let sent = h.sent.len();
+    h.type_text("x");
+    assert_eq!(h.sent.len(), sent, "other letters decide nothing");
+    h.type_text("a");
+    let CommandBody::Approve {
+        target,
+        call,
+        decision,
+        reason,
+    } = &h.last().body
+    else {
+        panic!("not an approve: {:?}", h.last());
+    };
+    assert_eq!(
+        (*target, call.0.as_str(), *decision, reason.as_deref()),
+        (request, "c1", ApprovalDecision::Session, None)
+    );
+    h.event(EventBody::ApprovalDecided {
+        request_id: request,
+        call_id: CallId("c1".into()),
+        decision: ApprovalDecision::Session,
+        reason: None,
+    });
+    assert!(h.app.approval.is_none());
+    // A denial with a reason; Esc goes back to the choice first.
+    h.event(EventBody::ApprovalRequired(Box::new(asked("c2"))));
+    h.type_text("n");
+    h.type_text("no");
+    h.press(KeyCode::Esc);
+    h.type_text("n");
+    h.type_text("too slow");
+    h.press(KeyCode::Enter);
+    let CommandBody::Approve {
+        decision, reason, ..
+    } = &h.last().body
+    else {
+        panic!("not an approve: {:?}", h.last());
+    };
+    assert_eq!(
+        (*decision, reason.as_deref()),
+        (ApprovalDecision::Deny, Some("too slow"))
+    );
+    assert_eq!(h.app.input.text(), "draft", "typed input is kept");
+}

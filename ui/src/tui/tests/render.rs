@@ -613,3 +613,46 @@ fn a_long_open_code_fence_is_held_until_it_closes_then_streams_on() {
         1
     );
 }
+
+fn approval_request(request: ansa_sessions::RequestId) -> ansa_sessions::protocol::ApprovalRequest {
+    ansa_sessions::protocol::ApprovalRequest {
+        request_id: request,
+        call_id: ansa_sessions::CallId("c9".into()),
+        tool: "edit".into(),
+        action: "v:1\no:p".into(),
+        digest: "ab".repeat(32),
+        summary: "edit src/parse.rs (+1 −1)".into(),
+        argv: Vec::new(),
+        cwd: None,
+        diffs: vec![FileDiff {
+            path: "src/parse.rs".into(),
+            added: 1,
+            removed: 1,
+            lines: vec![
+                DiffLine {
+                    sign: DiffSign::Removed,
+                    text: "let last = lines.len() - 1;".into(),
+                },
+                DiffLine {
+                    sign: DiffSign::Added,
+                    text: "let last = lines.len();".into(),
+                },
+            ],
+        }],
+        actions: Vec::new(),
+    }
+}
+
+#[test]
+fn an_approval_shows_the_diff_and_its_keys_and_keeps_the_input() {
+    let mut h = Harness::opened(64, 20, false, vec![]);
+    let request = h.submit_accepted("fix the parser", 1);
+    h.type_text("next: docs");
+    h.event(ansa_sessions::protocol::EventBody::ApprovalRequired(
+        Box::new(approval_request(request)),
+    ));
+    insta::assert_snapshot!("approval_waiting", screen(&h));
+    h.type_text("n");
+    h.type_text("use saturating_sub");
+    insta::assert_snapshot!("approval_reason", screen(&h));
+}
