@@ -459,3 +459,31 @@ fn ask_mode_without_a_terminal_or_driver_is_refused_up_front() {
         "no session was created"
     );
 }
+
+#[test]
+fn the_access_mode_is_part_of_the_session_binding() {
+    let w = World::new();
+    let dir = w.path("bound");
+    let session = ["--session", dir.to_str().unwrap()];
+    let out = w
+        .command(&[&["--offline"][..], &session[..], &["hello"][..]].concat())
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = w
+        .command(&[&["--offline-jsonl", "--ask"][..], &session[..]].concat())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_ne!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("access_mode"),
+        "the refusal names the field: {err}"
+    );
+}

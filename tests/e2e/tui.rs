@@ -223,3 +223,43 @@ fn ask_mode_approves_denies_with_a_reason_and_cancels_while_waiting() {
     assert!(!proof("two").exists(), "the denied command never ran");
     assert!(!proof("three").exists(), "the cancelled command never ran");
 }
+
+#[test]
+fn a_one_shot_on_a_terminal_asks_on_stderr_and_reads_the_answer() {
+    let w = World::new();
+    let proof = w.path("oneshot.proof");
+    let script = w.script(
+        "ask.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "touch", "args": [proof.display().to_string()],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "it was declined"}
+        ]),
+    );
+    let t = Tmux::start(
+        &w,
+        &[
+            "--offline",
+            "--ask",
+            "--script",
+            script.to_str().unwrap(),
+            "touch it",
+        ],
+        110,
+        30,
+    );
+    let screen = t.wait_text("[n] deny (n REASON):");
+    assert!(screen.contains("ansa: approve? run touch"), "{screen}");
+    assert!(
+        screen.contains(&format!("    $ touch {}", proof.display())),
+        "{screen}"
+    );
+    t.type_text("perhaps");
+    t.keys(&["Enter"]);
+    t.wait_text("answer y, a or n");
+    t.type_text("n not today");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("[ansa exited 0]");
+    assert!(screen.contains("it was declined"), "{screen}");
+    assert!(!proof.exists(), "the denied command never ran");
+}

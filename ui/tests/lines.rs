@@ -351,3 +351,54 @@ fn a_lost_acceptance_is_recovered_from_the_snapshot() {
     assert_eq!(out, "still answered\n");
     assert_eq!(outcome.last.unwrap().request_id, Some(RequestId(1)));
 }
+
+#[test]
+fn an_approval_is_answered_from_the_next_input_line() {
+    use ansa_sessions::protocol::ApprovalRequest;
+    use ansa_sessions::{ApprovalDecision, CallId};
+    let (out, status, _, log) = run(b"clean the build\nmaybe\nn keep the cache\n", |rt| {
+        rt.snapshot(0);
+        let c = rt.command();
+        rt.accept(&c, 1);
+        rt.emit(EventBody::ApprovalRequired(Box::new(ApprovalRequest {
+            request_id: RequestId(1),
+            call_id: CallId("c1".into()),
+            tool: "exec".into(),
+            action: "v:1\no:x".into(),
+            digest: "ef".repeat(32),
+            summary: "run rm -rf target".into(),
+            argv: vec!["rm".into(), "-rf".into(), "target".into()],
+            cwd: None,
+            diffs: Vec::new(),
+            actions: Vec::new(),
+        })));
+        let approve = rt.command();
+        let CommandBody::Approve {
+            target,
+            call,
+            decision,
+            reason,
+        } = approve.body
+        else {
+            panic!("not an approve: {approve:?}");
+        };
+        assert_eq!(
+            (target, call.0.as_str(), decision, reason.as_deref()),
+            (
+                RequestId(1),
+                "c1",
+                ApprovalDecision::Deny,
+                Some("keep the cache")
+            )
+        );
+        rt.answer(1, "left the cache alone");
+        rt.input_closed();
+    });
+    assert_eq!(out, "left the cache alone\n");
+    assert!(
+        status.contains("ansa: approve? run rm -rf target"),
+        "{status}"
+    );
+    assert!(status.contains("answer y, a or n"), "{status}");
+    assert!(log.iter().any(|m| matches!(m, ToRuntime::InputClosed)));
+}

@@ -2,17 +2,17 @@
 //! is put to the user and the turn waits for the decision. An approved call gets a one-time
 //! permit for exactly that action; a denied one never reaches the engine.
 
-use ansa_sessions::protocol::ApprovalRequest;
-use ansa_sessions::{ApprovalDecision, CallId, RequestId};
+use ansa_sessions::protocol::{ApprovalRequest, ReportTone, ToolReport};
+use ansa_sessions::{ApprovalDecision, CallId, RequestId, ToolOutcomeStatus};
 
-use super::Worker;
+use super::{Output, Worker};
 use crate::provider::ToolCall;
 use crate::runtime::crash;
 use crate::runtime::stop::{Pause, Stop};
-use crate::tools::{AdmittedCall, Approval};
+use crate::tools::{AdmittedCall, Approval, Prepared, ToolExecError};
 
 /// What the user decided for one call.
-pub(super) enum Verdict {
+enum Verdict {
     /// Run it (the permit is signed).
     Run,
     /// Do not run it.
@@ -22,9 +22,52 @@ pub(super) enum Verdict {
 }
 
 impl Worker {
+    /// In ask mode, puts a prepared call that changes something to the user. `None`: run it
+    /// (its permit is signed, or it needs none); `Some`: the call ends here with this outcome,
+    /// without an intent, because it never reaches the engine.
+    pub(super) fn gate(
+        &mut self,
+        id: RequestId,
+        call: &ToolCall,
+        admitted: &AdmittedCall,
+        prepared: &mut Result<Prepared, ToolExecError>,
+    ) -> Result<Option<(ToolOutcomeStatus, Output)>, Stop> {
+        let Ok(ready) = prepared.as_mut() else {
+            return Ok(None);
+        };
+        let Some(approval) = self.tools.approval(&admitted.args, ready) else {
+            return Ok(None);
+        };
+        match self.decide(id, call, admitted, &approval)? {
+            Verdict::Run => {
+                if let Err(e) = self.tools.grant(ready, &approval) {
+                    *prepared = Err(e);
+                }
+                Ok(None)
+            }
+            Verdict::Declined(reason) => {
+                let text = declined_text(admitted.name, reason.as_deref());
+                let summary = match &reason {
+                    Some(r) => format!("declined: {r}"),
+                    None => "declined by the user".to_owned(),
+                };
+                let report = ToolReport::new(ReportTone::Warn, summary);
+                Ok(Some((ToolOutcomeStatus::Error, Output::text(text, report))))
+            }
+            Verdict::Cancelled => {
+                let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
+                let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
+                Ok(Some((
+                    ToolOutcomeStatus::Cancelled,
+                    Output::text(text.into(), report),
+                )))
+            }
+        }
+    }
+
     /// Puts `approval` to the user unless they approved this exact action for the session,
     /// and waits for the decision.
-    pub(super) fn decide(
+    fn decide(
         &mut self,
         id: RequestId,
         call: &ToolCall,
@@ -67,7 +110,7 @@ impl Worker {
 }
 
 /// What the model is told when the user declined a call.
-pub(super) fn declined_text(tool: &str, reason: Option<&str>) -> String {
+fn declined_text(tool: &str, reason: Option<&str>) -> String {
     match reason {
         Some(reason) => format!(
             "Not executed: the user declined this {tool} call. Their reason: {reason}\nDo not retry the same action; adjust the approach or ask the user."

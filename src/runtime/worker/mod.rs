@@ -382,43 +382,8 @@ impl Worker {
         let call_id = CallId(call.call_id.clone());
         // Nothing runs while a call is prepared; in ask mode the user decides before its intent.
         let mut prepared = self.tools.prepare(&admitted.args);
-        if let Ok(ready) = &mut prepared
-            && let Some(approval) = self.tools.approval(&admitted.args, ready)
-        {
-            match self.decide(id, call, admitted, &approval)? {
-                approve::Verdict::Run => {
-                    if let Err(e) = self.tools.grant(ready, &approval) {
-                        prepared = Err(e);
-                    }
-                }
-                approve::Verdict::Declined(reason) => {
-                    let text = approve::declined_text(admitted.name, reason.as_deref());
-                    let summary = match &reason {
-                        Some(r) => format!("declined: {r}"),
-                        None => "declined by the user".to_owned(),
-                    };
-                    let report = ToolReport::new(ReportTone::Warn, summary);
-                    let output = Output::text(text, report);
-                    return self.outcome(
-                        id,
-                        call,
-                        ToolOutcomeStatus::Error,
-                        output,
-                        ToolPhase::Failed,
-                    );
-                }
-                approve::Verdict::Cancelled => {
-                    let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
-                    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
-                    return self.outcome(
-                        id,
-                        call,
-                        ToolOutcomeStatus::Cancelled,
-                        Output::text(text.into(), report),
-                        ToolPhase::Failed,
-                    );
-                }
-            }
+        if let Some((status, output)) = self.gate(id, call, admitted, &mut prepared)? {
+            return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
         crash::point("intent:before");
         {

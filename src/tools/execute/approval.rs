@@ -148,3 +148,44 @@ fn describe(approval: &mut Approval, args: &ToolArgs) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ash_engine::compute::ComputePlane;
+    use ash_engine::protocol::{Budget, ErrorCode, Formula, Op};
+    use ash_engine::session::SessionConfig;
+    use std::sync::Arc;
+
+    /// The policy is by capability: a `>` (materialize, write) is asked about like an edit,
+    /// even though no agent tool sends one today.
+    #[test]
+    fn a_materialize_needs_a_permit_too() -> Result<(), Box<dyn std::error::Error>> {
+        let dir = tempfile::tempdir()?;
+        let plane = Arc::new(ComputePlane::new(1)?);
+        let session = Session::open(dir.path(), SessionConfig::run(), plane)?;
+        let (_, policy) = Harness::new("s")?;
+        session.set_approval_policy(Some(policy));
+        let alias = session.store().retain(b"data".to_vec())?;
+        let request = Request {
+            id: 1,
+            op: Op::Formula(Formula::Materialize {
+                source: alias,
+                path: "out.txt".into(),
+            }),
+            budget: Budget {
+                tok: 100,
+                rec: 10,
+                ms: 1000,
+            },
+            permit: None,
+        };
+        let denied = session
+            .authorize(&request)
+            .ok_or("a write must be asked about")?;
+        let code = denied.error.map(|e| e.code);
+        assert_eq!(code, Some(ErrorCode::PermitRequired));
+        assert!(!dir.path().join("out.txt").exists());
+        Ok(())
+    }
+}

@@ -16,6 +16,7 @@
 //! | Esc | close the status, history and output panes, clear the notice |
 //! | Ctrl+L | repaint the live region |
 //! | Ctrl+T | expand the last collapsed paste (`[pasted 3,950 chars #1]`) in the input |
+//! | y / a / n | while a call waits for approval (ask mode): once, for the session, deny (`approval.rs`) |
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
