@@ -16,6 +16,20 @@ fn ask_session(w: &World, turns: Value) -> Jsonl {
     w.jsonl(&["--ask", "--script", script.to_str().unwrap()])
 }
 
+/// An ask-mode session whose model touches `proof` (a file beside the workspace), then
+/// answers `answer`.
+fn touch_session(w: &World, proof: &str, answer: &str) -> (Jsonl, std::path::PathBuf) {
+    let path = w.path(proof);
+    let s = ask_session(
+        w,
+        json!([
+            {"tool_calls": [exec(&format!("touch {}", path.display()))]},
+            {"text": answer}
+        ]),
+    );
+    (s, path)
+}
+
 fn approval(s: &mut Jsonl) -> Value {
     s.expect_type("approval_required", &[])
 }
@@ -115,14 +129,7 @@ fn an_approved_command_runs_once_and_reads_never_ask() {
 #[test]
 fn a_denied_command_never_runs_and_the_model_is_told_why() {
     let w = World::new();
-    let proof = w.path("denied.proof");
-    let mut s = ask_session(
-        &w,
-        json!([
-            {"tool_calls": [exec(&format!("touch {}", proof.display()))]},
-            {"text": "understood"}
-        ]),
-    );
+    let (mut s, proof) = touch_session(&w, "denied.proof", "understood");
     let rid = s.submit("touch the proof");
     let ev = approval(&mut s);
     approve(&mut s, &ev, "deny", Some("not on this machine"));
@@ -189,14 +196,7 @@ fn a_session_approval_covers_the_same_action_only() {
 #[test]
 fn wrong_and_stale_approves_get_precise_errors_and_leave_the_turn_waiting() {
     let w = World::new();
-    let proof = w.path("late.proof");
-    let mut s = ask_session(
-        &w,
-        json!([
-            {"tool_calls": [exec(&format!("touch {}", proof.display()))]},
-            {"text": "done"}
-        ]),
-    );
+    let (mut s, proof) = touch_session(&w, "late.proof", "done");
     let rid = s.submit("touch it");
     let ev = approval(&mut s);
     let id = s.send(
@@ -348,14 +348,7 @@ fn sigkill_while_waiting_then_resume_asks_again() {
 #[test]
 fn input_ending_while_waiting_pauses_the_turn() {
     let w = World::new();
-    let proof = w.path("eof.proof");
-    let mut s = ask_session(
-        &w,
-        json!([
-            {"tool_calls": [exec(&format!("touch {}", proof.display()))]},
-            {"text": "done"}
-        ]),
-    );
+    let (mut s, proof) = touch_session(&w, "eof.proof", "done");
     let rid = s.submit("touch it");
     approval(&mut s);
     let (code, events) = s.finish();
