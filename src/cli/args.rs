@@ -96,6 +96,20 @@ pub struct Args {
     #[arg(long)]
     pub logout: bool,
 
+    /// Write the shell integration for SHELL (bash or zsh): an `ansa` function that shares
+    /// provider connections through one ash-broker per interactive shell.
+    #[arg(long, value_name = "SHELL", value_enum)]
+    pub install_shell: Option<super::shell::Shell>,
+
+    /// With --install-shell: replace an older integration.
+    #[arg(long, requires = "install_shell")]
+    pub overwrite: bool,
+
+    /// Print the live provider's base URL the shell's broker may forward to (exit 1 when
+    /// there is none); used by the shell integration.
+    #[arg(long)]
+    pub broker_upstream: bool,
+
     /// Use the sign-in kept in DIR (an absolute path) instead of ~/.ansa/auth, for the auth
     /// commands and for live runs.
     #[arg(long, value_name = "DIR")]

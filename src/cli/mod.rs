@@ -8,6 +8,7 @@ mod exit;
 mod interrupt;
 mod models;
 mod self_check;
+mod shell;
 mod start;
 
 use std::io::{self, IsTerminal, Write};
@@ -36,6 +37,12 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     let env = Env::process();
     if auth::wanted(args) {
         return auth::run(&home, &env, args);
+    }
+    if let Some(shell) = args.install_shell {
+        return shell::install(&home, shell, args.overwrite);
+    }
+    if args.broker_upstream {
+        return shell::broker_upstream(&home, &env, args);
     }
     if args.print_config {
         let cwd = start::workspace(args.cwd.as_deref(), None)?;

@@ -76,6 +76,7 @@ pub(crate) struct Overrides {
     pub(crate) endpoint: Option<Endpoint>,
     pub(crate) model: Option<String>,
     pub(crate) ca_file: Option<PathBuf>,
+    pub(crate) broker: Option<ash_broker::client::Route>,
 }
 
 /// Reads and validates every override variable.
@@ -109,11 +110,18 @@ pub(crate) fn read_overrides(env: &Env) -> Result<Overrides, ConfigError> {
         None => None,
         Some(s) => Some(ca_file(&s)?),
     };
+    // Broker variables that do not name a usable broker only mean the process goes direct.
+    let socket = env.get(ash_broker::wire::env::SOCKET).ok().flatten();
+    let token = env.get(ash_broker::wire::env::TOKEN).ok().flatten();
+    let broker = ash_broker::client::Route::from_values(socket.as_deref(), token.as_deref())
+        .ok()
+        .flatten();
     Ok(Overrides {
         kind,
         endpoint,
         model,
         ca_file,
+        broker,
     })
 }
 

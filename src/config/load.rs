@@ -201,6 +201,7 @@ pub(crate) fn finish(
         provider,
         api_key,
         ca_file: o.ca_file,
+        broker: o.broker,
         sources,
     })
 }

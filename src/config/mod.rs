@@ -201,6 +201,9 @@ pub struct Config {
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.
     pub ca_file: Option<PathBuf>,
+    /// The shell's `ash-broker` (`ASH_BROKER_SOCKET`, `ASH_BROKER_TOKEN`): ephemeral shell
+    /// state, never printed, digested or bound to a session.
+    pub broker: Option<ash_broker::client::Route>,
     /// The config files that were read, in order.
     pub sources: Vec<PathBuf>,
 }

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::harness::{Jsonl, World};
 use crate::mock_provider::{MockProvider, MockResponse};
 
-fn fixture(name: &str) -> String {
+pub(crate) fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("spec/sse")
         .join(name);
@@ -46,7 +46,7 @@ fn done_items(stream: &str) -> Vec<String> {
 }
 
 /// The environment that points `ansa` at `mock` speaking `wire`.
-fn live_env(mock: &MockProvider, wire: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn live_env(mock: &MockProvider, wire: &str) -> Vec<(&'static str, String)> {
     let mut env = vec![
         ("AI_PROVIDER", wire.to_owned()),
         ("AI_ENDPOINT", mock.base_url()),

@@ -8,6 +8,9 @@
 
 mod ask;
 mod auth;
+mod broker;
+#[path = "../support/broker.rs"]
+mod broker_support;
 mod compaction;
 mod crash;
 mod harness;

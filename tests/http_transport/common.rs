@@ -26,6 +26,7 @@ pub fn options(mock: &MockProvider) -> ClientOptions {
         connect_timeout: Duration::from_secs(2),
         retry: RetryPolicy::NEVER,
         jitter_seed: Some(7),
+        broker: None,
     }
 }
 

@@ -7,9 +7,12 @@
     reason = "test code: a failed unwrap is the test failing, with its location"
 )]
 
+#[path = "../support/broker.rs"]
+mod broker_support;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 
+mod broker;
 mod common;
 mod errors;
 mod retry;

@@ -238,6 +238,8 @@ struct State {
     queues: Mutex<HashMap<String, VecDeque<MockResponse>>>,
     requests: Mutex<Vec<RecordedRequest>>,
     authorizer: Mutex<Option<Authorizer>>,
+    /// TLS handshakes completed (HTTPS only).
+    handshakes: std::sync::atomic::AtomicUsize,
 }
 
 /// The running server.
@@ -348,6 +350,13 @@ impl MockProvider {
         lock(&self.state.queues).get(path).map_or(0, VecDeque::len)
     }
 
+    /// TLS handshakes completed so far (each one a new connection).
+    pub fn handshakes(&self) -> usize {
+        self.state
+            .handshakes
+            .load(std::sync::atomic::Ordering::SeqCst)
+    }
+
     /// Every request so far, in arrival order.
     pub fn requests(&self) -> Vec<RecordedRequest> {
         lock(&self.state.requests).clone()
@@ -404,6 +413,7 @@ fn serve(
                             Some(acceptor) => {
                                 // A client that refuses the certificate ends here.
                                 if let Ok(tls) = acceptor.accept(tcp).await {
+                                    state.handshakes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
                                     connection(tls, state).await;
                                 }
                             }

@@ -10,6 +10,7 @@ use std::time::Duration;
 use reqwest::Certificate;
 use tokio::runtime::Runtime;
 
+use super::broker::BrokerLink;
 use super::exchange::Exchange;
 use super::guard::{Stop, sleep};
 use super::retry::{RetryPolicy, SplitMix64};
@@ -40,22 +41,44 @@ pub struct StreamDone {
 pub struct HttpClient {
     base: Base,
     setup: Setup,
-    /// Built on the first request (on the worker): opening a session costs no TLS setup.
-    built: OnceLock<Result<Built, String>>,
+    /// Started on the first request (on the worker).
+    runtime: OnceLock<Result<Runtime, String>>,
+    /// Built on the first direct request: a session whose requests all go through the
+    /// broker never loads TLS roots.
+    direct: OnceLock<Result<reqwest::Client, String>>,
+    broker: Option<BrokerLink>,
     retry: RetryPolicy,
     jitter: Mutex<SplitMix64>,
+}
+
+/// The two ways a request can go, handed to one attempt.
+pub(crate) struct Clients<'a> {
+    owner: &'a HttpClient,
+}
+
+impl Clients<'_> {
+    /// The client on the broker's socket, while the broker is usable.
+    pub(crate) fn broker(&self) -> Option<(&reqwest::Client, &ash_broker::client::Route)> {
+        self.owner.broker.as_ref()?.usable()
+    }
+
+    /// The broker refused or is gone: go direct from now on.
+    pub(crate) fn broker_down(&self) {
+        if let Some(b) = &self.owner.broker {
+            b.mark_down();
+        }
+    }
+
+    /// The direct client (built on first use).
+    pub(crate) fn direct(&self) -> Result<&reqwest::Client, HttpError> {
+        self.owner.direct()
+    }
 }
 
 /// What building the client needs, checked when the client is made.
 struct Setup {
     certs: Vec<Certificate>,
     connect_timeout: Duration,
-}
-
-/// The reqwest client and the runtime that drives it.
-struct Built {
-    client: reqwest::Client,
-    runtime: Runtime,
 }
 
 impl fmt::Debug for HttpClient {
@@ -85,21 +108,33 @@ impl HttpClient {
                 certs,
                 connect_timeout: options.connect_timeout,
             },
-            built: OnceLock::new(),
+            runtime: OnceLock::new(),
+            direct: OnceLock::new(),
+            broker: options.broker.clone().map(BrokerLink::new),
             retry: options.retry,
             jitter: Mutex::new(jitter),
         })
     }
 
-    /// The reqwest client and its runtime, built once.
-    fn built(&self) -> Result<&Built, HttpError> {
-        self.built
+    /// The runtime every request runs on, started once.
+    fn runtime(&self) -> Result<&Runtime, HttpError> {
+        self.runtime
             .get_or_init(|| {
-                let runtime = tokio::runtime::Builder::new_current_thread()
+                tokio::runtime::Builder::new_current_thread()
                     .enable_io()
                     .enable_time()
                     .build()
-                    .map_err(|e| format!("tokio runtime: {e}"))?;
+                    .map_err(|e| format!("tokio runtime: {e}"))
+            })
+            .as_ref()
+            .map_err(|reason| HttpError::Setup(reason.clone()))
+    }
+
+    /// The direct reqwest client, built once.
+    fn direct(&self) -> Result<&reqwest::Client, HttpError> {
+        let runtime = self.runtime()?;
+        self.direct
+            .get_or_init(|| {
                 let mut builder = reqwest::Client::builder()
                     .redirect(reqwest::redirect::Policy::none())
                     .connect_timeout(self.setup.connect_timeout)
@@ -109,13 +144,10 @@ impl HttpClient {
                 if self.base.is_loopback() {
                     builder = builder.no_proxy();
                 }
-                let client = {
-                    let _context = runtime.enter();
-                    builder
-                        .build()
-                        .map_err(|e| super::exchange::describe(&e.without_url()))?
-                };
-                Ok(Built { client, runtime })
+                let _context = runtime.enter();
+                builder
+                    .build()
+                    .map_err(|e| super::exchange::describe(&e.without_url()))
             })
             .as_ref()
             .map_err(|reason| HttpError::Setup(reason.clone()))
@@ -144,9 +176,9 @@ impl HttpClient {
         loop {
             attempts += 1;
             let exchange = Exchange::new(&url, request.headers, request.limits, request.cancel);
-            let built = self.built()?;
-            let outcome = built.runtime.block_on(exchange.stream(
-                &built.client,
+            let clients = Clients { owner: self };
+            let outcome = self.runtime()?.block_on(exchange.stream(
+                &clients,
                 url.clone(),
                 request,
                 &mut on_chunk,
@@ -189,10 +221,10 @@ impl HttpClient {
         loop {
             attempts += 1;
             let exchange = Exchange::new(&url, headers, *limits, cancel);
-            let built = self.built()?;
-            match built
-                .runtime
-                .block_on(exchange.json(&built.client, url.clone()))
+            let clients = Clients { owner: self };
+            match self
+                .runtime()?
+                .block_on(exchange.json(&clients, url.clone()))
             {
                 Ok(body) => return Ok(body),
                 Err(error) => {
@@ -222,7 +254,7 @@ impl HttpClient {
             return Ok(false);
         };
         notify(delay);
-        match self.built()?.runtime.block_on(sleep(delay, cancel)) {
+        match self.runtime()?.block_on(sleep(delay, cancel)) {
             Ok(()) => {
                 *waited += delay;
                 Ok(true)

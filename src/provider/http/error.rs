@@ -112,6 +112,17 @@ pub enum HttpError {
         /// Details from the network stack.
         detail: String,
     },
+    /// The shell's broker forwarded the request and then failed: whether the provider acted on
+    /// it is unknown, so it is not sent again.
+    #[error(
+        "{url}: the shell's ash-broker forwarded the request, then failed ({detail}); it is not sent again because the provider may have acted on it"
+    )]
+    BrokerFailed {
+        /// The URL of the request.
+        url: String,
+        /// What failed.
+        detail: String,
+    },
     /// The server answered with a redirect, which is never followed.
     #[error(
         "{url} answered HTTP {status} redirecting to {location}; redirects are not followed: set AI_ENDPOINT to the final base URL"

@@ -2,11 +2,14 @@
 
 use std::sync::atomic::AtomicBool;
 
+use ash_broker::wire;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderValue};
 use reqwest::{RequestBuilder, Response, Url};
 use tokio::time::Instant;
 
+use super::broker::socket_url;
+use super::client::Clients;
 use super::guard::{Stop, deadline_after, guard};
 use super::status::{classify, media_type, redirect};
 use super::{Headers, HttpError, Limits, MimePolicy, StreamError, StreamRequest, TransportKind};
@@ -44,18 +47,23 @@ impl<'a> Exchange<'a> {
     /// bytes delivered.
     pub(crate) async fn stream<E>(
         &self,
-        client: &reqwest::Client,
+        clients: &Clients<'_>,
         url: Url,
         request: &StreamRequest<'_>,
         on_chunk: &mut dyn FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<u64, StreamError<E>> {
-        let builder = client
-            .post(url)
-            .headers(self.headers.to_map())
-            .header(CONTENT_TYPE, JSON)
-            .header(ACCEPT, EVENT_STREAM)
-            .body(request.body.to_vec());
-        let mut response = self.open(builder).await.map_err(StreamError::Request)?;
+        let build = |client: &reqwest::Client, to: Url| {
+            client
+                .post(to)
+                .headers(self.headers.to_map())
+                .header(CONTENT_TYPE, JSON)
+                .header(ACCEPT, EVENT_STREAM)
+                .body(request.body.to_vec())
+        };
+        let (mut response, brokered) = self
+            .open(clients, &url, build)
+            .await
+            .map_err(StreamError::Request)?;
         let media = media_type(response.headers());
         let allowed = match media.as_deref() {
             Some(m) => m == EVENT_STREAM,
@@ -70,6 +78,12 @@ impl<'a> Exchange<'a> {
         }
         self.check_length(&response).map_err(StreamError::Request)?;
         let fail = |delivered: u64, error: HttpError| match delivered {
+            // Forwarded by the broker: even with nothing delivered the provider may have
+            // acted, so it is never sent again.
+            0 if brokered => StreamError::Request(HttpError::BrokerFailed {
+                url: self.url.clone(),
+                detail: error.to_string(),
+            }),
             0 => StreamError::Request(error),
             _ => StreamError::Interrupted { delivered, error },
         };
@@ -92,16 +106,14 @@ impl<'a> Exchange<'a> {
     }
 
     /// GETs a JSON document and returns its body.
-    pub(crate) async fn json(
-        &self,
-        client: &reqwest::Client,
-        url: Url,
-    ) -> Result<Vec<u8>, HttpError> {
-        let builder = client
-            .get(url)
-            .headers(self.headers.to_map())
-            .header(ACCEPT, JSON);
-        let mut response = self.open(builder).await?;
+    pub(crate) async fn json(&self, clients: &Clients<'_>, url: Url) -> Result<Vec<u8>, HttpError> {
+        let build = |client: &reqwest::Client, to: Url| {
+            client
+                .get(to)
+                .headers(self.headers.to_map())
+                .header(ACCEPT, JSON)
+        };
+        let (mut response, _) = self.open(clients, &url, build).await?;
         let media = media_type(response.headers());
         if media.as_deref() != Some(JSON) {
             return Err(HttpError::ContentType {
@@ -121,8 +133,32 @@ impl<'a> Exchange<'a> {
         Ok(body)
     }
 
-    /// Sends the request; any answer but 200 becomes the matching error.
-    async fn open(&self, builder: RequestBuilder) -> Result<Response, HttpError> {
+    /// Sends the request through the broker while it is usable, else directly; any answer
+    /// but 200 becomes the matching error. Says whether the broker forwarded it.
+    async fn open(
+        &self,
+        clients: &Clients<'_>,
+        url: &Url,
+        build: impl Fn(&reqwest::Client, Url) -> RequestBuilder,
+    ) -> Result<(Response, bool), HttpError> {
+        if let Some((client, route)) = clients.broker() {
+            let mut token = HeaderValue::from_str(route.token())
+                .map_err(|_| HttpError::Setup("the broker token is not a header value".into()))?;
+            token.set_sensitive(true);
+            let builder = build(client, socket_url(url))
+                .header(wire::TOKEN, token)
+                .header(wire::TARGET, url.as_str());
+            match self.send_brokered(builder).await? {
+                Some(response) => return Ok((self.accept(response).await?, true)),
+                None => clients.broker_down(),
+            }
+        }
+        let response = self.send(build(clients.direct()?, url.clone())).await?;
+        Ok((self.accept(response).await?, false))
+    }
+
+    /// Sends one request directly.
+    async fn send(&self, builder: RequestBuilder) -> Result<Response, HttpError> {
         let sent = guard(
             builder.send(),
             self.cancel,
@@ -130,11 +166,42 @@ impl<'a> Exchange<'a> {
             self.deadline,
         )
         .await;
-        let mut response = match sent {
-            Ok(Ok(response)) => response,
-            Ok(Err(e)) => return Err(self.transport(e, TransportKind::Request)),
-            Err(stop) => return Err(self.stopped(stop, TransportKind::ResponseTimeout)),
+        match sent {
+            Ok(Ok(response)) => Ok(response),
+            Ok(Err(e)) => Err(self.transport(e, TransportKind::Request)),
+            Err(stop) => Err(self.stopped(stop, TransportKind::ResponseTimeout)),
+        }
+    }
+
+    /// Sends one request through the broker: `None` when it refused before forwarding (or
+    /// its socket could not be reached), so the request may go direct. Once forwarded, a
+    /// failure has an unknown outcome and is never sent again.
+    async fn send_brokered(&self, builder: RequestBuilder) -> Result<Option<Response>, HttpError> {
+        let sent = guard(
+            builder.send(),
+            self.cancel,
+            self.limits.response_timeout,
+            self.deadline,
+        )
+        .await;
+        let failed = |detail: String| HttpError::BrokerFailed {
+            url: self.url.clone(),
+            detail,
         };
+        match sent {
+            Ok(Ok(response)) if response.headers().contains_key(wire::REFUSED) => Ok(None),
+            Ok(Ok(response)) => match response.headers().get(wire::FAILED) {
+                Some(reason) => Err(failed(String::from_utf8_lossy(reason.as_bytes()).into())),
+                None => Ok(Some(response)),
+            },
+            Ok(Err(e)) if e.is_connect() => Ok(None),
+            Ok(Err(e)) => Err(failed(describe(&e.without_url()))),
+            Err(stop) => Err(self.stopped(stop, TransportKind::ResponseTimeout)),
+        }
+    }
+
+    /// Checks the status of an answer: any but 200 becomes the matching error.
+    async fn accept(&self, mut response: Response) -> Result<Response, HttpError> {
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             return Err(redirect(&self.url, status, response.headers()));

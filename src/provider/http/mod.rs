@@ -5,6 +5,7 @@
 //! current-thread tokio runtime and blocks on it; a streamed body reaches the caller's
 //! `on_chunk` on the calling thread as it arrives. Provider-specific parsing lives elsewhere.
 
+mod broker;
 mod client;
 mod error;
 mod exchange;

@@ -21,6 +21,9 @@ pub struct ClientOptions {
     pub retry: RetryPolicy,
     /// Seed of the backoff jitter; `None` seeds it from the clock (tests pass a fixed seed).
     pub jitter_seed: Option<u64>,
+    /// The shell's broker, when `ASH_BROKER_SOCKET`/`ASH_BROKER_TOKEN` name one: requests go
+    /// through it while it answers.
+    pub broker: Option<ash_broker::client::Route>,
 }
 
 impl Default for ClientOptions {
@@ -30,6 +33,7 @@ impl Default for ClientOptions {
             connect_timeout: Duration::from_secs(15),
             retry: RetryPolicy::default(),
             jitter_seed: None,
+            broker: None,
         }
     }
 }

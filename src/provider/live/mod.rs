@@ -120,6 +120,7 @@ impl LiveProvider {
         let (wire, base) = Self::check(config, signin)?;
         let options = ClientOptions {
             ca_file: config.ca_file.clone(),
+            broker: config.broker.clone(),
             ..ClientOptions::default()
         };
         let credential = match (&config.api_key, signin) {

@@ -1,0 +1,117 @@
+//! A real `ash-broker` for tests, started the way the shell integration starts one.
+#![allow(dead_code, reason = "each test binary uses a different part")]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::mock_provider::MockProvider;
+
+/// The broker binary, built beside `ansa` by `cargo test --workspace`.
+pub fn broker_exe() -> PathBuf {
+    let exe = Path::new(env!("CARGO_BIN_EXE_ansa")).with_file_name("ash-broker");
+    assert!(
+        exe.exists(),
+        "{} is missing: build it with `cargo build -p ash-broker` (`cargo test --workspace` does)",
+        exe.display()
+    );
+    exe
+}
+
+/// A fresh capability token.
+pub fn token() -> String {
+    let seed = format!("{:?}{}", Instant::now(), std::process::id());
+    blake3::hash(seed.as_bytes()).to_hex().to_string()
+}
+
+/// A running broker started the way the shell integration starts one.
+pub struct Broker {
+    pub child: Child,
+    pub socket: PathBuf,
+    pub lease: PathBuf,
+    pub token: String,
+}
+
+impl Broker {
+    /// A broker for `mock` in `dir` (made private), serving this test process.
+    pub fn start(dir: &Path, mock: &MockProvider) -> Broker {
+        std::fs::create_dir_all(dir).unwrap();
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+        let socket = dir.join("broker-test.sock");
+        let lease = dir.join("broker-test.lease");
+        let token = token();
+        let mut c = Command::new(broker_exe());
+        c.arg("--socket")
+            .arg(&socket)
+            .arg("--parent-pid")
+            .arg(std::process::id().to_string())
+            .arg("--lease")
+            .arg(&lease)
+            .arg("--upstream")
+            .arg(mock.base_url())
+            .arg("--check-ms")
+            .arg("100")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        if let Some(ca) = mock.ca_file() {
+            c.env("AI_CA_FILE", ca);
+        }
+        let mut child = c.spawn().unwrap();
+        writeln!(child.stdin.take().unwrap(), "{token}").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !socket.exists() {
+            if let Some(status) = child.try_wait().unwrap() {
+                let mut err = String::new();
+                child
+                    .stderr
+                    .take()
+                    .unwrap()
+                    .read_to_string(&mut err)
+                    .unwrap();
+                panic!("the broker exited ({status}): {err}");
+            }
+            assert!(Instant::now() < deadline, "no broker socket");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        Broker {
+            child,
+            socket,
+            lease,
+            token,
+        }
+    }
+
+    /// The shell's variables that route `ansa` through this broker.
+    pub fn env(&self, token: &str) -> Vec<(&'static str, String)> {
+        vec![
+            ("ASH_BROKER_SOCKET", self.socket.display().to_string()),
+            ("ASH_BROKER_TOKEN", token.to_owned()),
+        ]
+    }
+
+    /// A raw HTTP/1.1 request on the socket; the status line and headers of the answer.
+    pub fn raw(&self, head: &str) -> String {
+        let mut stream = std::os::unix::net::UnixStream::connect(&self.socket).unwrap();
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut answer = String::new();
+        loop {
+            let mut line = String::new();
+            if reader.read_line(&mut line).unwrap() == 0 || line == "\r\n" {
+                break;
+            }
+            answer.push_str(&line);
+        }
+        answer
+    }
+}
+
+impl Drop for Broker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
