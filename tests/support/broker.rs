@@ -37,6 +37,16 @@ pub struct Broker {
 impl Broker {
     /// A broker for `mock` in `dir` (made private), serving this test process.
     pub fn start(dir: &Path, mock: &MockProvider) -> Broker {
+        let ca = mock.ca_file().map(Path::to_path_buf);
+        Broker::spawn(dir, &mock.base_url(), ca.as_deref())
+    }
+
+    /// A broker for the provider at `upstream` trusting `ca`.
+    pub fn start_for(dir: &Path, upstream: &str, ca: &Path) -> Broker {
+        Broker::spawn(dir, upstream, Some(ca))
+    }
+
+    fn spawn(dir: &Path, upstream: &str, ca: Option<&Path>) -> Broker {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
         let socket = dir.join("broker-test.sock");
@@ -50,13 +60,13 @@ impl Broker {
             .arg("--lease")
             .arg(&lease)
             .arg("--upstream")
-            .arg(mock.base_url())
+            .arg(upstream)
             .arg("--check-ms")
             .arg("100")
             .stdin(Stdio::piped())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        if let Some(ca) = mock.ca_file() {
+        if let Some(ca) = ca {
             c.env("AI_CA_FILE", ca);
         }
         let mut child = c.spawn().unwrap();
