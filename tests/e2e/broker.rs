@@ -204,8 +204,9 @@ fn the_broker_exits_with_its_parent_and_cleans_up() {
         .spawn()
         .unwrap();
     writeln!(child.stdin.take().unwrap(), "{}", token()).unwrap();
-    eventually("the broker socket", || socket.exists());
-    assert!(lease.exists());
+    eventually("the broker socket and lease", || {
+        socket.exists() && lease.exists()
+    });
     let pid = child.id() as i32;
     parent.kill().unwrap();
     parent.wait().unwrap();
@@ -421,4 +422,149 @@ fn zsh_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
         return;
     }
     shell_lifecycle("zsh");
+}
+
+#[test]
+fn signals_and_the_idle_expiry_end_the_broker_and_a_second_one_is_refused() {
+    let w = World::new();
+    let mock = MockProvider::https();
+    let broker = Broker::start(&w.ansa_home().join("runtime"), &mock);
+    // One broker per socket.
+    let out = Command::new(broker_exe())
+        .args(["--socket", broker.socket.to_str().unwrap()])
+        .args(["--parent-pid", &std::process::id().to_string()])
+        .args(["--lease", broker.lease.to_str().unwrap()])
+        .args(["--upstream", &mock.base_url()])
+        .stdin(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            writeln!(c.stdin.take().unwrap(), "{}", token()).unwrap();
+            c.wait_with_output()
+        })
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("another broker already serves"));
+    drop(broker);
+    for signal in [
+        nix::sys::signal::SIGTERM,
+        nix::sys::signal::SIGHUP,
+        nix::sys::signal::SIGINT,
+    ] {
+        let b = Broker::start(&w.ansa_home().join("runtime"), &mock);
+        let pid = nix::unistd::Pid::from_raw(b.child.id() as i32);
+        nix::sys::signal::kill(pid, signal).unwrap();
+        eventually("the broker to exit on a signal", || !alive(pid.as_raw()));
+        assert!(
+            !b.socket.exists() && !b.lease.exists(),
+            "{signal:?}: files removed"
+        );
+    }
+    // Idle expiry.
+    let dir = w.ansa_home().join("runtime");
+    let socket = dir.join("idle.sock");
+    let mut idle = Command::new(broker_exe())
+        .args(["--socket", socket.to_str().unwrap()])
+        .args(["--parent-pid", &std::process::id().to_string()])
+        .args(["--lease", dir.join("idle.lease").to_str().unwrap()])
+        .args([
+            "--upstream",
+            &mock.base_url(),
+            "--idle-secs",
+            "1",
+            "--check-ms",
+            "50",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    writeln!(idle.stdin.take().unwrap(), "{}", token()).unwrap();
+    eventually("the idle broker's socket", || socket.exists());
+    let started = std::time::Instant::now();
+    idle.wait().unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(800),
+        "it waited for the idle expiry"
+    );
+    assert!(!socket.exists());
+}
+
+#[test]
+fn only_allow_listed_headers_reach_the_provider() {
+    let w = World::new();
+    let mock = MockProvider::https();
+    mock.push(
+        "/v1/responses",
+        MockResponse::sse_text(&fixture("responses-text.sse"), 333),
+    );
+    let broker = Broker::start(&w.ansa_home().join("runtime"), &mock);
+    let answer = broker.raw(&format!(
+        "POST /v1/responses HTTP/1.1\r\nhost: x\r\nx-ash-broker-token: {}\r\nx-ash-broker-url: {}/responses\r\nauthorization: Bearer sk-test-key\r\ncookie: session=1\r\nx-forwarded-for: 10.0.0.1\r\nproxy-authorization: Basic eA==\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{{}}",
+        broker.token,
+        mock.base_url()
+    ));
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    let seen = mock.requests_to("/v1/responses").pop().unwrap();
+    let names: Vec<&str> = seen.headers.iter().map(|(k, _)| k.as_str()).collect();
+    for dropped in [
+        "cookie",
+        "x-forwarded-for",
+        "proxy-authorization",
+        "x-ash-broker-token",
+        "x-ash-broker-url",
+    ] {
+        assert!(
+            !names.contains(&dropped),
+            "{dropped} was forwarded: {names:?}"
+        );
+    }
+    assert_eq!(seen.header("authorization"), Some("Bearer sk-test-key"));
+    assert_eq!(seen.body, b"{}");
+}
+
+#[test]
+fn install_shell_keeps_a_changed_integration_unless_told_to_overwrite() {
+    let w = World::new();
+    let rc = w.path("home").join(".bashrc");
+    std::fs::write(&rc, "export EDITOR=vi\nalias ll='ls -l'").unwrap();
+    let out = w.command(&["--install-shell", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = std::fs::read_to_string(&rc).unwrap();
+    assert!(
+        text.starts_with("export EDITOR=vi\nalias ll='ls -l'\n"),
+        "the user's lines stay: {text}"
+    );
+    assert!(text.ends_with("# ansa shell integration\n"), "{text}");
+    let script = w.ansa_home().join(".ansa_bashrc");
+    std::fs::write(&script, "# edited by hand\n").unwrap();
+    let out = w.command(&["--install-shell", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--overwrite"));
+    assert_eq!(
+        std::fs::read_to_string(&script).unwrap(),
+        "# edited by hand\n"
+    );
+    let out = w
+        .command(&["--install-shell", "bash", "--overwrite"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(&script)
+            .unwrap()
+            .contains("ash-broker")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&rc).unwrap(),
+        text,
+        "the rc file did not change again"
+    );
+    // Without a live provider nothing is brokered.
+    let out = w
+        .command(&["--broker-upstream"])
+        .env("AI_PROVIDER", "offline")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
 }

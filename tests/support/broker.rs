@@ -49,8 +49,10 @@ impl Broker {
     fn spawn(dir: &Path, upstream: &str, ca: Option<&Path>) -> Broker {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let socket = dir.join("broker-test.sock");
-        let lease = dir.join("broker-test.lease");
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let socket = dir.join(format!("broker-{n}.sock"));
+        let lease = dir.join(format!("broker-{n}.lease"));
         let token = token();
         let mut c = Command::new(broker_exe());
         c.arg("--socket")
@@ -72,7 +74,8 @@ impl Broker {
         let mut child = c.spawn().unwrap();
         writeln!(child.stdin.take().unwrap(), "{token}").unwrap();
         let deadline = Instant::now() + Duration::from_secs(10);
-        while !socket.exists() {
+        // The lease is written once the broker handles signals.
+        while !(socket.exists() && lease.exists()) {
             if let Some(status) = child.try_wait().unwrap() {
                 let mut err = String::new();
                 child

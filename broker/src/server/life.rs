@@ -54,11 +54,12 @@ pub(super) async fn serve(
     options: &Options,
 ) -> Result<(), BrokerError> {
     let parent = Parent::find(options.parent_pid)?;
-    state.refresh()?;
     let signals = |kind| signal(kind).map_err(BrokerError::Listen);
     let mut interrupt = signals(SignalKind::interrupt())?;
     let mut terminate = signals(SignalKind::terminate())?;
     let mut hangup = signals(SignalKind::hangup())?;
+    // The lease appears once the broker handles signals: from then on it cleans up.
+    state.refresh()?;
     let mut tick = tokio::time::interval(options.check.max(Duration::from_millis(10)));
     let uid = nix::unistd::geteuid().as_raw();
     loop {
