@@ -12,6 +12,7 @@ use http_body::Body;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
+use subtle::ConstantTimeEq;
 
 use super::BrokerError;
 use super::options::{Options, Upstream};
@@ -270,12 +271,9 @@ fn failed(reason: &'static str) -> Response<ChannelBody> {
     response
 }
 
-/// Equal bytes, compared in time that depends only on the lengths.
+/// Equal bytes, compared in constant time for equal lengths.
 fn same(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+    a.ct_eq(b).into()
 }
 
 #[cfg(test)]

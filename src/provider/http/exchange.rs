@@ -157,16 +157,20 @@ impl<'a> Exchange<'a> {
         Ok((self.accept(response).await?, false))
     }
 
-    /// Sends one request directly.
-    async fn send(&self, builder: RequestBuilder) -> Result<Response, HttpError> {
-        let sent = guard(
+    /// Sends one request within the response timeout, the deadline and the cancel flag.
+    async fn sent(&self, builder: RequestBuilder) -> Result<reqwest::Result<Response>, Stop> {
+        guard(
             builder.send(),
             self.cancel,
             self.limits.response_timeout,
             self.deadline,
         )
-        .await;
-        match sent {
+        .await
+    }
+
+    /// Sends one request directly.
+    async fn send(&self, builder: RequestBuilder) -> Result<Response, HttpError> {
+        match self.sent(builder).await {
             Ok(Ok(response)) => Ok(response),
             Ok(Err(e)) => Err(self.transport(e, TransportKind::Request)),
             Err(stop) => Err(self.stopped(stop, TransportKind::ResponseTimeout)),
@@ -177,13 +181,7 @@ impl<'a> Exchange<'a> {
     /// its socket could not be reached), so the request may go direct. Once forwarded, a
     /// failure has an unknown outcome and is never sent again.
     async fn send_brokered(&self, builder: RequestBuilder) -> Result<Option<Response>, HttpError> {
-        let sent = guard(
-            builder.send(),
-            self.cancel,
-            self.limits.response_timeout,
-            self.deadline,
-        )
-        .await;
+        let sent = self.sent(builder).await;
         let failed = |detail: String| HttpError::BrokerFailed {
             url: self.url.clone(),
             detail,
