@@ -439,7 +439,7 @@ fn signals_and_the_idle_expiry_end_the_broker_and_a_second_one_is_refused() {
         .stderr(Stdio::piped())
         .spawn()
         .and_then(|mut c| {
-            writeln!(c.stdin.take().unwrap(), "{}", token()).unwrap();
+            let _ = writeln!(c.stdin.take().unwrap(), "{}", token());
             c.wait_with_output()
         })
         .unwrap();

@@ -72,7 +72,8 @@ impl Broker {
             c.env("AI_CA_FILE", ca);
         }
         let mut child = c.spawn().unwrap();
-        writeln!(child.stdin.take().unwrap(), "{token}").unwrap();
+        // A broker that refuses to start may exit before it reads this; its stderr says why.
+        let _ = writeln!(child.stdin.take().unwrap(), "{token}");
         let deadline = Instant::now() + Duration::from_secs(10);
         // The lease is written once the broker handles signals.
         while !(socket.exists() && lease.exists()) {
