@@ -125,7 +125,7 @@ fn list_is_answered_on_stdout() {
     assert_answer(
         &out,
         "t:3\ni:2\ns:0\np[4]{i,v}:\n1,.\n2,README.md\n3,src\n4,src/lib.rs\n\
-         d[4]{p,k,z}:\n1,1,~\n2,0,7\n3,1,~\n4,0,26\nz:0\nr:~\n",
+         d[4]{p,k,z}:\n1,1,0\n2,0,7\n3,1,0\n4,0,26\nz:0\nr:~\n",
     );
 }
 

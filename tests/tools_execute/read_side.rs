@@ -77,7 +77,7 @@ fn snapshot_then_delta_against_baseline() {
     assert_eq!(
         capture,
         format!(
-            "t:3\ni:1\ns:0\np[2]{{i,v}}:\n1,.\n2,a.txt\nd[2]{{p,c,k,z,h}}:\n1,0,1,~,~\n2,0,0,1,{}\nz:8\nr:@1\n",
+            "t:3\ni:1\ns:0\np[2]{{i,v}}:\n1,.\n2,a.txt\nd[2]{{p,c,k,z,h}}:\n1,0,1,0,~\n2,0,0,1,{}\nz:8\nr:@1\n",
             hash("x")
         )
     );

@@ -16,9 +16,16 @@ pub enum ExecError {
         /// `x` as requested.
         program: String,
     },
-    /// The working directory does not exist or is not a directory (201).
-    #[error("working directory {cwd:?} does not exist or is not a directory")]
+    /// The working directory does not exist (201).
+    #[error("working directory {cwd:?} does not exist")]
     CwdNotFound {
+        /// `c` as requested.
+        cwd: String,
+    },
+    /// The working directory names something that is not a directory (500, as the reference
+    /// answers it).
+    #[error("working directory {cwd:?} is not a directory")]
+    CwdNotADirectory {
         /// `c` as requested.
         cwd: String,
     },
@@ -48,6 +55,7 @@ impl ExecError {
                 ErrorCode::PathNotFound
             }
             ExecError::Path(e) => e.code(),
+            ExecError::CwdNotADirectory { .. } => ErrorCode::Filesystem,
             ExecError::Spawn { .. } => ErrorCode::SpawnFailed,
             ExecError::Internal(_) => ErrorCode::Internal,
         }

@@ -239,8 +239,12 @@ fn resolve_cwd(logical: &str, workspace: &Workspace) -> Result<(PathBuf, OwnedFd
         Err(FsError::NotFound { .. }) => return Err(missing()),
         Err(e) => return Err(ExecError::Path(e)),
     };
-    // A file where a directory should be: there is no directory by that name (201).
-    let fd = resolved.at.open_dir().map_err(|_| missing())?;
+    let fd = resolved.at.open_dir().map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => missing(),
+        _ => ExecError::CwdNotADirectory {
+            cwd: logical.to_owned(),
+        },
+    })?;
     Ok((resolved.abs, fd))
 }
 

@@ -153,7 +153,8 @@ fn describe(workspace: &Workspace, entry: &WalkEntry) -> Result<Option<Entry>, F
             ),
             Err(_) => return Ok(None),
         },
-        EntryKind::Dir | EntryKind::Other => (None, None),
+        // Like list rows: every kind but a file has size 0 (the reference's rule).
+        EntryKind::Dir | EntryKind::Other => (Some(0), None),
     };
     Ok(Some(Entry {
         path: entry.path.clone(),

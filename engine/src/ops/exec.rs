@@ -84,6 +84,15 @@ struct Shown {
     retain: bool,
 }
 
+/// The `z` bits of one stream: any reduction, a head/tail cut, or bytes shown without text
+/// (not UTF-8) sets both truncated and reduced, as the reference does; CRLF normalisation
+/// sets its own bit.
+fn stream_bits(shown: &Shown) -> u8 {
+    let p = &shown.projection;
+    let reduced = p.truncated || p.reduced || (shown.retain && p.text.is_none());
+    (if reduced { 0b11 } else { 0 }) | u8::from(p.normalized) << 2
+}
+
 fn show(
     answer: &Answer<'_>,
     captured: &Captured,
@@ -192,7 +201,7 @@ fn build(
         stdout_ref: ro,
         stderr_ref: re,
     });
-    let bits = out.projection.flag_bits() | err.projection.flag_bits();
+    let bits = stream_bits(out) | stream_bits(err);
     let mut flags = Flags::from_bits(bits).unwrap_or(Flags::NONE);
     if ro.is_some() || re.is_some() {
         flags = flags.with(Flags::RETAINED);
@@ -224,6 +233,7 @@ fn exec_error(e: &ExecError) -> ErrorRecord {
         ExecError::ProgramNotFound { .. } | ExecError::CwdNotFound { .. } => {
             ErrorRecord::typical(ErrorCode::PathNotFound)
         }
+        ExecError::CwdNotADirectory { .. } => ErrorRecord::filesystem(),
         ExecError::Spawn { .. } => ErrorRecord::typical(ErrorCode::SpawnFailed),
         ExecError::Internal(_) => ErrorRecord::internal_execute(),
     }

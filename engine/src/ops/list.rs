@@ -55,12 +55,10 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
     Ok(response)
 }
 
-/// The `z` cell: a file's size, 0 for a symlink ("kind 2, size 0", docs/contract/ash-protocol.md §3.4 `l`), `~` for
-/// directories and other kinds.
+/// The `z` cell: a file's size, 0 for every other kind (docs/contract/ash-protocol.md §3.4 `l`).
 fn size(e: &walk::WalkEntry) -> Option<u64> {
     match e.kind {
         EntryKind::File => Some(e.size),
-        EntryKind::Symlink => Some(0),
-        EntryKind::Dir | EntryKind::Other => None,
+        EntryKind::Symlink | EntryKind::Dir | EntryKind::Other => Some(0),
     }
 }

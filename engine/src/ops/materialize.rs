@@ -11,7 +11,8 @@ use crate::txn::{Action, Entry, Kind, Stop, Txn, TxnError};
 
 /// Runs `>` `[@source, path]`: unknown reference (700) first, then the path (100/300), the
 /// 128 MiB ceiling (601), locks and recovery, resolution (201/202); an existing file is a
-/// conflict reporting that file's size and digest. Every answer with data names the source.
+/// conflict reporting the value's size and the file's digest. Every answer with data names
+/// the source.
 pub(super) fn run(
     answer: &mut Answer<'_>,
     source: u64,
@@ -38,7 +39,7 @@ pub(super) fn run(
                 index: 0,
                 observed: Some(observed.0),
             };
-            return failed(answer, source, path, &error, (observed.1, observed.0));
+            return failed(answer, source, path, &error, (size, observed.0));
         }
     }
     let action = Action {
@@ -75,16 +76,12 @@ pub(super) fn run(
         reference: Some(source),
     };
     reply::commit(answer, txn, vec![action], planned, |answer, failure| {
+        // The size cell is the value's, the digest the existing file's (as the reference
+        // reports a conflict).
         let seen = match &failure.error {
             TxnError::Conflict {
                 observed: Some(d), ..
-            } => {
-                let len = ws
-                    .locate(path)
-                    .and_then(|at| at.stat())
-                    .map_or(0, |s| u64::try_from(s.st_size).unwrap_or(0));
-                (len, *d)
-            }
+            } => (size, *d),
             _ => (size, digest),
         };
         failed(answer, source, path, &failure.error, seen)

@@ -13,9 +13,6 @@ use std::num::NonZeroU64;
 /// Runs a read request.
 pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, ErrorRecord> {
     let limit = answer.limit();
-    if args.paths.len() > answer.rec() || worst_case_bytes(answer.request.id, args) > limit {
-        return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
-    }
     let count = NonZeroU64::new(args.count).ok_or(ErrorRecord::invalid_argument())?;
     let selection = match args.mode {
         ReadMode::Bytes => Selection::Bytes {
@@ -38,6 +35,10 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ReadArgs) -> Result<Response, 
     .into_iter()
     .collect::<Result<Vec<ReadOutput>, _>>()
     .map_err(|e| fs_error(&e))?;
+    // After the paths: a path error answers before the budget does, as in the reference.
+    if args.paths.len() > answer.rec() || worst_case_bytes(answer.request.id, args) > limit {
+        return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
+    }
 
     let text_budget = limit / 2;
     let mut inline_bytes = 0usize;

@@ -103,9 +103,10 @@ const RESPONSE_COLS: [&str; 12] = [
     "ap", "av", "zp", "zv", "frm", "out", "ops", "cap", "os", "arch", "sid", "n",
 ];
 
+/// The handshake's id: any unsigned integer, 0 included (the reference answers `i:0`).
 fn id_field(doc: &Document) -> Result<u64, SchemaError> {
     let at = Loc::field("i");
-    uint_in(scalar(get(doc, "i")?, at)?, at, 1, u64::MAX)
+    uint_in(scalar(get(doc, "i")?, at)?, at, 0, u64::MAX)
 }
 
 fn type_zero(doc: &Document) -> Result<(), SchemaError> {

@@ -68,7 +68,8 @@ fn create_state_dir(ws: &Workspace) -> Result<(), TxnError> {
             ws,
             &format!("{temp}/FORMAT"),
             STATE_FORMAT_MARKER,
-            Some(0o600),
+            // The directory is private (0700); the files take the umask like the reference's.
+            None,
         )?;
         fsx::sync_dir(ws, &temp)?;
         fsx::rename_new(ws, &temp, STATE_DIR)?;
@@ -99,7 +100,7 @@ pub(crate) fn acquire(ws: &Workspace, stop: &Stop) -> Result<Locked, TxnError> {
     let lock_path = ".ash/LOCK";
     let opened = ws.locate(lock_path).and_then(|at| {
         let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        openat(at.dir(), at.name(), flags, Mode::from_bits_truncate(0o600))
+        openat(at.dir(), at.name(), flags, Mode::from_bits_truncate(0o666))
             .map(File::from)
             .map_err(std::io::Error::from)
     });

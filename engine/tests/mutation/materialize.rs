@@ -24,6 +24,8 @@ fn writes_a_new_file_and_names_the_source() {
 }
 
 #[test]
+/// The conflict row carries the value's size and the existing file's digest (as the
+/// reference reports it).
 fn existing_target_is_a_conflict_with_its_digest() {
     let mut c = Client::new();
     c.write("out.bin", b"older!");
@@ -31,7 +33,7 @@ fn existing_target_is_a_conflict_with_its_digest() {
     assert_eq!(
         c.ask(&materialize(2, r, "out.bin")),
         format!(
-            "t:3\ni:2\ns:8\np[1]{{i,v}}:\n1,out.bin\nd{{p,s,z,h}}:\n1,1,6,{}\ne{{c,q,p,x,a}}:\n501,1,4,~,~\nz:8\nr:@{r}\n",
+            "t:3\ni:2\ns:8\np[1]{{i,v}}:\n1,out.bin\nd{{p,s,z,h}}:\n1,1,3,{}\ne{{c,q,p,x,a}}:\n501,1,4,~,~\nz:8\nr:@{r}\n",
             hash(b"older!")
         )
     );

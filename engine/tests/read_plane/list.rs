@@ -9,7 +9,7 @@ fn list_depth_zero_is_the_root_alone() {
     let mut c = Client::new(ws.path());
     assert_eq!(
         c.ask(&list_req(1, &["."], 0, 0, BIG)).text,
-        "t:3\ni:1\ns:0\np[1]{i,v}:\n1,.\nd[1]{p,k,z}:\n1,1,~\nz:0\nr:~\n"
+        "t:3\ni:1\ns:0\np[1]{i,v}:\n1,.\nd[1]{p,k,z}:\n1,1,0\nz:0\nr:~\n"
     );
     assert_eq!(
         c.ask(&list_req(2, &["a.txt"], 0, 0, BIG)).text,
@@ -25,22 +25,22 @@ fn list_sorts_by_path_bytes_to_the_requested_depth() {
     assert_eq!(
         a.text,
         "t:3\ni:1\ns:0\np[7]{i,v}:\n1,.\n2,B.txt\n3,a\n4,a-b\n5,a.txt\n6,b\n7,\"\u{e9}.txt\"\n\
-         d[7]{p,k,z}:\n1,1,~\n2,0,0\n3,1,~\n4,0,2\n5,0,3\n6,1,~\n7,0,2\nz:0\nr:~\n"
+         d[7]{p,k,z}:\n1,1,0\n2,0,0\n3,1,0\n4,0,2\n5,0,3\n6,1,0\n7,0,2\nz:0\nr:~\n"
     );
     // `a.txt` < `a/x` because '.' (0x2e) < '/' (0x2f): byte order, not tree order.
     let a = c.ask(&list_req(2, &["."], 2, 0, BIG));
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
+            (".", 1, Some(0)),
             ("B.txt", 0, Some(0)),
-            ("a", 1, None),
+            ("a", 1, Some(0)),
             ("a-b", 0, Some(2)),
             ("a.txt", 0, Some(3)),
             ("a/x", 0, Some(1)),
-            ("b", 1, None),
+            ("b", 1, Some(0)),
             ("b/c.txt", 0, Some(6)),
-            ("b/d", 1, None),
+            ("b/d", 1, Some(0)),
             ("\u{e9}.txt", 0, Some(2)),
         ])
     );
@@ -71,10 +71,10 @@ fn list_kind_filters() {
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
-            ("a", 1, None),
-            ("b", 1, None),
-            ("b/d", 1, None)
+            (".", 1, Some(0)),
+            ("a", 1, Some(0)),
+            ("b", 1, Some(0)),
+            ("b/d", 1, Some(0))
         ])
     );
     // A file root under "directories only" yields an empty table.
@@ -110,14 +110,14 @@ fn list_merges_roots_and_drops_duplicates() {
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
+            (".", 1, Some(0)),
             ("B.txt", 0, Some(0)),
-            ("a", 1, None),
+            ("a", 1, Some(0)),
             ("a-b", 0, Some(2)),
             ("a.txt", 0, Some(3)),
-            ("b", 1, None),
+            ("b", 1, Some(0)),
             ("b/c.txt", 0, Some(6)),
-            ("b/d", 1, None),
+            ("b/d", 1, Some(0)),
             ("b/d/e.txt", 0, Some(1)),
             ("\u{e9}.txt", 0, Some(2)),
         ])

@@ -37,7 +37,7 @@ fn escaping_symlinks_are_workspace_escapes() {
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
+            (".", 1, Some(0)),
             ("inside.txt", 0, Some(14)),
             ("out", 2, Some(0)),
             ("outdir", 2, Some(0)),
@@ -114,10 +114,10 @@ fn a_marked_ash_directory_is_reserved() {
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
-            (".ashes", 1, None),
+            (".", 1, Some(0)),
+            (".ashes", 1, Some(0)),
             (".ashes/notes.txt", 0, Some(7)),
-            ("src", 1, None),
+            ("src", 1, Some(0)),
             ("src/a.txt", 0, Some(7)),
         ])
     );
@@ -170,7 +170,7 @@ fn an_unmarked_ash_directory_stays_readable() {
         );
         // Still skipped by walks from the workspace root.
         let a = c.ask(&list_req(3, &["."], 1, 1, BIG));
-        assert_eq!(c.list_rows(&a), owned([(".", 1, None)]));
+        assert_eq!(c.list_rows(&a), owned([(".", 1, Some(0))]));
     }
 }
 
@@ -230,17 +230,21 @@ fn hidden_entries_need_the_flag_but_roots_are_never_filtered() {
     let a = c.ask(&list_req(1, &["."], 2, 0, BIG));
     assert_eq!(
         c.list_rows(&a),
-        owned([(".", 1, None), ("dir", 1, None), ("vis.txt", 0, Some(7))])
+        owned([
+            (".", 1, Some(0)),
+            ("dir", 1, Some(0)),
+            ("vis.txt", 0, Some(7))
+        ])
     );
     let a = c.ask(&list_req(2, &["."], 2, 1, BIG));
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
+            (".", 1, Some(0)),
             (".env", 0, Some(7)),
-            (".git", 1, None),
+            (".git", 1, Some(0)),
             (".git/config", 0, Some(7)),
-            ("dir", 1, None),
+            ("dir", 1, Some(0)),
             ("dir/.hidden", 0, Some(7)),
             ("vis.txt", 0, Some(7)),
         ])
@@ -251,7 +255,7 @@ fn hidden_entries_need_the_flag_but_roots_are_never_filtered() {
         c.list_rows(&a),
         owned([
             (".env", 0, Some(7)),
-            (".git", 1, None),
+            (".git", 1, Some(0)),
             (".git/config", 0, Some(7))
         ])
     );
@@ -287,15 +291,15 @@ fn symlinks_are_listed_not_followed() {
     assert_eq!(
         c.list_rows(&a),
         owned([
-            (".", 1, None),
+            (".", 1, Some(0)),
             ("B.txt", 0, Some(0)),
-            ("a", 1, None),
+            ("a", 1, Some(0)),
             ("a-b", 0, Some(2)),
             ("a.txt", 0, Some(3)),
             ("a/x", 0, Some(1)),
-            ("b", 1, None),
+            ("b", 1, Some(0)),
             ("b/c.txt", 0, Some(6)),
-            ("b/d", 1, None),
+            ("b/d", 1, Some(0)),
             ("dangling", 2, Some(0)),
             ("flink", 2, Some(0)),
             ("link", 2, Some(0)),
@@ -323,7 +327,7 @@ fn a_symlinked_root_walks_its_canonical_target() {
     let mut c = Client::new(ws.path());
     assert_eq!(
         c.ask(&list_req(1, &["link"], 1, 0, BIG)).text,
-        "t:3\ni:1\ns:0\np[3]{i,v}:\n1,b\n2,b/c.txt\n3,b/d\nd[3]{p,k,z}:\n1,1,~\n2,0,6\n3,1,~\nz:0\nr:~\n"
+        "t:3\ni:1\ns:0\np[3]{i,v}:\n1,b\n2,b/c.txt\n3,b/d\nd[3]{p,k,z}:\n1,1,0\n2,0,6\n3,1,0\nz:0\nr:~\n"
     );
     assert_eq!(
         c.ask(&list_req(2, &["flink"], 0, 0, BIG)).text,

@@ -27,15 +27,15 @@ fn capture_answers_every_entry_and_retains_the_manifest() {
         a.text,
         format!(
             "t:3\ni:1\ns:0\np[5]{{i,v}}:\n1,.\n2,a.txt\n3,dir\n4,dir/b.txt\n5,link\n\
-             d[5]{{p,c,k,z,h}}:\n1,0,1,~,~\n2,0,0,6,{alpha}\n3,0,1,~,~\n4,0,0,3,{bee}\n\
+             d[5]{{p,c,k,z,h}}:\n1,0,1,0,~\n2,0,0,6,{alpha}\n3,0,1,0,~\n4,0,0,3,{bee}\n\
              5,0,2,0,{target}\nz:8\nr:@1\n"
         )
     );
     assert_eq!(
         c.retained(1),
         format!(
-            "k:s\nv:1\nq{{p,d,f}}:\n[.],64,0\nd[5]{{p,k,z,h}}:\n.,1,~,~\na.txt,0,6,{alpha}\n\
-             dir,1,~,~\ndir/b.txt,0,3,{bee}\nlink,2,0,{target}\n"
+            "k:s\nv:1\nq{{p,d,f}}:\n[.],64,0\nd[5]{{p,k,z,h}}:\n.,1,0,~\na.txt,0,6,{alpha}\n\
+             dir,1,0,~\ndir/b.txt,0,3,{bee}\nlink,2,0,{target}\n"
         )
     );
     // The same capture again retains identical bytes: same alias, and known paths reuse ids.
@@ -173,7 +173,7 @@ fn snapshot_runs_through_ash_run() {
     assert_eq!(
         String::from_utf8(out.stdout).expect("UTF-8 answer"),
         format!(
-            "t:3\ni:24\ns:0\np[2]{{i,v}}:\n1,.\n2,a.txt\nd[2]{{p,c,k,z,h}}:\n1,0,1,~,~\n\
+            "t:3\ni:24\ns:0\np[2]{{i,v}}:\n1,.\n2,a.txt\nd[2]{{p,c,k,z,h}}:\n1,0,1,0,~\n\
              2,0,0,6,{}\nz:8\nr:@1\n",
             hash(b"alpha\n")
         )

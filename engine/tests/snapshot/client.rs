@@ -108,7 +108,7 @@ pub fn row(path: &str, change: u8, kind: u8, size: Option<u64>, content: Option<
 
 /// A directory row.
 pub fn dir_row(path: &str, change: u8) -> Row {
-    row(path, change, 1, None, None)
+    row(path, change, 1, Some(0), None)
 }
 
 /// A file row.

@@ -210,12 +210,15 @@ fn the_working_directory_is_a_logical_directory() {
     let expected = f.root().join("sub/deeper");
     assert_eq!(text(&out.stdout).trim_end(), expected.to_string_lossy());
 
-    for cwd in ["missing", "sub/deeper/file.txt"] {
-        a.cwd = cwd.to_owned();
-        let err = f.try_run(&a, None, 60_000).expect_err("no such directory");
-        assert!(matches!(err, ExecError::CwdNotFound { .. }), "{err:?}");
-        assert_eq!(err.code(), ErrorCode::PathNotFound);
-    }
+    a.cwd = "missing".to_owned();
+    let err = f.try_run(&a, None, 60_000).expect_err("no such directory");
+    assert!(matches!(err, ExecError::CwdNotFound { .. }), "{err:?}");
+    assert_eq!(err.code(), ErrorCode::PathNotFound);
+    // A file where the directory should be is a filesystem error (500), as in the reference.
+    a.cwd = "sub/deeper/file.txt".to_owned();
+    let err = f.try_run(&a, None, 60_000).expect_err("not a directory");
+    assert!(matches!(err, ExecError::CwdNotADirectory { .. }), "{err:?}");
+    assert_eq!(err.code(), ErrorCode::Filesystem);
     a.cwd = "../escape".to_owned();
     let err = f.try_run(&a, None, 60_000).expect_err("invalid");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);

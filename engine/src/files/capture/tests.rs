@@ -21,7 +21,7 @@ fn file(path: &str, content: &[u8]) -> Entry {
 }
 
 fn dir(path: &str) -> Entry {
-    entry(path, EntryKind::Dir, None, None)
+    entry(path, EntryKind::Dir, Some(0), None)
 }
 
 fn sample() -> Manifest {
@@ -35,7 +35,7 @@ fn sample() -> Manifest {
             dir("."),
             file("a b", b"x"),
             entry("l", EntryKind::Symlink, Some(0), Some(b"a b")),
-            entry("p", EntryKind::Other, None, None),
+            entry("p", EntryKind::Other, Some(0), None),
         ],
     }
 }
@@ -49,8 +49,8 @@ fn manifest_encoding_is_canonical_and_round_trips() {
     assert_eq!(
         text,
         format!(
-            "k:s\nv:1\nq{{p,d,f}}:\n[.,\"caf\u{e9}\"],3,1\nd[4]{{p,k,z,h}}:\n.,1,~,~\n\
-             \"a b\",0,1,{x}\nl,2,0,{l}\np,3,~,~\n"
+            "k:s\nv:1\nq{{p,d,f}}:\n[.,\"caf\u{e9}\"],3,1\nd[4]{{p,k,z,h}}:\n.,1,0,~\n\
+             \"a b\",0,1,{x}\nl,2,0,{l}\np,3,0,~\n"
         )
     );
     assert!(decode_canonical(text.as_bytes(), &Limits::default()).is_ok());
