@@ -190,7 +190,7 @@ impl Dispatcher<'_> {
     fn dispatch(&mut self, request: Request) {
         let id = request.id;
         if let Op::Cancel(args) = &request.op {
-            // Control plane: capability-free, exempt from the op mask, answered at once.
+            // Control plane: capability-free, exempt from the op mask, acting at once.
             let flipped = lock(&self.active)
                 .get(&args.target)
                 .is_some_and(CancelToken::cancel);
@@ -201,11 +201,9 @@ impl Dispatcher<'_> {
                     flipped,
                 }),
             );
-            // Unwritten like every answer: a client that sends cancels and never reads makes
-            // reading pause instead of buffering their answers without limit.
-            self.window.queued();
-            let _ = self.tx.send(Out::Immediate(answer.encode()));
-            return;
+            // The cancel acted at once; its answer takes its place in input order like every
+            // answer, after the answer of the request it cancelled (docs/contract/ash-protocol.md §7).
+            return self.ordered(answer);
         }
         if !self.ops.allows(request.op.kind()) {
             return self.ordered(Response::error(id, ErrorRecord::operation_not_negotiated()));

@@ -1,5 +1,5 @@
-//! The ordered writer: seals and writes final responses strictly in input order, writes
-//! transport answers (cancel) at once, and releases the unwritten window as it goes.
+//! The ordered writer: seals and writes every answer strictly in input order (a cancel's too)
+//! and releases the unwritten window as it goes.
 
 use super::frame::encode_frame;
 use super::window::Window;
@@ -13,8 +13,6 @@ use std::sync::mpsc::{Receiver, TryRecvError};
 pub(crate) enum Out {
     /// The final answer of the request with this arrival sequence number.
     Ordered(u64, Box<Executed>),
-    /// An answer that bypasses the order (cancel), already encoded.
-    Immediate(String),
     /// No sequence number at or past this one will be sent; finish and stop.
     Close(u64),
 }
@@ -35,10 +33,6 @@ pub(crate) fn run(
             match msg.take() {
                 Some(Out::Ordered(seq, executed)) => {
                     waiting.insert(seq, *executed);
-                }
-                Some(Out::Immediate(encoded)) => {
-                    sink.write_all(&encode_frame(encoded.as_bytes()))?;
-                    window.written();
                 }
                 Some(Out::Close(total)) => close = Some(total),
                 // Every sender is gone: nothing more can arrive.

@@ -132,30 +132,30 @@ fn cancel_stops_running_and_queued_work_and_is_idempotent() {
     let queued = (1..=slots + 1)
         .find(|&id| !started(id))
         .expect("one request waits for a process slot");
-    // The cancelled request's own answer may come before or after the cancel's (their
-    // order is not fixed yet); answers that arrive first are kept for the checks below.
-    let mut early = Vec::new();
-    let mut answer_to = |rpc: &mut Rpc, id: u64| loop {
-        let a = rpc.recv().expect("an answer");
-        if id_of(&a) == id {
-            return a;
-        }
-        early.push(a);
-    };
+    // Cancels act at once; every answer, a cancel's too, is written in input order.
     rpc.send(&cancel(50, queued));
-    let first = answer_to(&mut rpc, 50);
-    assert_eq!(
-        first,
-        format!("t:3\ni:50\ns:0\nd{{i,z}}:\n{queued},1\nz:0\nr:~\n")
-    );
     rpc.send(&cancel(51, queued));
-    let again = answer_to(&mut rpc, 51);
-    assert!(again.contains(&format!("d{{i,z}}:\n{queued},")), "{again}");
-    for id in (1..=slots + 1).filter(|&id| id != queued) {
+    let running: Vec<u64> = (1..=slots + 1).filter(|&id| id != queued).collect();
+    for &id in &running {
         rpc.send(&cancel(60 + id, id));
     }
-    let (exit, rest, _) = rpc.finish();
-    let answers: Vec<String> = early.into_iter().chain(rest).collect();
+    let (exit, answers, _) = rpc.finish();
+    let ids: Vec<u64> = answers.iter().map(|a| id_of(a)).collect();
+    let expected: Vec<u64> = (1..=slots + 1)
+        .chain([50, 51])
+        .chain(running.iter().map(|id| 60 + id))
+        .collect();
+    assert_eq!(ids, expected, "answers in input order");
+    let answer_of = |id: u64| answers.iter().find(|a| id_of(a) == id).unwrap();
+    assert_eq!(
+        answer_of(50).as_str(),
+        format!("t:3\ni:50\ns:0\nd{{i,z}}:\n{queued},1\nz:0\nr:~\n")
+    );
+    assert!(
+        answer_of(51).contains(&format!("d{{i,z}}:\n{queued},")),
+        "{}",
+        answer_of(51)
+    );
     assert_eq!(exit, 0);
     let ordered: Vec<&String> = answers.iter().filter(|a| id_of(a) <= slots + 1).collect();
     assert_eq!(
