@@ -21,9 +21,9 @@ pub use args::{
 pub use edit::{ByteEdit, EditError, compile_edits};
 pub use error::{RegistryError, ToolCallError};
 pub use execute::{
-    Approval, CurrentFile, MAX_EXEC_TIMEOUT_MS, PathNames, Prepared, READ_MS, READ_REC, READ_TOK,
-    ReadLedger, ToolExecError, ToolExecutor, ToolFiles, ToolOpenError, ToolOutput, ToolPolicy,
-    current_file, session_config,
+    Approval, CurrentFile, HarnessError, MAX_EXEC_TIMEOUT_MS, PathNames, Prepared, READ_MS,
+    READ_REC, READ_TOK, ReadLedger, ToolExecError, ToolExecutor, ToolFiles, ToolOpenError,
+    ToolOutput, ToolPolicy, current_file, session_config,
 };
 pub use registry::{AdmittedCall, Mode, ProviderTool, ToolDescriptor, ToolRegistry};
 pub use schema::{JsonType, Schema, SchemaError, Violation};

@@ -39,6 +39,17 @@ pub struct Approval {
     pub actions: Vec<String>,
 }
 
+/// Why ask mode could not be set up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum HarnessError {
+    /// The OS random generator gave no key for signing permits.
+    #[error("no random key for signing approvals: the system's random generator failed")]
+    Randomness,
+    /// The approval policy could not be built.
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+}
+
 /// The signer of one executor's permits.
 #[derive(Debug, Clone)]
 pub(super) struct Harness {
@@ -48,11 +59,9 @@ pub(super) struct Harness {
 impl Harness {
     /// A harness with a fresh random key, and the policy it installs: reads and retained
     /// values granted, writes and processes only with a permit, bound to `session`.
-    pub fn new(session: &str) -> Result<(Harness, ApprovalPolicy), PolicyError> {
+    pub fn new(session: &str) -> Result<(Harness, ApprovalPolicy), HarnessError> {
         let mut key = [0u8; 32];
-        // The OS generator does not fail on Linux once booted; a zero key would still be
-        // unknown to the model, which never sees permits.
-        let _ = aws_lc_rs::rand::fill(&mut key);
+        aws_lc_rs::rand::fill(&mut key).map_err(|_| HarnessError::Randomness)?;
         let authority = ApprovalAuthority::new(key);
         let mut binding = [0u8; 16];
         binding.copy_from_slice(&blake3::hash(session.as_bytes()).as_bytes()[..16]);

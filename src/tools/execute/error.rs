@@ -103,7 +103,7 @@ pub enum ToolOpenError {
     /// The cwd could not be resolved for nested instructions.
     #[error(transparent)]
     Instructions(#[from] InstructionError),
-    /// The ask-mode approval policy could not be built.
-    #[error("the approval policy of ask mode could not be installed: {0}")]
-    Policy(#[from] ash_engine::session::approval::PolicyError),
+    /// Ask mode could not be set up.
+    #[error("ask mode could not be set up: {0}")]
+    Ask(#[from] super::approval::HarnessError),
 }

@@ -17,7 +17,7 @@ mod policy;
 mod requests;
 mod touched;
 
-pub use approval::Approval;
+pub use approval::{Approval, HarnessError};
 pub use current::{CurrentFile, current_file};
 pub use error::{ToolExecError, ToolOpenError};
 pub use ledger::{PathNames, ReadLedger};
