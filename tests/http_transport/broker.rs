@@ -9,7 +9,7 @@ use ansa::provider::http::{
 use ash_broker::client::Route;
 
 use crate::broker_support::Broker;
-use crate::common::{BODY, RESPONSES, headers, limits, options};
+use crate::common::{BODY, RESPONSES, headers, limits, options, stream};
 use crate::mock_provider::{Gate, MockChunk, MockProvider, MockResponse, sse_event};
 
 fn through(mock: &MockProvider, broker: &Broker, retry: RetryPolicy) -> HttpClient {
@@ -85,21 +85,9 @@ fn a_stream_cut_after_forwarding_is_never_sent_again() {
         ..RetryPolicy::default()
     };
     let client = through(&mock, &broker, retry);
-    let headers = headers();
-    let cancel = AtomicBool::new(false);
-    let request = StreamRequest {
-        path: "/responses",
-        headers: &headers,
-        body: BODY,
-        limits: limits(),
-        mime: MimePolicy::EventStream,
-        cancel: &cancel,
-        on_retry: None,
-    };
-    let err = client
-        .post_stream(&request, |_: &[u8]| Ok::<(), ()>(()))
-        .unwrap_err();
-    let StreamError::Request(failed @ HttpError::BrokerFailed { .. }) = &err else {
+    let outcome = stream(&client);
+    let err = outcome.error();
+    let StreamError::Request(failed @ HttpError::BrokerFailed { .. }) = err else {
         panic!("not a broker failure: {err:?}");
     };
     assert!(failed.to_string().contains("not sent again"), "{failed}");

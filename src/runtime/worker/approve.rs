@@ -2,7 +2,7 @@
 //! is put to the user and the turn waits for the decision. An approved call gets a one-time
 //! permit for exactly that action; a denied one never reaches the engine.
 
-use ansa_sessions::protocol::{ApprovalRequest, ReportTone, ToolReport};
+use ansa_sessions::protocol::{ReportTone, ToolReport};
 use ansa_sessions::{ApprovalDecision, CallId, RequestId, ToolOutcomeStatus};
 
 use super::{Output, Worker};
@@ -83,18 +83,7 @@ impl Worker {
             return Ok(Verdict::Run);
         }
         let call_id = CallId(call.call_id.clone());
-        core.ask(ApprovalRequest {
-            request_id: id,
-            call_id: call_id.clone(),
-            tool: admitted.name.to_owned(),
-            action: approval.action.clone(),
-            digest: approval.digest.clone(),
-            summary: approval.summary.clone(),
-            argv: approval.argv.clone(),
-            cwd: approval.cwd.clone(),
-            diffs: approval.diffs.clone(),
-            actions: approval.actions.clone(),
-        })?;
+        core.ask(approval.request(id, call_id.clone(), admitted.name))?;
         drop(core);
         crash::point("approval:asked");
         match self.shared.wait_decision() {

@@ -13,7 +13,8 @@ use ash_engine::session::approval::{
 
 use super::super::args::ToolArgs;
 use super::super::report;
-use ansa_sessions::protocol::{FileDiff, cut_line};
+use ansa_sessions::protocol::{ApprovalRequest, FileDiff, cut_line};
+use ansa_sessions::{CallId, RequestId};
 
 /// The policy id hashed into every challenge's policy digest.
 const POLICY_ID: &str = "ansa-ask-v1";
@@ -48,6 +49,24 @@ pub enum HarnessError {
     /// The approval policy could not be built.
     #[error(transparent)]
     Policy(#[from] PolicyError),
+}
+
+impl Approval {
+    /// What a frontend is asked: this approval for call `call_id` of turn `request_id`.
+    pub fn request(&self, request_id: RequestId, call_id: CallId, tool: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id,
+            call_id,
+            tool: tool.to_owned(),
+            action: self.action.clone(),
+            digest: self.digest.clone(),
+            summary: self.summary.clone(),
+            argv: self.argv.clone(),
+            cwd: self.cwd.clone(),
+            diffs: self.diffs.clone(),
+            actions: self.actions.clone(),
+        }
+    }
 }
 
 /// The signer of one executor's permits.
