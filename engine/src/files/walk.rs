@@ -338,7 +338,7 @@ fn list_dir(
             listing.skipped.non_utf8_names += 1;
             continue;
         };
-        if at_workspace_root && name == STATE_DIR {
+        if at_workspace_root && name == STATE_DIR && workspace.has_state_dir() {
             continue;
         }
         if !options.hidden && is_hidden(name) {

@@ -3,17 +3,19 @@
 
 use super::reply::{self, Planned};
 use crate::answer::Answer;
+use crate::files::workspace::Workspace;
 use crate::protocol::{
     Data, Digest, ErrorCode, ErrorRecord, Flags, MutationState, PatchArgs, PatchRow, Response,
 };
 use crate::txn::preflight::{self, Target, check_target, content_bytes, failed_with, txn_record};
 use crate::txn::{
-    Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,
+    self, Action, CommitFailure, Entry, Kind, MAX_FILE_BYTES, MAX_TOTAL_BYTES, Stop, Txn, TxnError,
 };
 
 /// Runs `p`. Order of checks: path syntax (100) and `.ash` (300), replacement references
 /// (700), locks and recovery, target resolution (201/202), size ceilings (601), digests
-/// (501, nothing touched), edit bounds (100), result ceilings (601), commit.
+/// (501, nothing touched), edit bounds (100), result ceilings (601), the answer's fit (600),
+/// commit.
 pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response, ErrorRecord> {
     for file in &args.files {
         check_target(&answer.session.workspace, &file.path)?;
@@ -29,15 +31,64 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
         })
         .collect::<Result<_, _>>()?;
     let stop = Stop::new(answer.deadline, answer.cancel.clone());
-    let txn = match Txn::begin(&answer.session.workspace, stop) {
+    let ws = answer.session.workspace.clone();
+    // A patch that fails leaves a workspace without a state directory untouched: it is
+    // preflighted once before `.ash` is made. Every transaction makes `.ash` before it changes
+    // anything and `.ash` is never removed, so while `.ash` is still absent after this
+    // preflight no transaction ran during it, and its failure is the answer.
+    if txn::state_dir_absent(&ws) {
+        let early = match preflight(answer, &ws, args, &inserts, &stop) {
+            Ok(Preflight::Ready { planned, .. }) => {
+                reply::presentable(answer, &planned).err().map(Err)
+            }
+            Ok(Preflight::Refused(response)) => Some(Ok(response)),
+            Err(record) => Some(Err(record)),
+        };
+        if let Some(done) = early
+            && txn::state_dir_absent(&ws)
+        {
+            return done;
+        }
+    }
+    let txn = match Txn::begin(&ws, stop) {
         Ok(txn) => txn,
         Err(e) => return unapplied(answer, args, &e),
     };
     let ws = txn.workspace().clone();
+    match preflight(answer, &ws, args, &inserts, txn.stop())? {
+        Preflight::Refused(response) => Ok(response),
+        Preflight::Ready { actions, planned } => {
+            reply::commit(answer, txn, actions, planned, |answer, failure| {
+                failed(answer, args, failure)
+            })
+        }
+    }
+}
+
+/// What the preflight of a patch decided.
+enum Preflight {
+    /// A digest is stale: the answer lists every file's state, and nothing changes.
+    Refused(Response),
+    /// Every check passed: the actions to commit and the answer to give once they are.
+    Ready {
+        actions: Vec<Action>,
+        planned: Planned,
+    },
+}
+
+/// Resolves the targets, reads and checks them, and builds the actions and the planned answer;
+/// reads only, so it can run before the locks (see [`run`]) and again under them.
+fn preflight(
+    answer: &mut Answer<'_>,
+    ws: &Workspace,
+    args: &PatchArgs,
+    inserts: &[Vec<Vec<u8>>],
+    stop: &Stop,
+) -> Result<Preflight, ErrorRecord> {
     let mut total = 0u64;
     let mut modes = Vec::with_capacity(args.files.len());
     for file in &args.files {
-        match preflight::inspect(&ws, &file.path).map_err(|f| f.record())? {
+        match preflight::inspect(ws, &file.path).map_err(|f| f.record())? {
             Target::Missing => return Err(ErrorRecord::typical(ErrorCode::PathNotFound)),
             Target::File(meta) => {
                 total = total.saturating_add(meta.size);
@@ -50,8 +101,7 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
     }
     let mut originals = Vec::with_capacity(args.files.len());
     for (file, mode) in args.files.iter().zip(modes) {
-        let (bytes, digest) =
-            preflight::read(&ws, &file.path, txn.stop()).map_err(|f| f.record())?;
+        let (bytes, digest) = preflight::read(ws, &file.path, stop).map_err(|f| f.record())?;
         originals.push((bytes, digest, mode));
     }
     if originals
@@ -77,12 +127,15 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
             })
             .collect::<Result<Vec<_>, ErrorRecord>>()?;
         let record = ErrorRecord::typical(ErrorCode::ContentConflict);
-        return Ok(failed_with(answer.request.id, record, Data::Patch(rows)));
+        return Ok(Preflight::Refused(failed_with(
+            answer.request.id,
+            record,
+            Data::Patch(rows),
+        )));
     }
     let mut actions = Vec::with_capacity(args.files.len());
     let mut result_total = 0u64;
-    for ((file, inserts), (original, digest, mode)) in
-        args.files.iter().zip(&inserts).zip(originals)
+    for ((file, inserts), (original, digest, mode)) in args.files.iter().zip(inserts).zip(originals)
     {
         let patched = apply_edits(&original, file, inserts)?;
         result_total = result_total.saturating_add(patched.len() as u64);
@@ -122,9 +175,7 @@ pub(super) fn run(answer: &mut Answer<'_>, args: &PatchArgs) -> Result<Response,
         flags: Flags::NONE,
         reference: None,
     };
-    reply::commit(answer, txn, actions, planned, |answer, failure| {
-        failed(answer, args, failure)
-    })
+    Ok(Preflight::Ready { actions, planned })
 }
 
 /// Splices the edits (sorted, non-overlapping) into `original`; an edit ending past the end

@@ -35,6 +35,30 @@ pub(crate) fn commit(
     }
 }
 
+/// `Ok` when the answer [`plan`] would choose fits the presentation limit: a check without
+/// side effects, for a preflight before the locks; the session's output ceiling and the store
+/// quota are [`plan`]'s to check, under them.
+pub(crate) fn presentable(answer: &Answer<'_>, planned: &Planned) -> Result<(), ErrorRecord> {
+    let id = answer.request.id;
+    let limit = answer.limit();
+    let full = provisional(id, planned, planned.flags, planned.reference, true);
+    if full.encode().len() <= limit {
+        return Ok(());
+    }
+    let compact = provisional(
+        id,
+        planned,
+        compact_flags(planned.flags),
+        Some(WORST_ID),
+        false,
+    );
+    if planned.kind.is_some() && compact.encode().len() <= limit {
+        Ok(())
+    } else {
+        Err(ErrorRecord::typical(ErrorCode::OutputBudget))
+    }
+}
+
 /// How the committed mutation will be answered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Reply {

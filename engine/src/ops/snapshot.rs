@@ -1,7 +1,7 @@
 //! `s` snapshot: capture a manifest of a scope (m 0) or the delta against a retained baseline
 //! manifest (m 1). The new manifest is always retained (`r:@n`, `z` bit 3), so deltas chain.
 //!
-//! Check order: baseline (700 unknown, 202 not a manifest, 100 scope mismatch), then each root in
+//! Check order: baseline (700 unknown, 100 not a manifest or another scope), then each root in
 //! request order (path errors as for list, 100 for a root that is itself a symlink), then the
 //! walk and hashing, then the row-prefix fit (600) and retention of the manifest.
 
@@ -90,15 +90,17 @@ fn baseline(answer: &Answer<'_>, alias: u64, scope: &Scope) -> Result<Manifest, 
     let head = body
         .read_range(0, MANIFEST_MAGIC.len() as u64)
         .map_err(|_| ErrorRecord::store_io())?;
+    // A value that is not a manifest has no scope to equal the request's: 100, as a scope
+    // mismatch is (and as the reference answers).
     if head != MANIFEST_MAGIC {
-        return Err(ErrorRecord::wrong_type_execute());
+        return Err(ErrorRecord::invalid_argument());
     }
     let bytes = body.read_all().map_err(|_| ErrorRecord::store_io())?;
     let manifest = answer
         .session
         .plane
         .install(|| Manifest::decode(&bytes))
-        .map_err(|_| ErrorRecord::wrong_type_execute())?;
+        .map_err(|_| ErrorRecord::invalid_argument())?;
     if manifest.scope != *scope {
         return Err(ErrorRecord::invalid_argument());
     }

@@ -53,6 +53,12 @@ pub(crate) fn ensure_state_dir(ws: &Workspace) -> Result<(), TxnError> {
     }
 }
 
+/// True when the workspace has no `.ash` of any kind yet (an unreadable root counts as
+/// present, so the caller takes the locked path and reports the failure there).
+pub(crate) fn state_dir_absent(ws: &Workspace) -> bool {
+    matches!(fsx::probe(ws, STATE_DIR), Ok(None))
+}
+
 /// Builds the directory under a private name and renames it into place without replacing, so
 /// `.ash` never exists without its marker and a concurrent creator simply wins.
 fn create_state_dir(ws: &Workspace) -> Result<(), TxnError> {

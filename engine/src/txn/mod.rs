@@ -22,6 +22,7 @@ use crate::deadline::Deadline;
 use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
 
+pub(crate) use lock::state_dir_absent;
 pub(crate) use manifest::{Entry, Kind};
 
 /// Largest file a transaction stages, hashes or writes (128 MiB).

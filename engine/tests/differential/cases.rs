@@ -2,7 +2,7 @@
 //! valid and invalid documents, and RPC transcripts.
 
 use super::fixture;
-use super::run::{Case, Kind};
+use super::run::{Case, Kind, Start};
 
 /// A request document: `a{cols}:` then the row (or `a:` with an inline value when `cols` is
 /// empty).
@@ -14,6 +14,7 @@ fn run(name: impl Into<String>, doc: String) -> Case {
     Case {
         name: name.into(),
         kind: Kind::Run(doc),
+        start: Start::Fixture,
     }
 }
 
@@ -32,6 +33,7 @@ pub fn all() -> Vec<Case> {
     envelopes(&mut cases);
     ason(&mut cases);
     rpc(&mut cases);
+    user_state_dir(&mut cases);
     cases
 }
 
@@ -86,6 +88,14 @@ fn reads(cases: &mut Vec<Case>) {
         cases.push(run(
             name,
             req(1, 'r', &format!("a{{p,m,o,n}}:\n{args}"), 256, 64, 30000),
+        ));
+    }
+    // Around the point where a.txt's text stops fitting its budget: the text inline, at the
+    // exact fit, and retained.
+    for tok in 4..=24 {
+        cases.push(run(
+            format!("read a.txt whole tok{tok}"),
+            req(1, 'r', "a{p,m,o,n}:\n[a.txt],0,0,64", tok, 64, 30000),
         ));
     }
     cases.push(run(
@@ -589,6 +599,7 @@ fn ason(cases: &mut Vec<Case>) {
         cases.push(Case {
             name: format!("ason {name}"),
             kind: Kind::Ason(bytes),
+            start: Start::Fixture,
         });
     }
     for (name, bytes) in [
@@ -616,6 +627,7 @@ fn ason(cases: &mut Vec<Case>) {
         cases.push(Case {
             name: format!("ason {name}"),
             kind: Kind::Ason(bytes.to_vec()),
+            start: Start::Fixture,
         });
     }
 }
@@ -632,6 +644,7 @@ fn rpc_case(name: &str, frames: Vec<String>) -> Case {
     Case {
         name: format!("rpc {name}"),
         kind: Kind::Rpc(frames),
+        start: Start::Fixture,
     }
 }
 
@@ -640,6 +653,7 @@ fn pipelined(name: &str, frames: Vec<String>) -> Case {
     Case {
         name: format!("rpc pipelined {name}"),
         kind: Kind::Pipelined(frames),
+        start: Start::Fixture,
     }
 }
 
@@ -742,6 +756,35 @@ fn rpc(cases: &mut Vec<Case>) {
             req(3, 'k', "a{i}:\n2", 64, 1, 1000),
         ],
     ));
+    cases.push(rpc_case(
+        "snapshot baseline that is not a manifest",
+        vec![
+            handshake(1, 1023, 15),
+            read(2, "big.txt", 256),
+            req(3, 's', "a{p,d,m,r,f}:\n[.],2,1,@1,0", 512, 64, 30000),
+        ],
+    ));
+    // One more request than the in-flight window holds while the first ones sleep: the last
+    // is 602. The window is 4 per I/O worker, sized from the CPUs as the contract says.
+    let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let io_workers = if cpus == 1 {
+        1
+    } else {
+        cpus.div_ceil(4).clamp(2, 8)
+    };
+    let window = 4 * io_workers;
+    let mut frames = vec![handshake(1, 1023, 15)];
+    for n in 0..=window as u64 {
+        frames.push(req(
+            2 + n,
+            'x',
+            "a{x,v,c,e,in,f}:\nsleep,[0.5],.,[],~,0",
+            256,
+            64,
+            10000,
+        ));
+    }
+    cases.push(pipelined("past the in-flight window", frames));
     cases.push(pipelined(
         "reads and cancels",
         vec![
@@ -784,5 +827,80 @@ fn rpc(cases: &mut Vec<Case>) {
             req(5, 's', "a{p,d,m,r,f}:\n[sub],2,1,@1,0", 512, 64, 30000),
             req(6, 's', "a{p,d,m,r,f}:\n[.],2,1,@2,0", 512, 64, 30000),
         ],
+    ));
+}
+
+/// A workspace whose `.ash` is the user's own directory: what reads show of it and what
+/// mutations do with it.
+fn user_state_dir(cases: &mut Vec<Case>) {
+    let a = fixture::digest("a.txt");
+    let user = |name: &str, doc: String| Case {
+        name: format!("user .ash: {name}"),
+        kind: Kind::Run(doc),
+        start: Start::UserStateDir,
+    };
+    cases.push(user(
+        "list",
+        req(2, 'l', "a{p,d,f}:\n[.],2,1", 256, 128, 30000),
+    ));
+    cases.push(user(
+        "list it",
+        req(2, 'l', "a{p,d,f}:\n[.ash],1,1", 256, 128, 30000),
+    ));
+    cases.push(user(
+        "read a file in it",
+        req(
+            1,
+            'r',
+            "a{p,m,o,n}:\n[.ash/notes.txt],0,0,64",
+            256,
+            16,
+            30000,
+        ),
+    ));
+    cases.push(user(
+        "search",
+        req(3, 'g', "a{q,p,f}:\nhello,[.],4", 256, 64, 30000),
+    ));
+    cases.push(user(
+        "patch elsewhere",
+        req(
+            5,
+            'p',
+            &format!("a{{p,h,i,o,n,v,f}}:\n[a.txt],[{a}],[0],[0],[5],[HELLO],0"),
+            256,
+            64,
+            30000,
+        ),
+    ));
+    cases.push(user(
+        "patch into it",
+        req(
+            5,
+            'p',
+            &format!("a{{p,h,i,o,n,v,f}}:\n[.ash/notes.txt],[{a}],[0],[0],[1],[x],0"),
+            256,
+            64,
+            30000,
+        ),
+    ));
+    cases.push(user(
+        "fs create elsewhere",
+        req(
+            6,
+            'f',
+            "a[1]{i,k,p,q,h,v}:\n1,0,new.txt,~,~,x",
+            64,
+            8,
+            30000,
+        ),
+    ));
+    cases.push(user(
+        "fs create in it",
+        req(6, 'f', "a[1]{i,k,p,q,h,v}:\n1,0,.ash/x,~,~,x", 64, 8, 30000),
+    ));
+    cases.push(user(
+        "snapshot",
+        req(7, 's', "a{p,d,m,r,f}:\n[.],2,0,~,1", 512, 64, 30000),
     ));
 }

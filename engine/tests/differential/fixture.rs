@@ -8,6 +8,14 @@ use std::path::Path;
 /// Bytes of `big.txt`: larger than any inline budget the cases use.
 pub const BIG_LINES: usize = 20_000;
 
+/// Adds a `.ash` directory of the user's to the workspace at `root/ws`: a name ash reserves
+/// for its state directory, holding the user's own file and no marker.
+pub fn user_state_dir(root: &Path) {
+    let dir = root.join("ws/.ash");
+    std::fs::create_dir(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), "the user's own hello\n").unwrap();
+}
+
 /// Builds the workspace at `root/ws` (and `root/outside.txt`, which a link points at).
 pub fn build(root: &Path) {
     let ws = root.join("ws");

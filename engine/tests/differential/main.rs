@@ -35,6 +35,7 @@ fn every_case_document_is_canonical() {
             let ason = run::Case {
                 name: case.name.clone(),
                 kind: run::Kind::Ason(doc.clone().into_bytes()),
+                start: run::Start::Fixture,
             };
             let out = run::run(&ours, &ason);
             if out.out != [doc.clone()] {

@@ -22,11 +22,21 @@ pub enum Kind {
     Pipelined(Vec<String>),
 }
 
+/// The workspace a case starts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Start {
+    /// The fixture, with no `.ash` (no request has mutated it yet).
+    Fixture,
+    /// The fixture with a `.ash` directory of the user's (no state-directory marker).
+    UserStateDir,
+}
+
 /// One differential case.
 #[derive(Debug, Clone)]
 pub struct Case {
     pub name: String,
     pub kind: Kind,
+    pub start: Start,
 }
 
 /// What one binary did with a case.
@@ -47,6 +57,9 @@ const TIMEOUT: Duration = Duration::from_secs(5);
 pub fn run(exe: &Path, case: &Case) -> Outcome {
     let root = tempfile::tempdir().unwrap();
     fixture::build(root.path());
+    if case.start == Start::UserStateDir {
+        fixture::user_state_dir(root.path());
+    }
     let ws = root.path().join("ws");
     let (sub, input, lockstep) = match &case.kind {
         Kind::Run(doc) => ("run", vec![doc.as_bytes().to_vec()], false),

@@ -152,7 +152,9 @@ fn unknown_and_released_baselines_are_unknown_references() {
 }
 
 #[test]
-fn a_baseline_that_is_not_a_manifest_is_the_wrong_type() {
+fn a_baseline_that_is_not_a_manifest_is_an_invalid_argument() {
+    // Its scope cannot equal the request's: 100, like a scope mismatch (as the reference
+    // answers), whether the value is other text or only starts like a manifest.
     let ws = tree(&[("a", b"a")]);
     let mut c = Client::new(ws.path());
     let values: [&[u8]; 5] = [
@@ -171,7 +173,7 @@ fn a_baseline_that_is_not_a_manifest_is_the_wrong_type() {
         let id = i as u64 + 1;
         assert_eq!(
             c.ask(&delta_req(id, DOT, 64, 0, alias)).text,
-            error(id, 5, 202, 1, 4),
+            error(id, 1, 100, 1, 1),
             "{}",
             String::from_utf8_lossy(value)
         );

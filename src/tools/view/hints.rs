@@ -13,7 +13,7 @@ pub fn next_step(tool: &str, response: &Response) -> String {
                 "The request was invalid (often a regex that does not compile, or a path with `..`, a leading `/` or `:`): fix the arguments and call again."
             }
             "snapshot" => {
-                "The request was invalid: a delta needs the same paths, depth and include_hidden as its baseline, and paths must be relative without `..`."
+                "The request was invalid: a delta's baseline must be the `@N` a snapshot answered with (not another retained value), with the same paths, depth and include_hidden, and paths must be relative without `..`."
             }
             "edit" => {
                 "The edit does not fit the file as last read (for example past its end): read the file again and redo the edit."

@@ -178,8 +178,9 @@ fn walk_rules_apply() {
         ("src/a.rs", b"k\nk\n"),
         ("src/.hidden", b"k\n"),
         ("other/c.rs", b"k\n"),
-        (".ash/FORMAT", b"k\n"),
+        (".ash/notes", b"k\n"),
     ]);
+    f.mark_state_dir();
     f.symlink("other", "src/otherlink");
     f.symlink("a.rs", "src/alink");
     let matcher = compile("k", LITERAL).unwrap();
