@@ -26,6 +26,44 @@ fn first_mutation_creates_the_state_directory() {
 }
 
 #[test]
+fn a_patch_that_fails_makes_no_state_directory() {
+    let mut c = Client::new();
+    c.write("a.txt", b"hello");
+    c.write("sub/b.txt", b"b");
+    std::os::unix::fs::symlink("a.txt", c.path("link")).expect("symlink");
+    let h = hash(b"hello");
+    let stale = "0".repeat(64);
+    let before = c.files();
+    let failing = [
+        patch(1, &[("a.txt", &stale)], &[(0, 0, 1, "x")]),
+        patch(2, &[("a.txt", &h)], &[(0, 100, 1, "x")]),
+        patch(3, &[("missing.txt", &h)], &[(0, 0, 1, "x")]),
+        patch(4, &[("link", &h)], &[(0, 0, 1, "x")]),
+        patch(5, &[("sub", &h)], &[(0, 0, 1, "x")]),
+        patch(
+            6,
+            &[("a.txt", &h), ("sub/b.txt", &stale)],
+            &[(0, 0, 1, "x")],
+        ),
+        // The answer cannot fit `tok` 1.
+        format!(
+            "t:1\ni:7\no:p\na{{p,h,i,o,n,v,f}}:\n[a.txt],[{h}],[0],[0],[1],[x],0\nu{{tok,rec,ms}}:\n1,16,30000\n"
+        ),
+    ];
+    for request in &failing {
+        let answer = c.ask(request);
+        assert!(!answer.contains("\ns:0\n"), "{request} -> {answer}");
+        assert!(!c.path(".ash").exists(), "{request} made .ash");
+    }
+    assert_eq!(c.files(), before);
+    // The first patch that commits makes it, preflighted again under the locks.
+    let answer = c.ask(&patch(8, &[("a.txt", &h)], &[(0, 0, 1, "J")]));
+    assert!(answer.contains("\ns:0\n"), "{answer}");
+    assert_eq!(c.read("a.txt"), Some(b"Jello".to_vec()));
+    assert!(c.path(".ash/FORMAT").is_file());
+}
+
+#[test]
 fn a_foreign_ash_is_never_taken_over() {
     let mut c = Client::new();
     c.write(".ash/notes.txt", b"mine");
