@@ -7,38 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ash_broker::client::is_token;
-use ash_broker::server::{self, BrokerError, Options, Upstream};
+use ash_broker::server::{self, BrokerArgs, BrokerError, Options, Upstream};
 use clap::Parser;
 
-/// ash-broker: provider connections shared by the short ansa processes of one shell.
-#[derive(Debug, Parser)]
-#[command(name = "ash-broker", version, about)]
-struct Args {
-    /// The socket to listen on, inside a directory only you can open (mode 0700).
-    #[arg(long, value_name = "PATH")]
-    socket: PathBuf,
-    /// The interactive shell served; the broker exits when it is gone.
-    #[arg(long, value_name = "PID")]
-    parent_pid: u32,
-    /// The lease file, refreshed by every routed request and removed on exit.
-    #[arg(long, value_name = "PATH")]
-    lease: PathBuf,
-    /// The provider's https:// base URL; requests to any other origin are refused.
-    #[arg(long, value_name = "URL")]
-    upstream: String,
-    /// Exit after this many seconds without a request.
-    #[arg(long, value_name = "SECS", default_value_t = 1800)]
-    idle_secs: u64,
-    /// How often the parent shell is looked for, in milliseconds.
-    #[arg(long, value_name = "MS", default_value_t = 1000)]
-    check_ms: u64,
-    /// Most idle provider connections kept per host.
-    #[arg(long, value_name = "N", default_value_t = 4)]
-    pool: usize,
-}
-
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = BrokerArgs::parse();
     match start(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -48,7 +21,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn start(args: Args) -> Result<(), BrokerError> {
+fn start(args: BrokerArgs) -> Result<(), BrokerError> {
     let options = Options {
         upstream: Upstream::parse(&args.upstream)?,
         socket: args.socket,

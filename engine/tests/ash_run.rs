@@ -349,6 +349,48 @@ fn version_prints_the_package_version() {
 }
 
 #[test]
+fn help_and_completions_are_answers() {
+    let ws = workspace();
+    let out = ash(&["--help"], ws.path(), b"");
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout);
+    for word in ["Usage: ash", "run", "rpc", "ason", "--completions"] {
+        assert!(help.contains(word), "{word} missing from {help}");
+    }
+    for (shell, marker) in [
+        ("bash", "complete -F _ash"),
+        ("zsh", "#compdef ash"),
+        ("fish", "complete -c ash"),
+    ] {
+        let out = ash(&["--completions", shell], ws.path(), b"");
+        assert_eq!(out.status.code(), Some(0), "{shell}");
+        let script = String::from_utf8_lossy(&out.stdout);
+        assert!(script.contains(marker), "{shell}: {script}");
+        assert!(script.contains("rpc"), "{shell} completes the subcommands");
+    }
+    // A completion request with a subcommand, or for an unknown shell, is a usage error.
+    assert_bootstrap(
+        &ash(&["--completions", "bash", "run"], ws.path(), b""),
+        1,
+        2,
+    );
+    assert_bootstrap(&ash(&["--completions", "tcsh"], ws.path(), b""), 1, 2);
+}
+
+#[test]
+fn an_argument_that_is_not_utf8_is_a_usage_error() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = workspace();
+    let out = Command::new(env!("CARGO_BIN_EXE_ash"))
+        .arg(std::ffi::OsStr::from_bytes(b"r\xffn"))
+        .current_dir(ws.path())
+        .stdin(Stdio::null())
+        .output()
+        .expect("ash runs");
+    assert_bootstrap(&out, 1, 2);
+}
+
+#[test]
 fn references_do_not_outlive_the_process() {
     // A read retained in one `ash run` (non-UTF-8 selection) gets `@1`; the next process starts
     // over with an empty store and an empty path dictionary, so it answers identically.

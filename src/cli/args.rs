@@ -4,9 +4,27 @@ use std::path::PathBuf;
 
 use clap::Parser;
 
-/// ansa: a fast, durable terminal coding agent.
+/// The end of `ansa --help` and of the man page: exit codes, files and the environment.
+const AFTER_HELP: &str = "\
+Exit status: 0 success; 1 the task failed, paused or was cancelled; 2 usage; 3 configuration; \
+4 sign-in or API key required or refused; 5 session busy or unusable; 130 interrupted.
+
+Files: ~/.ansa (ANSA_HOME moves it): config.json (user config), sessions/ (one journal \
+directory per session), auth/ (the sign-in; tokens in the OS keyring when one answers). \
+~/.ansa/AGENTS.md, then every AGENTS.md from / down to the workspace, is read at a \
+session's start.
+
+Environment: AI_PROVIDER (responses, chat, offline), AI_ENDPOINT, AI_MODEL, AI_API_KEY (else \
+OPENAI_API_KEY), AI_CA_FILE; ANSA_HOME.";
+
+/// A fast, durable terminal coding agent.
 #[derive(Debug, Clone, Parser)]
-#[command(name = "ansa", version, about, disable_help_subcommand = true)]
+#[command(
+    name = "ansa",
+    version,
+    disable_help_subcommand = true,
+    after_long_help = AFTER_HELP
+)]
 pub struct Args {
     /// Run one task, print the verified final answer, exit. Without it: the TUI on a terminal, else line mode.
     pub task: Option<String>,
@@ -109,6 +127,10 @@ pub struct Args {
     /// there is none); used by the shell integration.
     #[arg(long)]
     pub broker_upstream: bool,
+
+    /// Print the completion script for SHELL on stdout (bash, zsh, fish, elvish, powershell).
+    #[arg(long, value_name = "SHELL", exclusive = true)]
+    pub completions: Option<clap_complete::Shell>,
 
     /// Use the sign-in kept in DIR (an absolute path) instead of ~/.ansa/auth, for the auth
     /// commands and for live runs.

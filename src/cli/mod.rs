@@ -33,6 +33,20 @@ pub fn run(args: Args) -> Exit {
 }
 
 fn dispatch(args: &Args) -> Result<Exit, Failure> {
+    // Needs nothing of the home directory, so it works before one exists.
+    if let Some(shell) = args.completions {
+        let mut script = Vec::new();
+        clap_complete::generate(
+            shell,
+            &mut <Args as clap::CommandFactory>::command(),
+            "ansa",
+            &mut script,
+        );
+        return io::stdout()
+            .write_all(&script)
+            .map(|()| Exit::Success)
+            .map_err(|e| Failure::io(format!("writing the completion script failed: {e}")));
+    }
     let home = AnsaHome::from_env().map_err(Failure::config)?;
     let env = Env::process();
     if auth::wanted(args) {

@@ -14,6 +14,7 @@ mod broker_support;
 mod compaction;
 mod crash;
 mod harness;
+mod install;
 mod jsonl;
 mod live;
 #[path = "../support/live_runtime.rs"]

@@ -2,6 +2,7 @@
 //! headers, size) and forwards it on one shared HTTP client with a bounded per-host pool,
 //! streaming the answer back as it arrives. It keeps no prompt, response or credential.
 
+mod command_line;
 mod error;
 mod forward;
 mod life;
@@ -9,6 +10,7 @@ mod listen;
 mod options;
 mod stream;
 
+pub use command_line::BrokerArgs;
 pub use error::BrokerError;
 pub use options::{Options, Upstream};
 

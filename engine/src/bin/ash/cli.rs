@@ -2,28 +2,40 @@
 
 use ash_engine::ason::{self, Limits};
 use ash_engine::bootstrap::{BootstrapCode, BootstrapError, decode_error, exit};
+use ash_engine::command_line::{AshArgs, AshCommand};
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
+use std::ffi::OsString;
 use std::io::{Read, Write};
-
-/// Usage text, reported as bootstrap error 1.
-pub const USAGE: &str = "usage: ash run (one canonical ASH/1 request on stdin) | ash rpc (framed ASH/1 session on stdin/stdout) | ash ason (canonicalise ASON on stdin) | ash --version";
 
 /// Runs the `ash` command line with `args` (without the program name).
 pub fn main(
-    args: &[String],
+    args: &[OsString],
     stdin: &mut dyn Read,
     stdout: &mut dyn Write,
 ) -> Result<(), BootstrapError> {
-    match args {
-        [flag] if flag == "--version" => write_out(
-            stdout,
-            format!("ash {}\n", env!("CARGO_PKG_VERSION")).as_bytes(),
-        ),
-        [cmd] if cmd == "ason" => {
+    let parsed =
+        AshArgs::try_parse_from(std::iter::once(OsString::from("ash")).chain(args.iter().cloned()));
+    let parsed = match parsed {
+        Ok(parsed) => parsed,
+        // Help and the version are answers, not failures.
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            return write_out(stdout, e.render().to_string().as_bytes());
+        }
+        Err(e) => return Err(usage(&e)),
+    };
+    if let Some(shell) = parsed.completions {
+        let mut script = Vec::new();
+        clap_complete::generate(shell, &mut AshArgs::command(), "ash", &mut script);
+        return write_out(stdout, &script);
+    }
+    match parsed.command {
+        Some(AshCommand::Ason) => {
             let input = read_input(stdin)?;
             let doc = ason::decode(&input, &Limits::default()).map_err(decode_error)?;
             write_out(stdout, ason::encode(&doc).as_bytes())
         }
-        [cmd] if cmd == "run" => {
+        Some(AshCommand::Run) => {
             let input = read_input(stdin)?;
             let cwd = std::env::current_dir().map_err(|e| {
                 BootstrapError::new(
@@ -35,15 +47,27 @@ pub fn main(
             let response = crate::run::run_in(&cwd, &input)?;
             write_out(stdout, response.as_bytes())
         }
-        [cmd] if cmd == "rpc" => ash_engine::rpc::serve_stdio(stdin),
-        [] => Err(usage("no subcommand given")),
-        [other, ..] => Err(usage(&format!(
-            "unknown subcommand or arguments starting at {other:?}"
-        ))),
+        Some(AshCommand::Rpc) => ash_engine::rpc::serve_stdio(stdin),
+        None => Err(BootstrapError::new(
+            BootstrapCode::Usage,
+            exit::USAGE,
+            format!("no subcommand given; {USAGE}"),
+        )),
     }
 }
 
-fn usage(why: &str) -> BootstrapError {
+/// What `ash` accepts, said in one line of a usage error.
+const USAGE: &str = "usage: ash run | ash rpc | ash ason | ash --completions SHELL | ash --version (ash --help says more)";
+
+/// Bootstrap error 1 for arguments clap refused, with clap's reason on one line.
+fn usage(e: &clap::Error) -> BootstrapError {
+    let rendered = e.render().to_string();
+    let why = rendered
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .trim_start_matches("error: ")
+        .to_owned();
     BootstrapError::new(BootstrapCode::Usage, exit::USAGE, format!("{why}; {USAGE}"))
 }
 

@@ -1,4 +1,4 @@
-//! The `ash` binary: `ash run`, `ash ason`, `ash --version`; also the exec supervisor when its
+//! The `ash` binary: `ash run`, `ash rpc`, `ash ason`, `ash --completions`; also the exec supervisor when its
 //! first argument is [`SUPERVISE_ARG`] (an embedding feature, not a user command).
 
 mod cli;
@@ -15,10 +15,8 @@ fn main() -> ExitCode {
     if raw.get(1).is_some_and(|a| a == SUPERVISE_ARG) {
         std::process::exit(supervise_main(raw.get(2..).unwrap_or_default()));
     }
-    drop(raw);
-    let args: Vec<String> = std::env::args().skip(1).collect();
     let result = cli::main(
-        &args,
+        raw.get(1..).unwrap_or_default(),
         &mut std::io::stdin().lock(),
         &mut std::io::stdout().lock(),
     );

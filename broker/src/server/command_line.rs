@@ -1,0 +1,34 @@
+//! The `ash-broker` command line as a clap definition, shared by the binary and the man page
+//! generator. The capability token never appears here: it arrives on stdin.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// Provider connections shared by the short ansa processes of one shell (started by the
+/// shell integration that `ansa --install-shell` writes).
+#[derive(Debug, Clone, Parser)]
+#[command(name = "ash-broker", version)]
+pub struct BrokerArgs {
+    /// The socket to listen on, inside a directory only you can open (mode 0700).
+    #[arg(long, value_name = "PATH")]
+    pub socket: PathBuf,
+    /// The interactive shell served; the broker exits when it is gone.
+    #[arg(long, value_name = "PID")]
+    pub parent_pid: u32,
+    /// The lease file, refreshed by every routed request and removed on exit.
+    #[arg(long, value_name = "PATH")]
+    pub lease: PathBuf,
+    /// The provider's https:// base URL; requests to any other origin are refused.
+    #[arg(long, value_name = "URL")]
+    pub upstream: String,
+    /// Exit after this many seconds without a request.
+    #[arg(long, value_name = "SECS", default_value_t = 1800)]
+    pub idle_secs: u64,
+    /// How often the parent shell is looked for, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1000)]
+    pub check_ms: u64,
+    /// Most idle provider connections kept per host.
+    #[arg(long, value_name = "N", default_value_t = 4)]
+    pub pool: usize,
+}
