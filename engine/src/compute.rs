@@ -4,6 +4,7 @@
 //! same bytes whatever the worker count.
 
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 use std::thread;
 
 use thiserror::Error;
@@ -21,7 +22,9 @@ pub struct ComputeError {
 /// A fixed-size Rayon pool that owns all CPU-bound work of the engine.
 #[derive(Debug)]
 pub struct ComputePlane {
-    pool: rayon::ThreadPool,
+    /// Built at once by [`ComputePlane::new`], on the first [`ComputePlane::install`] for
+    /// [`ComputePlane::host`]; `None` when that late start failed.
+    pool: OnceLock<Option<rayon::ThreadPool>>,
     workers: usize,
 }
 
@@ -29,20 +32,21 @@ impl ComputePlane {
     /// Starts a pool with `workers` threads (0 is treated as 1).
     pub fn new(workers: usize) -> Result<ComputePlane, ComputeError> {
         let workers = workers.max(1);
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(workers)
-            .thread_name(|index| format!("ash-compute-{index}"))
-            .build()
-            .map_err(|err| ComputeError {
-                workers,
-                message: err.to_string(),
-            })?;
-        Ok(ComputePlane { pool, workers })
+        let pool = build(workers)?;
+        Ok(ComputePlane {
+            pool: OnceLock::from(Some(pool)),
+            workers,
+        })
     }
 
-    /// Starts a pool sized by `available_parallelism()` (1 if unknown).
-    pub fn host() -> Result<ComputePlane, ComputeError> {
-        ComputePlane::new(host_parallelism())
+    /// A pool sized by `available_parallelism()` (1 if unknown) whose threads start with the
+    /// first work that needs them, so a process that only answers cheap requests never starts
+    /// them.
+    pub fn host() -> ComputePlane {
+        ComputePlane {
+            pool: OnceLock::new(),
+            workers: host_parallelism(),
+        }
     }
 
     /// The number of worker threads.
@@ -50,14 +54,31 @@ impl ComputePlane {
         self.workers
     }
 
-    /// Runs `work` inside the pool, so Rayon parallel iterators in it use this pool; blocks until done.
+    /// Runs `work` inside the pool, so Rayon parallel iterators in it use this pool; blocks until
+    /// done. Should a late start fail, `work` runs on the calling thread (its parallel iterators
+    /// then use Rayon's global pool); results are the same bytes either way, since every
+    /// parallel result is put in input order.
     pub fn install<R, F>(&self, work: F) -> R
     where
         F: FnOnce() -> R + Send,
         R: Send,
     {
-        self.pool.install(work)
+        match self.pool.get_or_init(|| build(self.workers).ok()) {
+            Some(pool) => pool.install(work),
+            None => work(),
+        }
     }
+}
+
+fn build(workers: usize) -> Result<rayon::ThreadPool, ComputeError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(workers)
+        .thread_name(|index| format!("ash-compute-{index}"))
+        .build()
+        .map_err(|err| ComputeError {
+            workers,
+            message: err.to_string(),
+        })
 }
 
 /// The host's available parallelism, 1 when it cannot be determined.
@@ -100,6 +121,10 @@ mod tests {
 
     #[test]
     fn host_has_at_least_one_worker() {
-        assert!(ComputePlane::host().is_ok_and(|p| p.workers() >= 1));
+        let plane = ComputePlane::host();
+        assert!(plane.workers() >= 1);
+        // The threads start with the first work.
+        assert!(plane.pool.get().is_none());
+        assert_eq!(plane.install(rayon::current_num_threads), plane.workers());
     }
 }

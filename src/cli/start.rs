@@ -369,7 +369,7 @@ fn setup_for(
     };
     let registry = ToolRegistry::for_profile(args.script.is_some() || offline(args, config))
         .map_err(Failure::config)?;
-    let plane = ComputePlane::host().map_err(Failure::config)?;
+    let plane = ComputePlane::host();
     let user_home = std::env::var_os("HOME").map(PathBuf::from);
     let exclusion = FileExclusion::new(home, user_home.as_deref(), cwd, &config.exclude)
         .map_err(Failure::config)?

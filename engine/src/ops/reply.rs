@@ -41,18 +41,10 @@ pub(crate) fn commit(
 pub(crate) fn presentable(answer: &Answer<'_>, planned: &Planned) -> Result<(), ErrorRecord> {
     let id = answer.request.id;
     let limit = answer.limit();
-    let full = provisional(id, planned, planned.flags, planned.reference, true);
-    if full.encode().len() <= limit {
+    if provisional_full(id, planned).encode().len() <= limit {
         return Ok(());
     }
-    let compact = provisional(
-        id,
-        planned,
-        compact_flags(planned.flags),
-        Some(WORST_ID),
-        false,
-    );
-    if planned.kind.is_some() && compact.encode().len() <= limit {
+    if planned.kind.is_some() && provisional_compact(id, planned).encode().len() <= limit {
         Ok(())
     } else {
         Err(ErrorRecord::typical(ErrorCode::OutputBudget))
@@ -94,22 +86,17 @@ pub(crate) struct Planned {
 /// request was sealed first; a compact answer is measured with a 20-digit reference.
 fn plan(answer: &mut Answer<'_>, planned: &Planned) -> Result<Reply, ErrorRecord> {
     let id = answer.request.id;
-    let full = provisional(id, planned, planned.flags, planned.reference, true);
-    if answer.reserve(full.encode().len()).is_ok() {
+    if answer
+        .reserve(provisional_full(id, planned).encode().len())
+        .is_ok()
+    {
         answer.applies = true;
         return Ok(Reply::Full);
     }
     let Some(kind) = planned.kind else {
         return Err(ErrorRecord::typical(ErrorCode::OutputBudget));
     };
-    let compact = provisional(
-        id,
-        planned,
-        compact_flags(planned.flags),
-        Some(WORST_ID),
-        false,
-    );
-    answer.reserve(compact.encode().len())?;
+    answer.reserve(provisional_compact(id, planned).encode().len())?;
     let evidence = answer.retain(evidence(kind, planned).into_bytes())?;
     answer.applies = true;
     Ok(Reply::Compact { evidence })
@@ -165,6 +152,22 @@ fn compact_flags(base: Flags) -> Flags {
     base.with(Flags::TRUNCATED)
         .with(Flags::REDUCED)
         .with(Flags::RETAINED)
+}
+
+/// The full answer as [`plan`] measures it.
+fn provisional_full(id: u64, planned: &Planned) -> Response {
+    provisional(id, planned, planned.flags, planned.reference, true)
+}
+
+/// The compact answer as [`plan`] measures it: no rows, a 20-digit reference.
+fn provisional_compact(id: u64, planned: &Planned) -> Response {
+    provisional(
+        id,
+        planned,
+        compact_flags(planned.flags),
+        Some(WORST_ID),
+        false,
+    )
 }
 
 /// The answer as the first answer of a fresh session would be: local ids, every path in `p`.

@@ -19,15 +19,8 @@ pub fn run_in(root: &Path, input: &[u8]) -> Result<String, BootstrapError> {
             format!("stdin: {e}; `ash ason` prints the canonical form"),
         ),
     })?;
-    let plane = ComputePlane::host().map_err(|e| {
-        BootstrapError::new(
-            BootstrapCode::Internal,
-            exit::SOFTWARE,
-            format!("compute plane: {e}"),
-        )
-    })?;
-    let mut session =
-        Session::open(root, SessionConfig::run(), Arc::new(plane)).map_err(|e| match e {
+    let mut session = Session::open(root, SessionConfig::run(), Arc::new(ComputePlane::host()))
+        .map_err(|e| match e {
             SessionError::NotADirectory(_) => {
                 BootstrapError::new(BootstrapCode::Handshake, exit::PROTOCOL, e.to_string())
             }

@@ -1,0 +1,135 @@
+//! Whole-process literal search as the tree grows, against ripgrep (issue 22): the 8 MiB
+//! generator of `read_plane` (256 files × 32 KiB) repeated 1×, 4×, 16× and 64× (8 MiB to
+//! 512 MiB), one literal with matches and one without. Each round runs `ash run` (`tok 65536`,
+//! `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null; the table is
+//! the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
+//!
+//! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "bench code: a failed unwrap is the bench failing, with its location"
+)]
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const FILES: usize = 256;
+const FILE_BYTES: usize = 32 * 1024;
+
+/// Writes `copies` × 256 files of 32 KiB; every 97th line holds `needle_marker`.
+fn generate(root: &Path, copies: usize) {
+    for copy in 0..copies {
+        for f in 0..FILES {
+            let d = root.join(format!("c{copy:02}/d{:02}", f % 16));
+            std::fs::create_dir_all(&d).unwrap();
+            let mut text = String::with_capacity(FILE_BYTES + 128);
+            let mut line = 0usize;
+            while text.len() < FILE_BYTES {
+                if line % 97 == 13 {
+                    text.push_str(&format!("    let v = needle_marker({line}); // call(x)\n"));
+                } else {
+                    text.push_str(&format!(
+                        "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
+                    ));
+                }
+                line += 1;
+            }
+            std::fs::write(d.join(format!("f{f:04}.txt")), text).unwrap();
+        }
+    }
+}
+
+fn ash_search(ash: &str, root: &Path, literal: &str) -> Duration {
+    let request = format!(
+        "t:1\ni:1\no:g\na{{q,p,f}}:\n{literal},[.],0\nu{{tok,rec,ms}}:\n65536,100000,60000\n"
+    );
+    let t = Instant::now();
+    let mut child = Command::new(ash)
+        .arg("run")
+        .current_dir(root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(request.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    t.elapsed()
+}
+
+fn rg_search(root: &Path, literal: &str) -> Duration {
+    let t = Instant::now();
+    let status = Command::new("rg")
+        .args(["-n", literal, "."])
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .status()
+        .unwrap();
+    // 1 is "no match", which the no-match case expects.
+    assert!(matches!(status.code(), Some(0 | 1)));
+    t.elapsed()
+}
+
+fn median(mut t: Vec<Duration>) -> f64 {
+    t.sort();
+    t[t.len() / 2].as_secs_f64() * 1e3
+}
+
+fn main() {
+    let ash = env!("CARGO_BIN_EXE_ash");
+    let max: usize = std::env::var("ASH_SCALE_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    let rg = Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !rg {
+        println!("ripgrep is not installed: timing ash alone (apt-get install ripgrep to compare)");
+    }
+    println!("| tree | query | ash p50 ms | rg p50 ms | ash / rg |");
+    println!("|---|---|---|---|---|");
+    for copies in [1usize, 4, 16, 64].into_iter().filter(|c| *c <= max) {
+        let dir = tempfile::tempdir().unwrap();
+        generate(dir.path(), copies);
+        let rounds = if copies >= 16 { 9 } else { 21 };
+        for (query, literal) in [("matches", "needle_marker"), ("no match", "needle_absent")] {
+            // Warm the page cache and both binaries.
+            ash_search(ash, dir.path(), literal);
+            if rg {
+                rg_search(dir.path(), literal);
+            }
+            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            for _ in 0..rounds {
+                ours.push(ash_search(ash, dir.path(), literal));
+                if rg {
+                    theirs.push(rg_search(dir.path(), literal));
+                }
+            }
+            let a = median(ours);
+            let size = (copies * FILES * FILE_BYTES) >> 20;
+            if rg {
+                let r = median(theirs);
+                println!(
+                    "| {size} MiB ({} files) | {query} | {a:.1} | {r:.1} | {:.2}× |",
+                    copies * FILES,
+                    a / r
+                );
+            } else {
+                println!(
+                    "| {size} MiB ({} files) | {query} | {a:.1} | – | – |",
+                    copies * FILES
+                );
+            }
+        }
+    }
+}
