@@ -348,8 +348,12 @@ pub fn read_pid(path: &Path) -> i32 {
 
 /// The only session directory under the world's home.
 pub fn only_session_dir(world: &World) -> PathBuf {
-    let sessions = world.ansa_home().join("sessions");
-    let dirs: Vec<PathBuf> = std::fs::read_dir(&sessions)
+    only_session_in(&world.ansa_home().join("sessions"))
+}
+
+/// The only session directory in `sessions` (a home's `sessions/`; its index files aside).
+pub fn only_session_in(sessions: &Path) -> PathBuf {
+    let dirs: Vec<PathBuf> = std::fs::read_dir(sessions)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir() && !p.file_name().unwrap().to_string_lossy().starts_with('.'))

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::harness::World;
+use super::harness::{World, only_session_in};
 
 /// The repository root.
 fn repo() -> &'static Path {
@@ -100,13 +100,8 @@ fn every_readme_command_runs() {
     }
     assert!(ran >= 6, "only {ran} commands ran");
     // What they left behind is what the README says: one session, continued; completions.
-    let sessions = world.path("home/.ansa/sessions");
-    let names: Vec<_> = std::fs::read_dir(&sessions)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.is_dir() && !p.file_name().unwrap().to_string_lossy().starts_with('.'))
-        .collect();
-    assert_eq!(names.len(), 1, "--continue reopened the session: {names:?}");
+    // `--continue` reopened the first session instead of making a second one.
+    only_session_in(&world.path("home/.ansa/sessions"));
     let completions = world.path("home/.local/share/bash-completion/completions");
     for name in ["ansa", "ash"] {
         assert!(completions.join(name).is_file(), "{name} completions");
