@@ -98,6 +98,11 @@ pub fn is_bare(t: &str) -> bool {
 }
 
 /// Appends text, bare when allowed, otherwise quoted with canonical escapes.
+///
+/// Runs of bytes that need no escape are copied whole: the escapes are `\\`, `\"`, `\n`,
+/// `\r`, `\t` and `\u{..}` for the other control characters (C0, DEL and C1), and every one of
+/// them starts at an ASCII byte or at the lead byte 0xC2 of U+0080..=U+009F, so a run always
+/// ends on a character boundary.
 pub fn text(t: &str, out: &mut String) {
     if is_bare(t) {
         out.push_str(t);
@@ -105,18 +110,50 @@ pub fn text(t: &str, out: &mut String) {
     }
     out.reserve(t.len() + 2);
     out.push('"');
-    for c in t.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '"' => out.push_str("\\\""),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c.is_control() => {
-                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+    let bytes = t.as_bytes();
+    let mut run = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let byte = bytes[at];
+        let (escape, width): (Escape, usize) = match byte {
+            b'\\' => (Escape::Short("\\\\"), 1),
+            b'"' => (Escape::Short("\\\""), 1),
+            b'\n' => (Escape::Short("\\n"), 1),
+            b'\r' => (Escape::Short("\\r"), 1),
+            b'\t' => (Escape::Short("\\t"), 1),
+            0..0x20 | 0x7f => (Escape::Code(u32::from(byte)), 1),
+            // U+0080..=U+009F: the code point equals its continuation byte.
+            0xc2 => match bytes.get(at + 1) {
+                Some(&next @ 0x80..=0x9f) => (Escape::Code(u32::from(next)), 2),
+                _ => (Escape::None, 1),
+            },
+            _ => (Escape::None, 1),
+        };
+        match escape {
+            Escape::None => {}
+            Escape::Short(s) => {
+                out.push_str(&t[run..at]);
+                out.push_str(s);
+                run = at + width;
             }
-            c => out.push(c),
+            Escape::Code(code) => {
+                out.push_str(&t[run..at]);
+                let _ = write!(out, "\\u{{{code:x}}}");
+                run = at + width;
+            }
         }
+        at += width;
     }
+    out.push_str(&t[run..]);
     out.push('"');
+}
+
+/// How [`text`] writes one byte sequence.
+enum Escape {
+    /// Copied as it is.
+    None,
+    /// A two-character escape.
+    Short(&'static str),
+    /// `\u{..}` with the code point in hex.
+    Code(u32),
 }

@@ -64,6 +64,51 @@ fn value_forms_fixture_matches_typed_value() {
     assert_eq!(encode(&want).as_bytes(), &bytes[..]);
 }
 
+/// The escape rules stated one character at a time, the definition [`encode::text`]'s
+/// run-copying loop must agree with.
+fn quoted_by_chars(t: &str) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::from('"');
+    for c in t.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[test]
+fn text_escapes_agree_with_the_per_character_rules() {
+    let mut all: Vec<char> = (0u32..0x3000).filter_map(char::from_u32).collect();
+    all.extend(['\u{fffd}', '\u{10ffff}', '\u{1f600}']);
+    let mut cases: Vec<String> = all.iter().map(|c| format!("x {c}y")).collect();
+    cases.push(all.iter().collect());
+    let mut rng = Rng::new(7);
+    for _ in 0..200 {
+        let len = rng.below(12);
+        cases.push(
+            (0..len)
+                .map(|_| all[rng.below(all.len())])
+                .chain([' '])
+                .collect(),
+        );
+    }
+    for case in &cases {
+        let mut out = String::new();
+        encode::text(case, &mut out);
+        assert_eq!(out, quoted_by_chars(case), "encoding {case:?}");
+    }
+}
+
 #[test]
 fn canonical_text_forms() {
     let cases: &[(&str, &str)] = &[

@@ -9,7 +9,11 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use std::collections::HashMap;
+use std::ffi::OsString;
 use std::io::Read;
+use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -17,8 +21,8 @@ pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
-use crate::files::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkOptions};
-use crate::files::workspace::{Ceiling, FilterOp, FsError, Workspace};
+use crate::files::walk::{self, Depth, LIST_MAX_ENTRIES, ListFilter, WalkEntry, WalkOptions};
+use crate::files::workspace::{At, Ceiling, FilterOp, FsError, Workspace};
 
 /// Per-file size ceiling of search (601 beyond it).
 pub const SEARCH_MAX_FILE_BYTES: u64 = 64 * 1024 * 1024;
@@ -40,6 +44,32 @@ pub struct SearchMatch {
     pub column: u64,
     /// The whole line, without its LF or CRLF.
     pub text: String,
+}
+
+/// One matching line as handed to a consumer: the path is borrowed from the walk, so a row
+/// that is only counted or streamed costs no copy of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MatchRow<'a> {
+    /// Logical path of the file.
+    pub path: &'a str,
+    /// 1-based line number.
+    pub line: u64,
+    /// 1-based byte column of the first match in the line.
+    pub column: u64,
+    /// The whole line, without its LF or CRLF.
+    pub text: String,
+}
+
+impl MatchRow<'_> {
+    /// The row with its path owned.
+    pub fn into_owned(self) -> SearchMatch {
+        SearchMatch {
+            path: self.path.to_owned(),
+            line: self.line,
+            column: self.column,
+            text: self.text,
+        }
+    }
 }
 
 /// The result of a search.
@@ -81,7 +111,7 @@ pub fn search<S: AsRef<str> + Sync>(
         hidden,
         deadline,
         &mut |m| {
-            matches.push(m);
+            matches.push(m.into_owned());
             Ok(())
         },
     )?;
@@ -103,16 +133,23 @@ pub struct SearchSummary {
     pub total: usize,
 }
 
-/// File bytes scanned in parallel before their matches are handed on: the matches of one
-/// chunk are all that is held at once, whatever the tree holds.
+/// File bytes scanned in parallel before their matches are handed on: the matches of two
+/// chunks (one being handed on, the next being scanned) are all that is held at once,
+/// whatever the tree holds.
 const CHUNK_BYTES: u64 = 8 << 20;
 /// Files per chunk, for trees of many small files.
+#[cfg(not(test))]
 const CHUNK_FILES: usize = 1024;
+/// Small in unit tests, so their trees span many chunks and the overlap of handing on one
+/// chunk while scanning the next is what the worker-count invariance test sees.
+#[cfg(test)]
+const CHUNK_FILES: usize = 16;
 
 /// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
 /// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
-/// scanned in parallel chunks of about [`CHUNK_BYTES`], so memory follows the consumer, not the
-/// tree.
+/// scanned in parallel chunks of about [`CHUNK_BYTES`], and chunk k + 1 is scanned while the
+/// rows of chunk k are handed on, so memory follows the consumer (at most two chunks of
+/// matches are held), not the tree.
 pub fn search_into<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,
@@ -120,10 +157,13 @@ pub fn search_into<S: AsRef<str> + Sync>(
     roots: &[S],
     hidden: bool,
     deadline: Option<Deadline>,
-    rows: &mut (dyn FnMut(SearchMatch) -> Result<(), FsError> + Send),
+    rows: &mut RowSink<'_>,
 ) -> Result<SearchSummary, FsError> {
     plane.install(|| search_in_pool(workspace, matcher, roots, hidden, deadline, rows))
 }
+
+/// The consumer of a search's rows; an error stops the search.
+pub type RowSink<'r> = dyn for<'a> FnMut(MatchRow<'a>) -> Result<(), FsError> + Send + 'r;
 
 /// What scanning one file produced.
 enum FileScan {
@@ -142,7 +182,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     roots: &[S],
     hidden: bool,
     deadline: Option<Deadline>,
-    rows: &mut (dyn FnMut(SearchMatch) -> Result<(), FsError> + Send),
+    rows: &mut RowSink<'_>,
 ) -> Result<SearchSummary, FsError> {
     let options = WalkOptions {
         depth: Depth::MAX,
@@ -157,70 +197,150 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         partial: walked.skipped.any(),
         ..SearchSummary::default()
     };
-    let mut start = 0;
-    while start < walked.entries.len() {
-        let mut end = start;
-        let mut bytes = 0u64;
-        while end < walked.entries.len()
-            && end - start < CHUNK_FILES
-            && (end == start || bytes + walked.entries[end].size <= CHUNK_BYTES)
-        {
-            bytes += walked.entries[end].size;
-            end += 1;
+    let chunks = chunk_bounds(&walked.entries);
+    let entries = &walked.entries;
+    let scan = |range: &std::ops::Range<usize>| {
+        scan_chunk(workspace, matcher, &entries[range.clone()], deadline)
+    };
+    let Some(first) = chunks.first() else {
+        return Ok(summary);
+    };
+    let mut scanned = scan(first);
+    for (at, range) in chunks.iter().enumerate() {
+        let chunk = &entries[range.clone()];
+        let next = chunks.get(at + 1);
+        let (handed, following) = rayon::join(
+            || hand_on(chunk, scanned, &mut summary, rows),
+            || next.map(scan),
+        );
+        handed?;
+        match following {
+            Some(following) => scanned = following,
+            None => break,
         }
-        let chunk = &walked.entries[start..end];
-        let scans: Vec<Result<FileScan, FsError>> = chunk
-            .par_iter()
-            .map(|entry| {
-                if let Some(deadline) = deadline {
-                    deadline.check()?;
-                }
-                scan_file(workspace, matcher, &entry.path)
-            })
-            .collect();
-        // Entries are sorted by path and each file's matches by line, so rows come out sorted.
-        for (entry, scanned) in chunk.iter().zip(scans) {
-            match scanned? {
-                FileScan::Skipped => summary.partial = true,
-                FileScan::Scanned { matches, crlf } => {
-                    summary.normalized |= crlf;
-                    if summary.total + matches.len() > MAX_MATCHES_TOTAL {
-                        return Err(FsError::Ceiling {
-                            path: entry.path.clone(),
-                            ceiling: Ceiling::TotalMatches {
-                                limit: MAX_MATCHES_TOTAL,
-                            },
-                        });
-                    }
-                    summary.total += matches.len();
-                    for (line, column, text) in matches {
-                        rows(SearchMatch {
-                            path: entry.path.clone(),
-                            line,
-                            column,
-                            text,
-                        })?;
-                    }
-                }
-            }
-        }
-        start = end;
     }
     Ok(summary)
 }
 
-/// Reads and scans one walked file.
-fn scan_file(workspace: &Workspace, matcher: &Matcher, path: &str) -> Result<FileScan, FsError> {
-    let Some(buf) = read_bounded(workspace, path)? else {
+/// Splits the walked files into runs of about [`CHUNK_BYTES`] (at least one file each).
+fn chunk_bounds(entries: &[WalkEntry]) -> Vec<std::ops::Range<usize>> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < entries.len() {
+        let mut end = start;
+        let mut bytes = 0u64;
+        while end < entries.len()
+            && end - start < CHUNK_FILES
+            && (end == start || bytes + entries[end].size <= CHUNK_BYTES)
+        {
+            bytes += entries[end].size;
+            end += 1;
+        }
+        chunks.push(start..end);
+        start = end;
+    }
+    chunks
+}
+
+/// Hands one scanned chunk's rows to `rows`, in row order: entries are sorted by path and each
+/// file's matches by line.
+fn hand_on(
+    chunk: &[WalkEntry],
+    scans: Vec<Result<FileScan, FsError>>,
+    summary: &mut SearchSummary,
+    rows: &mut RowSink<'_>,
+) -> Result<(), FsError> {
+    for (entry, scanned) in chunk.iter().zip(scans) {
+        match scanned? {
+            FileScan::Skipped => summary.partial = true,
+            FileScan::Scanned { matches, crlf } => {
+                summary.normalized |= crlf;
+                if summary.total + matches.len() > MAX_MATCHES_TOTAL {
+                    return Err(FsError::Ceiling {
+                        path: entry.path.clone(),
+                        ceiling: Ceiling::TotalMatches {
+                            limit: MAX_MATCHES_TOTAL,
+                        },
+                    });
+                }
+                summary.total += matches.len();
+                for (line, column, text) in matches {
+                    rows(MatchRow {
+                        path: &entry.path,
+                        line,
+                        column,
+                        text,
+                    })?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads and scans the files of one chunk in parallel, in chunk order. Each parent directory
+/// is opened once for the chunk, so a file costs one `openat` in its directory rather than a
+/// lookup from the workspace root; the parent was reached through real directories only, so
+/// a directory swapped for a symlink since the walk cannot lead outside.
+fn scan_chunk(
+    workspace: &Workspace,
+    matcher: &Matcher,
+    chunk: &[WalkEntry],
+    deadline: Option<Deadline>,
+) -> Vec<Result<FileScan, FsError>> {
+    let mut parents: Vec<&str> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    let named: Vec<(usize, &str)> = chunk
+        .iter()
+        .map(|entry| {
+            let (parent, name) = entry.path.rsplit_once('/').unwrap_or((".", &entry.path));
+            let at = *index.entry(parent).or_insert_with(|| {
+                parents.push(parent);
+                parents.len() - 1
+            });
+            (at, name)
+        })
+        .collect();
+    let dirs: Vec<Option<Arc<OwnedFd>>> = parents
+        .par_iter()
+        .map(|parent| workspace.open_dir(parent).ok().map(Arc::new))
+        .collect();
+    chunk
+        .par_iter()
+        .zip(named)
+        .map_init(Vec::new, |buf, (entry, (at, name))| {
+            if let Some(deadline) = deadline {
+                deadline.check()?;
+            }
+            let Some(dir) = &dirs[at] else {
+                return Ok(FileScan::Skipped);
+            };
+            let file = At::new(Arc::clone(dir), OsString::from(name));
+            scan_file(workspace, matcher, &entry.path, &file, buf)
+        })
+        .collect()
+}
+
+/// Reads and scans one walked file, reading into `buf` (kept between files to spare an
+/// allocation and fresh pages per file).
+fn scan_file(
+    workspace: &Workspace,
+    matcher: &Matcher,
+    path: &str,
+    file: &At,
+    buf: &mut Vec<u8>,
+) -> Result<FileScan, FsError> {
+    let Some(len) = read_bounded(workspace, path, file, buf)? else {
         return Ok(FileScan::Skipped);
     };
-    if std::str::from_utf8(&buf).is_err() {
+    let buf = &buf[..len];
+    let Ok(text) = simdutf8::basic::from_utf8(buf) else {
         return Ok(FileScan::Skipped);
-    }
-    let crlf = scan::has_crlf(&buf);
+    };
+    let crlf = scan::has_crlf(buf);
     let matches =
         matcher
-            .scan(&buf, crlf, MAX_MATCHES_PER_FILE)
+            .scan(text, crlf, MAX_MATCHES_PER_FILE)
             .map_err(|scan::TooManyMatches| FsError::Ceiling {
                 path: path.to_owned(),
                 ceiling: Ceiling::FileMatches {
@@ -230,8 +350,49 @@ fn scan_file(workspace: &Workspace, matcher: &Matcher, path: &str) -> Result<Fil
     Ok(FileScan::Scanned { matches, crlf })
 }
 
-/// The file's bytes, `None` if it vanished or cannot be read, or a ceiling error if too large.
-fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, FsError> {
+/// Reads `file` to its end into `buf` from the start, expecting `size` bytes, and returns how
+/// many it read (`None` on a read error); stops once past [`SEARCH_MAX_FILE_BYTES`].
+///
+/// `read_to_end` caps its first reads at 8 KiB and doubles, so a 32 KiB file took four calls;
+/// this asks for the whole expected size at once, so a file that did not change takes one read
+/// and the read that sees its end.
+fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<usize> {
+    let cap = usize::try_from(SEARCH_MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
+    let want = usize::try_from(size)
+        .unwrap_or(cap)
+        .saturating_add(1)
+        .min(cap);
+    // Bytes beyond `filled` are scratch, kept between files so they are not zeroed again.
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled >= cap {
+                return Some(filled);
+            }
+            // The file grew since its size was read.
+            let grown = buf.len().saturating_mul(2).clamp(want, cap);
+            buf.resize(grown, 0);
+        }
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => return Some(filled),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Reads the file into the start of `buf` and returns its length: `None` if it vanished or
+/// cannot be read, a ceiling error if too large.
+fn read_bounded(
+    workspace: &Workspace,
+    path: &str,
+    at: &At,
+    buf: &mut Vec<u8>,
+) -> Result<Option<usize>, FsError> {
     let too_large = |size: u64| FsError::Ceiling {
         path: path.to_owned(),
         ceiling: Ceiling::FileSize {
@@ -239,9 +400,8 @@ fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, Fs
             limit: SEARCH_MAX_FILE_BYTES,
         },
     };
-    // Through real directories from the root, never following a link, so a directory swapped
-    // for a symlink since the walk cannot lead outside.
-    let Ok(file) = workspace.locate(path).and_then(|at| at.open_read()) else {
+    // The final name is opened without following a link.
+    let Ok(file) = at.open_read() else {
         return Ok(None);
     };
     // The walk saw a regular file; if it was swapped for something else since, skip it.
@@ -258,19 +418,11 @@ fn read_bounded(workspace: &Workspace, path: &str) -> Result<Option<Vec<u8>>, Fs
     if size > SEARCH_MAX_FILE_BYTES {
         return Err(too_large(size));
     }
-    let capacity = usize::try_from(size).unwrap_or(0).saturating_add(1);
-    let mut buf = Vec::with_capacity(capacity);
-    // `read_to_end` retries interruptions itself; the bound catches a file that grew.
-    if file
-        .take(SEARCH_MAX_FILE_BYTES + 1)
-        .read_to_end(&mut buf)
-        .is_err()
-    {
+    let Some(filled) = read_all(&file, size, buf) else {
         return Ok(None);
+    };
+    if filled as u64 > SEARCH_MAX_FILE_BYTES {
+        return Err(too_large(filled as u64));
     }
-    let read = buf.len() as u64;
-    if read > SEARCH_MAX_FILE_BYTES {
-        return Err(too_large(read));
-    }
-    Ok(Some(buf))
+    Ok(Some(filled))
 }

@@ -6,14 +6,15 @@
 //! least encoded size). Once a row arrives that cannot be shown, the result is known to be cut,
 //! and from then on every row is streamed into a spool file that becomes the retained evidence.
 
+use std::fmt::Write as _;
 use std::io::Read;
 
 use super::fs_error;
-use super::rows::{PathRow, least_row_bytes, project, project_prefix, row_bytes};
+use super::rows::{PathRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
-use crate::ason::{Atom, Cell, Document, Value, encode};
+use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::spool::{PartialSpool, SpoolRoot};
-use crate::files::text_search::{self, MatchFlags, SearchMatch};
+use crate::files::text_search::{self, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
 use crate::protocol::{Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow};
 use crate::store::{Body, Pending, Reservation};
@@ -116,19 +117,19 @@ impl<'s> Collector<'s> {
         }
     }
 
-    fn push(&mut self, m: SearchMatch) -> Result<(), FsError> {
+    fn push(&mut self, m: MatchRow<'_>) -> Result<(), FsError> {
         if self.spool.is_none() {
             let digits = |n: u64| n.checked_ilog10().map_or(1, |d| d as usize + 1);
             let least = least_row_bytes(digits(m.line) + digits(m.column) + m.text.len(), 3);
             if self.kept.len() < self.rec && self.kept_bytes + least <= self.limit {
                 self.kept_bytes += least;
-                self.kept.push(m);
+                self.kept.push(m.into_owned());
                 return Ok(());
             }
             // This row can never be shown: the answer is cut and needs the whole result.
             let started = EvidenceSpool::start(self.session).and_then(|mut spool| {
                 for earlier in &self.kept {
-                    spool.push(earlier)?;
+                    spool.push(&earlier.path, earlier.line, earlier.column, &earlier.text)?;
                 }
                 Ok(spool)
             });
@@ -138,7 +139,7 @@ impl<'s> Collector<'s> {
             }
         }
         let pushed = match self.spool.as_mut() {
-            Some(spool) => spool.push(&m),
+            Some(spool) => spool.push(m.path, m.line, m.column, &m.text),
             None => Ok(()),
         };
         pushed.map_err(|e| self.fail(e))
@@ -184,13 +185,17 @@ impl EvidenceSpool {
         })
     }
 
-    fn push(&mut self, m: &SearchMatch) -> Result<(), ErrorRecord> {
-        let cells: Vec<Cell> = std::iter::once(Atom::text(m.path.as_str()))
-            .chain(rest(m))
-            .map(Cell::Atom)
-            .collect();
-        let len = row_bytes(&cells, &mut self.line);
-        self.charge.grow(len as u64).map_err(|e| e.record())?;
+    /// Appends one row, encoded as the encoder writes a `{p,l,c,t}` row of text atoms (line
+    /// and column are bare decimals), without building its cells.
+    fn push(&mut self, path: &str, line: u64, column: u64, text: &str) -> Result<(), ErrorRecord> {
+        self.line.clear();
+        encode_text(path, &mut self.line);
+        // Writing to a String cannot fail.
+        let _ = write!(self.line, ",{line},{column},");
+        encode_text(text, &mut self.line);
+        self.charge
+            .grow(self.line.len() as u64 + 1)
+            .map_err(|e| e.record())?;
         self.buf.extend_from_slice(self.line.as_bytes());
         self.buf.push(b'\n');
         self.count += 1;

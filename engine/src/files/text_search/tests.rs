@@ -321,7 +321,7 @@ fn scan_agrees(text: &str) {
             }
         }
         let got = matcher
-            .scan(bytes, scan::has_crlf(bytes), usize::MAX)
+            .scan(text, scan::has_crlf(bytes), usize::MAX)
             .unwrap();
         assert_eq!(got, naive, "query {query:?} text {text:?}");
     }
@@ -349,4 +349,25 @@ fn worker_count_invariance() {
             assert_eq!(outputs[0], outputs[2]);
         }
     }
+}
+
+#[test]
+fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = dir.path().join("long");
+    let short = dir.path().join("short");
+    std::fs::write(&long, vec![b'x'; 100_000]).unwrap();
+    std::fs::write(&short, b"abc").unwrap();
+    let mut buf = Vec::new();
+    // A stated size below the real one is a file that grew since it was stated.
+    let file = std::fs::File::open(&long).unwrap();
+    assert_eq!(super::read_all(&file, 10, &mut buf), Some(100_000));
+    assert!(buf[..100_000].iter().all(|&b| b == b'x'));
+    // The scratch beyond the length is stale; only the length says what was read.
+    let file = std::fs::File::open(&short).unwrap();
+    assert_eq!(super::read_all(&file, 3, &mut buf), Some(3));
+    assert_eq!(&buf[..3], b"abc");
+    // A stated size above the real one is a file that shrank.
+    let file = std::fs::File::open(&short).unwrap();
+    assert_eq!(super::read_all(&file, 50, &mut buf), Some(3));
 }
