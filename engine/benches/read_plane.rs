@@ -1,6 +1,7 @@
 //! Read-plane benchmark: literal search, regex search, recursive list, snapshot capture and
 //! `ash run` cold start over a generated tree of 256 files × 32 KiB (and ripgrep on the same tree
-//! when installed).
+//! when installed), then literal search with and without matches on that tree repeated 1×, 4×,
+//! 16× and 64× (8 MiB to 512 MiB; `ASH_SCALE_MAX=16` stops at 16×).
 //!
 //! Run: `cargo bench -p ash-engine --bench read_plane`
 #![allow(
@@ -13,13 +14,16 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const FILES: usize = 256;
-const FILE_BYTES: usize = 32 * 1024;
+#[path = "support/tree.rs"]
+mod tree;
+
+use tree::{FILE_BYTES, FILES};
+
 const ROUNDS: usize = 60;
 
 fn main() {
     let dir = tempfile::tempdir().expect("temp dir");
-    generate_tree(dir.path());
+    generate_tree(dir.path(), 1);
     let ash = env!("CARGO_BIN_EXE_ash");
     println!(
         "tree: {FILES} files x {} KiB in {}",
@@ -76,6 +80,7 @@ fn main() {
     } else {
         println!("rg not installed: install ripgrep to compare (apt-get install ripgrep)");
     }
+    scale_cases();
 }
 
 fn request(op: &str, args: &str) -> String {
@@ -83,29 +88,36 @@ fn request(op: &str, args: &str) -> String {
 }
 
 /// Files in 16 directories; every 8th line of each file holds a match for both queries.
-fn generate_tree(root: &Path) {
-    for f in 0..FILES {
-        let d = root.join(format!("d{:02}", f % 16));
-        std::fs::create_dir_all(&d).expect("mkdir");
-        let mut text = String::with_capacity(FILE_BYTES + 128);
-        let mut line = 0usize;
-        while text.len() < FILE_BYTES {
-            if line % 97 == 13 {
-                text.push_str(&format!(
-                    "    let v = needle_literal({line}); // needle_call(x)\n"
-                ));
-            } else {
-                text.push_str(&format!(
-                    "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
-                ));
-            }
-            line += 1;
+fn generate_tree(root: &Path, copies: usize) {
+    tree::generate(root, copies, &|line| {
+        format!("    let v = needle_literal({line}); // needle_call(x)\n")
+    });
+}
+
+/// The engine's literal search, with and without matches, on the tree repeated 1×, 4×, 16× and
+/// 64× (`ASH_SCALE_MAX` stops earlier); the whole-process comparison with ripgrep on the same
+/// trees is the `search_scale` bench.
+fn scale_cases() {
+    let max: usize = std::env::var("ASH_SCALE_MAX")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(64);
+    let matches = request("g", "a{q,p,f}:\nneedle_literal,[.],0\n");
+    let none = request("g", "a{q,p,f}:\nneedle_absent,[.],0\n");
+    for copies in [1usize, 4, 16, 64].into_iter().filter(|c| *c <= max) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        generate_tree(dir.path(), copies);
+        let mut session = in_process_session(dir.path());
+        let size = (copies * FILES * FILE_BYTES) >> 20;
+        let rounds = if copies >= 16 { 9 } else { 21 };
+        for (query, request) in [("matches", &matches), ("no match", &none)] {
+            session(request);
+            let times = measure_n(rounds, || session(request));
+            print_row(&format!("engine: search {size} MiB, {query}"), &times);
         }
-        std::fs::write(d.join(format!("f{f:04}.txt")), text).expect("write");
     }
 }
 
-/// One long-lived session on a host-sized compute plane, as `ash rpc` and the agent use it.
 fn in_process_session(root: &Path) -> impl FnMut(&str) {
     use ash_engine::ason::{Limits, decode_canonical};
     use ash_engine::compute::ComputePlane;
@@ -146,11 +158,15 @@ fn spawn(ash: &str, cwd: &Path, req: &str) {
     assert!(out.status.success() && out.stdout.starts_with(b"t:3\ni:1\ns:0\n"));
 }
 
-fn measure(mut f: impl FnMut()) -> Vec<Duration> {
+fn measure(f: impl FnMut()) -> Vec<Duration> {
+    measure_n(ROUNDS, f)
+}
+
+fn measure_n(rounds: usize, mut f: impl FnMut()) -> Vec<Duration> {
     for _ in 0..3 {
         f();
     }
-    let mut times: Vec<Duration> = (0..ROUNDS)
+    let mut times: Vec<Duration> = (0..rounds)
         .map(|_| {
             let t = Instant::now();
             f();

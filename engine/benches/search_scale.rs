@@ -16,30 +16,16 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const FILES: usize = 256;
-const FILE_BYTES: usize = 32 * 1024;
+#[path = "support/tree.rs"]
+mod tree;
+
+use tree::{FILE_BYTES, FILES};
 
 /// Writes `copies` × 256 files of 32 KiB; every 97th line holds `needle_marker`.
 fn generate(root: &Path, copies: usize) {
-    for copy in 0..copies {
-        for f in 0..FILES {
-            let d = root.join(format!("c{copy:02}/d{:02}", f % 16));
-            std::fs::create_dir_all(&d).unwrap();
-            let mut text = String::with_capacity(FILE_BYTES + 128);
-            let mut line = 0usize;
-            while text.len() < FILE_BYTES {
-                if line % 97 == 13 {
-                    text.push_str(&format!("    let v = needle_marker({line}); // call(x)\n"));
-                } else {
-                    text.push_str(&format!(
-                        "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
-                    ));
-                }
-                line += 1;
-            }
-            std::fs::write(d.join(format!("f{f:04}.txt")), text).unwrap();
-        }
-    }
+    tree::generate(root, copies, &|line| {
+        format!("    let v = needle_marker({line}); // call(x)\n")
+    });
 }
 
 fn ash_search(ash: &str, root: &Path, literal: &str) -> Duration {

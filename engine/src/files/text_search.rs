@@ -9,6 +9,7 @@ mod scan;
 #[cfg(test)]
 mod tests;
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Read;
@@ -308,7 +309,7 @@ fn scan_chunk(
     chunk
         .par_iter()
         .zip(named)
-        .map_init(Vec::new, |buf, (entry, (at, name))| {
+        .map(|(entry, (at, name))| {
             if let Some(deadline) = deadline {
                 deadline.check()?;
             }
@@ -316,9 +317,32 @@ fn scan_chunk(
                 return Ok(FileScan::Skipped);
             };
             let file = At::new(Arc::clone(dir), OsString::from(name));
-            scan_file(workspace, matcher, &entry.path, &file, buf)
+            with_read_buffer(|buf| scan_file(workspace, matcher, &entry.path, &file, buf))
         })
         .collect()
+}
+
+/// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
+/// given back after use, so a long-lived server holds at most this much per thread.
+const KEPT_READ_BUFFER: usize = 1 << 20;
+
+thread_local! {
+    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` with this thread's read buffer: files of one thread reuse its pages instead of
+/// allocating and faulting in fresh ones per file.
+fn with_read_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    READ_BUFFER.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut buf) => {
+            let out = f(&mut buf);
+            if buf.len() > KEPT_READ_BUFFER {
+                *buf = Vec::new();
+            }
+            out
+        }
+        Err(_) => f(&mut Vec::new()),
+    })
 }
 
 /// Reads and scans one walked file, reading into `buf` (kept between files to spare an
