@@ -119,6 +119,34 @@ pub(crate) struct PathRow {
     pub rest: Vec<Atom>,
 }
 
+/// A row the projection can fit, as the operation holds it: search's many rows are fitted
+/// without first becoming a [`PathRow`] of owned atoms.
+pub(crate) trait TableRow {
+    /// The logical path (becomes a path id in the response).
+    fn path(&self) -> &str;
+    /// Appends `,` and the canonical encoding of each cell after the path.
+    fn encode_rest(&self, out: &mut String);
+    /// The cells after the path, for the evidence document.
+    fn rest_cells(&self) -> Vec<Atom>;
+}
+
+impl TableRow for PathRow {
+    fn path(&self) -> &str {
+        &self.path
+    }
+
+    fn encode_rest(&self, out: &mut String) {
+        for a in &self.rest {
+            out.push(',');
+            encode_atom(a, out);
+        }
+    }
+
+    fn rest_cells(&self) -> Vec<Atom> {
+        self.rest.clone()
+    }
+}
+
 /// The projected part of a table.
 pub(crate) struct Projected {
     /// Path ids of the projected prefix, one per projected row.
@@ -130,11 +158,11 @@ pub(crate) struct Projected {
 }
 
 /// Fits `rows` under the answer's limits. `kind` is the evidence document's `k` (`l`, `g`).
-pub(crate) fn project(
+pub(crate) fn project<R: TableRow>(
     answer: &mut Answer<'_>,
     kind: &str,
     cols: &[&str],
-    rows: &[PathRow],
+    rows: &[R],
     base: Flags,
 ) -> Result<Projected, ErrorRecord> {
     let shape = Shape::table(cols, base);
@@ -154,8 +182,8 @@ pub(crate) fn project(
                 cols,
                 rows.iter()
                     .map(|r| {
-                        std::iter::once(Cell::Atom(Atom::text(r.path.as_str())))
-                            .chain(r.rest.iter().cloned().map(Cell::Atom))
+                        std::iter::once(Cell::Atom(Atom::text(r.path())))
+                            .chain(r.rest_cells().into_iter().map(Cell::Atom))
                             .collect()
                     })
                     .collect(),
@@ -172,10 +200,10 @@ pub(crate) fn project(
 /// Like [`project`] for a result of which only the first rows were kept: `kept` is a prefix of
 /// `total` rows, left out whole (the consumer kept every row that could be shown, so rows are
 /// always cut), and `evidence` retains the complete result once the fit is known to be possible.
-pub(crate) fn project_prefix(
+pub(crate) fn project_prefix<R: TableRow>(
     answer: &mut Answer<'_>,
     cols: &[&str],
-    kept: &[PathRow],
+    kept: &[R],
     total: usize,
     base: Flags,
     evidence: impl FnOnce(&mut Answer<'_>) -> Result<u64, ErrorRecord>,
@@ -230,39 +258,37 @@ pub(crate) fn project_retaining(
 
 /// Fits `rows` (the first of `total`) under `shape` and assigns path ids to the projected
 /// prefix.
-fn fit_paths(
+fn fit_paths<R: TableRow>(
     answer: &mut Answer<'_>,
     shape: &Shape,
-    rows: &[PathRow],
+    rows: &[R],
     total: usize,
 ) -> Result<(Fit, Vec<u64>), ErrorRecord> {
     let fit = fit_of(answer, shape, &costs(rows), total)?;
     let ids = rows[..fit.rows]
         .iter()
-        .map(|r| answer.path_id(&r.path))
+        .map(|r| answer.path_id(r.path()))
         .collect::<Result<Vec<u64>, _>>()?;
     Ok((fit, ids))
 }
 
 /// Worst-case bytes of each row and of the dictionary row its path may introduce.
-fn costs(rows: &[PathRow]) -> Vec<RowCost> {
+fn costs<R: TableRow>(rows: &[R]) -> Vec<RowCost> {
     let worst_id = digits(WORST_ID);
     let mut buf = String::new();
     let mut previous: Option<&str> = None;
     rows.iter()
         .map(|r| {
             buf.clear();
-            for a in &r.rest {
-                buf.push(',');
-                encode_atom(a, &mut buf);
-            }
+            r.encode_rest(&mut buf);
             let row = worst_id + buf.len() + 1;
-            let new_path = (previous != Some(r.path.as_str())).then(|| {
+            let path = r.path();
+            let new_path = (previous != Some(path)).then(|| {
                 buf.clear();
-                encode_text(&r.path, &mut buf);
+                encode_text(path, &mut buf);
                 worst_id + 1 + buf.len() + 1
             });
-            previous = Some(&r.path);
+            previous = Some(path);
             RowCost { row, new_path }
         })
         .collect()

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io::Read;
 
 use super::fs_error;
-use super::rows::{PathRow, least_row_bytes, project, project_prefix};
+use super::rows::{TableRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::spool::{PartialSpool, SpoolRoot};
@@ -54,10 +54,9 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     if summary.partial {
         base = base.with(Flags::PARTIAL);
     }
-    let kept: Vec<PathRow> = rows.kept.iter().map(path_row).collect();
     let projected = match rows.spool.take() {
-        None => project(answer, "g", &COLS, &kept, base)?,
-        Some(spool) => project_prefix(answer, &COLS, &kept, summary.total, base, |answer| {
+        None => project(answer, "g", &COLS, &rows.kept, base)?,
+        Some(spool) => project_prefix(answer, &COLS, &rows.kept, summary.total, base, |answer| {
             spool.finish(answer)
         })?,
     };
@@ -78,19 +77,25 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     Ok(response)
 }
 
-fn path_row(m: &SearchMatch) -> PathRow {
-    PathRow {
-        path: m.path.clone(),
-        rest: rest(m),
+impl TableRow for SearchMatch {
+    fn path(&self) -> &str {
+        &self.path
     }
-}
 
-fn rest(m: &SearchMatch) -> Vec<Atom> {
-    vec![
-        Atom::uint(m.line),
-        Atom::uint(m.column),
-        Atom::text(m.text.as_str()),
-    ]
+    fn encode_rest(&self, out: &mut String) {
+        // Line and column are bare decimals, as their `Atom::uint` encodes; a String cannot
+        // fail to take a write.
+        let _ = write!(out, ",{},{},", self.line, self.column);
+        encode_text(&self.text, out);
+    }
+
+    fn rest_cells(&self) -> Vec<Atom> {
+        vec![
+            Atom::uint(self.line),
+            Atom::uint(self.column),
+            Atom::text(self.text.as_str()),
+        ]
+    }
 }
 
 /// Keeps the rows an answer could show and streams the rest into the evidence spool.
