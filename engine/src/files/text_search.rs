@@ -378,14 +378,21 @@ fn scan_file(
 /// many it read (`None` on a read error); stops once past [`SEARCH_MAX_FILE_BYTES`].
 ///
 /// `read_to_end` caps its first reads at 8 KiB and doubles, so a 32 KiB file took four calls;
-/// this asks for the whole expected size at once, so a file that did not change takes one read
-/// and the read that sees its end.
+/// up to [`KEPT_READ_BUFFER`] this asks for the whole expected size at once, so a file that did
+/// not change takes one read and the read that sees its end.
 fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<usize> {
     let cap = usize::try_from(SEARCH_MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
     let want = usize::try_from(size)
         .unwrap_or(cap)
         .saturating_add(1)
         .min(cap);
+    if want > KEPT_READ_BUFFER {
+        // A buffer this large is not kept, so zeroing it first (which the scratch reuse below
+        // needs) would touch every byte twice; `read_to_end` fills spare capacity instead.
+        buf.clear();
+        buf.reserve(want);
+        return file.take(SEARCH_MAX_FILE_BYTES + 1).read_to_end(buf).ok();
+    }
     // Bytes beyond `filled` are scratch, kept between files so they are not zeroed again.
     if buf.len() < want {
         buf.resize(want, 0);

@@ -83,10 +83,7 @@ impl TableRow for SearchMatch {
     }
 
     fn encode_rest(&self, out: &mut String) {
-        // Line and column are bare decimals, as their `Atom::uint` encodes; a String cannot
-        // fail to take a write.
-        let _ = write!(out, ",{},{},", self.line, self.column);
-        encode_text(&self.text, out);
+        encode_rest(self.line, self.column, &self.text, out);
     }
 
     fn rest_cells(&self) -> Vec<Atom> {
@@ -96,6 +93,14 @@ impl TableRow for SearchMatch {
             Atom::text(self.text.as_str()),
         ]
     }
+}
+
+/// Appends `,l,c,t` of a row as the encoder writes those text atoms: line and column are bare
+/// decimals, as `Atom::uint` encodes them.
+fn encode_rest(line: u64, column: u64, text: &str, out: &mut String) {
+    // Writing to a String cannot fail.
+    let _ = write!(out, ",{line},{column},");
+    encode_text(text, out);
 }
 
 /// Keeps the rows an answer could show and streams the rest into the evidence spool.
@@ -190,14 +195,12 @@ impl EvidenceSpool {
         })
     }
 
-    /// Appends one row, encoded as the encoder writes a `{p,l,c,t}` row of text atoms (line
-    /// and column are bare decimals), without building its cells.
+    /// Appends one row, encoded as the encoder writes a `{p,l,c,t}` row, without building its
+    /// cells.
     fn push(&mut self, path: &str, line: u64, column: u64, text: &str) -> Result<(), ErrorRecord> {
         self.line.clear();
         encode_text(path, &mut self.line);
-        // Writing to a String cannot fail.
-        let _ = write!(self.line, ",{line},{column},");
-        encode_text(text, &mut self.line);
+        encode_rest(line, column, text, &mut self.line);
         self.charge
             .grow(self.line.len() as u64 + 1)
             .map_err(|e| e.record())?;

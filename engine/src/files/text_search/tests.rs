@@ -370,4 +370,13 @@ fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     // A stated size above the real one is a file that shrank.
     let file = std::fs::File::open(&short).unwrap();
     assert_eq!(super::read_all(&file, 50, &mut buf), Some(3));
+    // A file past the kept-buffer size is read by the other path, to the same end.
+    let big = dir.path().join("big");
+    std::fs::write(&big, vec![b'y'; 3 << 20]).unwrap();
+    let file = std::fs::File::open(&big).unwrap();
+    assert_eq!(super::read_all(&file, 2 << 20, &mut buf), Some(3 << 20));
+    assert!(buf[..3 << 20].iter().all(|&b| b == b'y'));
+    let file = std::fs::File::open(&short).unwrap();
+    assert_eq!(super::read_all(&file, 3, &mut buf), Some(3));
+    assert_eq!(&buf[..3], b"abc");
 }
