@@ -1,8 +1,8 @@
 //! Whole-process literal search as the tree grows, against ripgrep (issue 22): the 8 MiB tree
 //! shared with `read_plane` (`support/tree.rs`, 256 files × 32 KiB) repeated 1×, 4×, 16× and
-//! 64× (8 MiB to 512 MiB), one literal with matches and one without. Each round runs `ash run` (`tok 65536`,
-//! `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null; the table is
-//! the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
+//! 64× (8 MiB to 512 MiB), one literal with matches and one without. Each round runs `ash run`
+//! (`tok 65536`, `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null;
+//! the table is the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
 //!
 //! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×).
 #![allow(
