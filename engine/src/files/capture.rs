@@ -70,6 +70,7 @@ pub fn capture<S: AsRef<str> + Sync>(
             max_entries: SNAPSHOT_MAX_ENTRIES,
             deadline,
             op: FilterOp::Snapshot,
+            file_sizes: true,
         };
         let walked = walk::walk_in_pool(workspace, roots, options)?;
         check_sizes(roots, &walked.entries)?;

@@ -13,8 +13,10 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::io::Read;
+use std::ops::Range;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -134,11 +136,16 @@ pub struct SearchSummary {
     pub total: usize,
 }
 
-/// File bytes scanned in parallel before their matches are handed on: the matches of two
-/// chunks (one being handed on, the next being scanned) are all that is held at once,
-/// whatever the tree holds.
-const CHUNK_BYTES: u64 = 8 << 20;
-/// Files per chunk, for trees of many small files.
+/// Bytes of matches (line text and per-row overhead) one chunk may hold: the matches of two
+/// chunks (one being handed on, the next being scanned) are all that is held at once, whatever
+/// the tree holds. A file whose matches would take its chunk past this is left for a later
+/// pass, unless it is the chunk's first (one file's matches are bounded by its size ceiling).
+#[cfg(not(test))]
+const CHUNK_MATCH_BYTES: usize = 8 << 20;
+/// Small in unit tests, so that files are deferred and scanned again in their trees.
+#[cfg(test)]
+const CHUNK_MATCH_BYTES: usize = 2 << 10;
+/// Files per chunk.
 #[cfg(not(test))]
 const CHUNK_FILES: usize = 1024;
 /// Small in unit tests, so their trees span many chunks and the overlap of handing on one
@@ -148,9 +155,9 @@ const CHUNK_FILES: usize = 16;
 
 /// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
 /// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
-/// scanned in parallel chunks of about [`CHUNK_BYTES`], and chunk k + 1 is scanned while the
-/// rows of chunk k are handed on, so memory follows the consumer (at most two chunks of
-/// matches are held), not the tree.
+/// scanned in parallel chunks of [`CHUNK_FILES`] holding at most [`CHUNK_MATCH_BYTES`] of
+/// matches, and chunk k + 1 is scanned while the rows of chunk k are handed on, so memory
+/// follows the consumer (at most two chunks of matches are held), not the tree.
 pub fn search_into<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,
@@ -175,6 +182,8 @@ enum FileScan {
         matches: Vec<scan::LineMatch>,
         crlf: bool,
     },
+    /// Left for a later pass: its matches would have taken the chunk past its budget.
+    Deferred,
 }
 
 fn search_in_pool<S: AsRef<str> + Sync>(
@@ -192,27 +201,30 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         max_entries: LIST_MAX_ENTRIES,
         deadline,
         op: FilterOp::Search,
+        // Each file's size comes from the open file: a walk `fstatat` would be a second
+        // lookup of every name.
+        file_sizes: false,
     };
     let walked = walk::walk_in_pool(workspace, roots, options)?;
     let mut summary = SearchSummary {
         partial: walked.skipped.any(),
         ..SearchSummary::default()
     };
-    let chunks = chunk_bounds(&walked.entries);
     let entries = &walked.entries;
-    let scan = |range: &std::ops::Range<usize>| {
-        scan_chunk(workspace, matcher, &entries[range.clone()], deadline)
-    };
+    let scan = |range: Range<usize>| scan_chunk(workspace, matcher, &entries[range], deadline);
+    let chunks: Vec<Range<usize>> = (0..entries.len())
+        .step_by(CHUNK_FILES)
+        .map(|start| start..entries.len().min(start + CHUNK_FILES))
+        .collect();
     let Some(first) = chunks.first() else {
         return Ok(summary);
     };
-    let mut scanned = scan(first);
+    let mut scanned = scan(first.clone());
     for (at, range) in chunks.iter().enumerate() {
-        let chunk = &entries[range.clone()];
         let next = chunks.get(at + 1);
         let (handed, following) = rayon::join(
-            || hand_on(chunk, scanned, &mut summary, rows),
-            || next.map(scan),
+            || hand_range(entries, range.clone(), scanned, &scan, &mut summary, rows),
+            || next.map(|next| scan(next.clone())),
         );
         handed?;
         match following {
@@ -223,37 +235,40 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     Ok(summary)
 }
 
-/// Splits the walked files into runs of about [`CHUNK_BYTES`] (at least one file each).
-fn chunk_bounds(entries: &[WalkEntry]) -> Vec<std::ops::Range<usize>> {
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    while start < entries.len() {
-        let mut end = start;
-        let mut bytes = 0u64;
-        while end < entries.len()
-            && end - start < CHUNK_FILES
-            && (end == start || bytes + entries[end].size <= CHUNK_BYTES)
-        {
-            bytes += entries[end].size;
-            end += 1;
+/// Hands on the rows of the scanned files `range`, scanning again from the first file that
+/// was deferred until every file of the range is handed on.
+fn hand_range(
+    entries: &[WalkEntry],
+    mut range: Range<usize>,
+    mut scans: Vec<Result<FileScan, FsError>>,
+    scan: &(dyn Fn(Range<usize>) -> Vec<Result<FileScan, FsError>> + Sync),
+    summary: &mut SearchSummary,
+    rows: &mut RowSink<'_>,
+) -> Result<(), FsError> {
+    loop {
+        match hand_on(&entries[range.clone()], scans, summary, rows)? {
+            None => return Ok(()),
+            Some(deferred) => {
+                // The chunk's first file is never deferred, so each pass makes progress.
+                range.start += deferred;
+                scans = scan(range.clone());
+            }
         }
-        chunks.push(start..end);
-        start = end;
     }
-    chunks
 }
 
 /// Hands one scanned chunk's rows to `rows`, in row order: entries are sorted by path and each
-/// file's matches by line.
+/// file's matches by line. Stops at the first deferred file and returns its index in `chunk`.
 fn hand_on(
     chunk: &[WalkEntry],
     scans: Vec<Result<FileScan, FsError>>,
     summary: &mut SearchSummary,
     rows: &mut RowSink<'_>,
-) -> Result<(), FsError> {
-    for (entry, scanned) in chunk.iter().zip(scans) {
+) -> Result<Option<usize>, FsError> {
+    for (index, (entry, scanned)) in chunk.iter().zip(scans).enumerate() {
         match scanned? {
             FileScan::Skipped => summary.partial = true,
+            FileScan::Deferred => return Ok(Some(index)),
             FileScan::Scanned { matches, crlf } => {
                 summary.normalized |= crlf;
                 if summary.total + matches.len() > MAX_MATCHES_TOTAL {
@@ -276,7 +291,7 @@ fn hand_on(
             }
         }
     }
-    Ok(())
+    Ok(None)
 }
 
 /// Reads and scans the files of one chunk in parallel, in chunk order. Each parent directory
@@ -306,20 +321,43 @@ fn scan_chunk(
         .par_iter()
         .map(|parent| workspace.open_dir(parent).ok().map(Arc::new))
         .collect();
+    let held = AtomicUsize::new(0);
     chunk
         .par_iter()
         .zip(named)
-        .map(|(entry, (at, name))| {
+        .enumerate()
+        .map(|(index, (entry, (at, name)))| {
             if let Some(deadline) = deadline {
                 deadline.check()?;
+            }
+            // Once the budget is spent every later file would be deferred: skip the read.
+            if index > 0 && held.load(Ordering::Relaxed) > CHUNK_MATCH_BYTES {
+                return Ok(FileScan::Deferred);
             }
             let Some(dir) = &dirs[at] else {
                 return Ok(FileScan::Skipped);
             };
             let file = At::new(Arc::clone(dir), OsString::from(name));
-            with_read_buffer(|buf| scan_file(workspace, matcher, &entry.path, &file, buf))
+            let scanned =
+                with_read_buffer(|buf| scan_file(workspace, matcher, &entry.path, &file, buf))?;
+            if let FileScan::Scanned { matches, .. } = &scanned {
+                let bytes = held_bytes(matches);
+                let before = held.fetch_add(bytes, Ordering::Relaxed);
+                if index > 0 && before + bytes > CHUNK_MATCH_BYTES {
+                    return Ok(FileScan::Deferred);
+                }
+            }
+            Ok(scanned)
         })
         .collect()
+}
+
+/// Bytes one file's matches hold: each line's text and its row.
+fn held_bytes(matches: &[scan::LineMatch]) -> usize {
+    matches
+        .iter()
+        .map(|(_, _, text)| text.len() + std::mem::size_of::<scan::LineMatch>())
+        .sum()
 }
 
 /// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
@@ -378,8 +416,10 @@ fn scan_file(
 /// many it read (`None` on a read error); stops once past [`SEARCH_MAX_FILE_BYTES`].
 ///
 /// `read_to_end` caps its first reads at 8 KiB and doubles, so a 32 KiB file took four calls;
-/// up to [`KEPT_READ_BUFFER`] this asks for the whole expected size at once, so a file that did
-/// not change takes one read and the read that sees its end.
+/// up to [`KEPT_READ_BUFFER`] this asks for the whole expected size and one byte more at once.
+/// A regular file reads short only at its end, so once `size` bytes are in, a short read ends
+/// the file and a file that did not change takes a single read. Below `size` (or for a file
+/// whose size is 0, as `/proc` reports) only a read of 0 bytes ends it.
 fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<usize> {
     let cap = usize::try_from(SEARCH_MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
     let want = usize::try_from(size)
@@ -407,9 +447,15 @@ fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<us
             let grown = buf.len().saturating_mul(2).clamp(want, cap);
             buf.resize(grown, 0);
         }
+        let asked = buf.len() - filled;
         match file.read(&mut buf[filled..]) {
             Ok(0) => return Some(filled),
-            Ok(n) => filled += n,
+            Ok(n) => {
+                filled += n;
+                if n < asked && size > 0 && filled as u64 >= size {
+                    return Some(filled);
+                }
+            }
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
             Err(_) => return None,
         }

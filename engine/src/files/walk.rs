@@ -97,6 +97,10 @@ pub struct WalkOptions {
     pub deadline: Option<Deadline>,
     /// The operation the workspace's path filter is asked about (`List` by default).
     pub op: FilterOp,
+    /// Read each regular file's size (one `fstatat` a file). A caller that opens every file
+    /// anyway (search) takes the size from the open file instead, and its walk stats only
+    /// entries whose type the directory listing does not give; their size is then 0.
+    pub file_sizes: bool,
 }
 
 impl WalkOptions {
@@ -110,6 +114,7 @@ impl WalkOptions {
             max_entries: LIST_MAX_ENTRIES,
             deadline: None,
             op: FilterOp::List,
+            file_sizes: true,
         }
     }
 }
@@ -145,7 +150,8 @@ pub struct WalkEntry {
     pub path: String,
     /// What the entry is.
     pub kind: EntryKind,
-    /// Byte length for regular files; 0 for every other kind.
+    /// Byte length for regular files (0 when the walk did not read sizes); 0 for every other
+    /// kind.
     pub size: u64,
 }
 
@@ -359,7 +365,7 @@ fn list_dir(
         if filter.is_some_and(|f| f.hidden(Path::new(&logical), Some(kind), options.op)) {
             continue;
         }
-        let size = if kind == EntryKind::File {
+        let size = if kind == EntryKind::File && options.file_sizes {
             match stat(name) {
                 Ok(st) => u64::try_from(st.st_size).unwrap_or(0),
                 Err(_) => {

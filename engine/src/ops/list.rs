@@ -18,6 +18,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ListArgs) -> Result<Response, 
         max_entries: LIST_MAX_ENTRIES,
         deadline: Some(answer.deadline),
         op: FilterOp::List,
+        file_sizes: true,
     };
     let session = answer.session;
     let out = walk::walk(&session.plane, &session.workspace, &args.paths, options)

@@ -352,6 +352,35 @@ fn worker_count_invariance() {
 }
 
 #[test]
+fn files_past_a_chunks_match_budget_are_scanned_again_and_handed_on_once() {
+    // Every line matches, so each file holds more than a chunk's budget of matches and all
+    // but the first file of a pass are deferred to the next.
+    let line = "hit and some more text to make the line long enough\n";
+    let files: Vec<(String, Vec<u8>)> = (0..40)
+        .map(|i| (format!("f{i:02}.txt"), line.repeat(50 + i).into_bytes()))
+        .collect();
+    let named: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_slice()))
+        .collect();
+    let f = Fixture::with_files(&named);
+    assert!(line.len() * 50 > CHUNK_MATCH_BYTES);
+    let expected: Vec<(String, u64)> = (0..40)
+        .flat_map(|i| (1..=50 + i as u64).map(move |l| (format!("f{i:02}.txt"), l)))
+        .collect();
+    let matcher = compile("hit", LITERAL).unwrap();
+    for workers in [1, 2, 4] {
+        let out = search(&plane(workers), &f.ws, &matcher, &["."], false, None).unwrap();
+        let got: Vec<(String, u64)> = out
+            .matches
+            .iter()
+            .map(|m| (m.path.clone(), m.line))
+            .collect();
+        assert_eq!(got, expected, "{workers} workers");
+    }
+}
+
+#[test]
 fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     let dir = tempfile::tempdir().unwrap();
     let long = dir.path().join("long");
@@ -379,4 +408,7 @@ fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     let file = std::fs::File::open(&short).unwrap();
     assert_eq!(super::read_all(&file, 3, &mut buf), Some(3));
     assert_eq!(&buf[..3], b"abc");
+    // A size of 0 (what `/proc` reports) is no promise: the file is read until a read of 0.
+    let file = std::fs::File::open(&long).unwrap();
+    assert_eq!(super::read_all(&file, 0, &mut buf), Some(100_000));
 }
