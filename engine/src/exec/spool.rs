@@ -191,11 +191,37 @@ impl PartialSpool {
         &self.path
     }
 
+    /// Overwrites bytes already written, from `offset` on (a header whose room was kept).
+    pub fn write_at(&mut self, offset: u64, bytes: &[u8]) -> io::Result<()> {
+        let end = offset.saturating_add(bytes.len() as u64);
+        if end > self.len {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "a write at {offset}..{end} overruns the {} bytes written",
+                    self.len
+                ),
+            ));
+        }
+        std::os::unix::fs::FileExt::write_all_at(&self.file, bytes, offset)
+    }
+
     /// The complete file, which now keeps the root alive until it is dropped and deleted.
-    pub fn finish(mut self) -> SpoolFile {
+    pub fn finish(self) -> SpoolFile {
+        self.finish_from(0)
+    }
+
+    /// Like [`PartialSpool::finish`] for a value that is the file's bytes from `start` on.
+    pub fn finish_from(mut self, start: u64) -> SpoolFile {
         self.armed = false;
         let owner: Arc<dyn std::any::Any + Send + Sync> = self.root.inner.clone();
-        SpoolFile::adopt_owned(std::mem::take(&mut self.path), self.len, owner)
+        let start = start.min(self.len);
+        SpoolFile::adopt_from(
+            std::mem::take(&mut self.path),
+            start,
+            self.len - start,
+            owner,
+        )
     }
 }
 

@@ -49,8 +49,8 @@ pub struct SearchMatch {
     pub text: String,
 }
 
-/// One matching line as handed to a consumer: the path is borrowed from the walk, so a row
-/// that is only counted or streamed costs no copy of it.
+/// One matching line as handed to a consumer: the path is borrowed from the walk and the text
+/// from its file's matches, so a row that is only counted or streamed costs no copy of either.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MatchRow<'a> {
     /// Logical path of the file.
@@ -60,17 +60,17 @@ pub struct MatchRow<'a> {
     /// 1-based byte column of the first match in the line.
     pub column: u64,
     /// The whole line, without its LF or CRLF.
-    pub text: String,
+    pub text: &'a str,
 }
 
 impl MatchRow<'_> {
-    /// The row with its path owned.
-    pub fn into_owned(self) -> SearchMatch {
+    /// The row with its path and text owned.
+    pub fn to_match(&self) -> SearchMatch {
         SearchMatch {
             path: self.path.to_owned(),
             line: self.line,
             column: self.column,
-            text: self.text,
+            text: self.text.to_owned(),
         }
     }
 }
@@ -114,7 +114,7 @@ pub fn search<S: AsRef<str> + Sync>(
         hidden,
         deadline,
         &mut |m| {
-            matches.push(m.into_owned());
+            matches.push(m.to_match());
             Ok(())
         },
     )?;
@@ -179,7 +179,7 @@ enum FileScan {
     Skipped,
     /// Scanned: matches and whether the file had CRLF line ends.
     Scanned {
-        matches: Vec<scan::LineMatch>,
+        matches: scan::FileMatches,
         crlf: bool,
     },
     /// Left for a later pass: its matches would have taken the chunk past its budget.
@@ -280,7 +280,7 @@ fn hand_on(
                     });
                 }
                 summary.total += matches.len();
-                for (line, column, text) in matches {
+                for (line, column, text) in matches.iter() {
                     rows(MatchRow {
                         path: &entry.path,
                         line,
@@ -341,7 +341,7 @@ fn scan_chunk(
             let scanned =
                 with_read_buffer(|buf| scan_file(workspace, matcher, &entry.path, &file, buf))?;
             if let FileScan::Scanned { matches, .. } = &scanned {
-                let bytes = held_bytes(matches);
+                let bytes = matches.held_bytes();
                 let before = held.fetch_add(bytes, Ordering::Relaxed);
                 if index > 0 && before + bytes > CHUNK_MATCH_BYTES {
                     return Ok(FileScan::Deferred);
@@ -350,14 +350,6 @@ fn scan_chunk(
             Ok(scanned)
         })
         .collect()
-}
-
-/// Bytes one file's matches hold: each line's text and its row.
-fn held_bytes(matches: &[scan::LineMatch]) -> usize {
-    matches
-        .iter()
-        .map(|(_, _, text)| text.len() + std::mem::size_of::<scan::LineMatch>())
-        .sum()
 }
 
 /// A read buffer kept by each compute thread up to this size; a larger one (a big file) is

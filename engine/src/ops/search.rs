@@ -7,13 +7,12 @@
 //! and from then on every row is streamed into a spool file that becomes the retained evidence.
 
 use std::fmt::Write as _;
-use std::io::Read;
 
 use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
-use crate::exec::spool::{PartialSpool, SpoolRoot};
+use crate::exec::spool::PartialSpool;
 use crate::files::text_search::{self, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
 use crate::protocol::{Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow};
@@ -133,7 +132,7 @@ impl<'s> Collector<'s> {
             let least = least_row_bytes(digits(m.line) + digits(m.column) + m.text.len(), 3);
             if self.kept.len() < self.rec && self.kept_bytes + least <= self.limit {
                 self.kept_bytes += least;
-                self.kept.push(m.into_owned());
+                self.kept.push(m.to_match());
                 return Ok(());
             }
             // This row can never be shown: the answer is cut and needs the whole result.
@@ -149,7 +148,7 @@ impl<'s> Collector<'s> {
             }
         }
         let pushed = match self.spool.as_mut() {
-            Some(spool) => spool.push(m.path, m.line, m.column, &m.text),
+            Some(spool) => spool.push(m.path, m.line, m.column, m.text),
             None => Ok(()),
         };
         pushed.map_err(|e| self.fail(e))
@@ -169,6 +168,11 @@ impl<'s> Collector<'s> {
 /// Bytes gathered before a write to the spool file.
 const WRITE_BYTES: usize = 64 << 10;
 
+/// Bytes kept before the rows for the evidence header, whose row count is known only at the
+/// end: `k:g`, the `d[N]{p,l,c,t}:` line with N below [`text_search::MAX_MATCHES_TOTAL`], and
+/// room to spare. The value starts where the header does; the bytes before it are not read.
+const HEADER_ROOM: usize = 64;
+
 /// The evidence rows of a cut search, written to a session spool file as they arrive; charged
 /// to the store quota as they are written.
 struct EvidenceSpool {
@@ -177,13 +181,14 @@ struct EvidenceSpool {
     line: String,
     count: usize,
     charge: Reservation,
-    root: SpoolRoot,
 }
 
 impl EvidenceSpool {
     fn start(session: &Shared) -> Result<Self, ErrorRecord> {
         let root = session.spool_root().map_err(|_| ErrorRecord::store_io())?;
-        let rows = root.create_file().map_err(|_| ErrorRecord::store_io())?;
+        let mut rows = root.create_file().map_err(|_| ErrorRecord::store_io())?;
+        rows.write_all(&[b'\n'; HEADER_ROOM])
+            .map_err(|_| ErrorRecord::store_io())?;
         let charge = session.store().meter().reserve(0).map_err(|e| e.record())?;
         Ok(EvidenceSpool {
             rows,
@@ -191,7 +196,6 @@ impl EvidenceSpool {
             line: String::new(),
             count: 0,
             charge,
-            root,
         })
     }
 
@@ -201,9 +205,6 @@ impl EvidenceSpool {
         self.line.clear();
         encode_text(path, &mut self.line);
         encode_rest(line, column, text, &mut self.line);
-        self.charge
-            .grow(self.line.len() as u64 + 1)
-            .map_err(|e| e.record())?;
         self.buf.extend_from_slice(self.line.as_bytes());
         self.buf.push(b'\n');
         self.count += 1;
@@ -213,7 +214,12 @@ impl EvidenceSpool {
         Ok(())
     }
 
+    /// Charges the gathered rows to the store quota and writes them: nothing is written
+    /// beyond what the quota allows, and the meter is asked once a write, not once a row.
     fn flush(&mut self) -> Result<(), ErrorRecord> {
+        self.charge
+            .grow(self.buf.len() as u64)
+            .map_err(|e| e.record())?;
         self.rows
             .write_all(&self.buf)
             .map_err(|_| ErrorRecord::store_io())?;
@@ -221,37 +227,36 @@ impl EvidenceSpool {
         Ok(())
     }
 
-    /// Writes the evidence document (`k:g` and the `d[N]` header, then the rows) and retains
-    /// it, returning its alias.
+    /// Writes the evidence document's header (`k:g` and the `d[N]` line) into the room kept
+    /// before the rows and retains the document from there, returning its alias: the rows are
+    /// written once, and read back once for the digest.
     fn finish(mut self, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
         self.flush()?;
         let header = table_header(self.count);
+        let start = HEADER_ROOM
+            .checked_sub(header.len())
+            .ok_or(ErrorRecord::internal_execute())?;
         self.charge
             .grow(header.len() as u64)
             .map_err(|e| e.record())?;
-        let rows = self.rows.finish();
-        let mut out = self
-            .root
-            .create_file()
+        self.rows
+            .write_at(start as u64, header.as_bytes())
             .map_err(|_| ErrorRecord::store_io())?;
+        let body = Body::Spool(std::sync::Arc::new(self.rows.finish_from(start as u64)));
         let mut hasher = blake3::Hasher::new();
-        let mut write = |bytes: &[u8]| -> Result<(), ErrorRecord> {
-            hasher.update(bytes);
-            out.write_all(bytes).map_err(|_| ErrorRecord::store_io())
-        };
-        write(header.as_bytes())?;
-        let mut file = std::fs::File::open(rows.path()).map_err(|_| ErrorRecord::store_io())?;
-        let mut chunk = vec![0u8; WRITE_BYTES];
-        loop {
-            let n = file.read(&mut chunk).map_err(|_| ErrorRecord::store_io())?;
-            if n == 0 {
-                break;
+        let mut at = 0;
+        while at < body.len() {
+            let chunk = body
+                .read_range(at, WRITE_BYTES as u64)
+                .map_err(|_| ErrorRecord::store_io())?;
+            if chunk.is_empty() {
+                return Err(ErrorRecord::store_io());
             }
-            write(&chunk[..n])?;
+            hasher.update(&chunk);
+            at += chunk.len() as u64;
         }
-        drop(rows);
         let pending = Pending {
-            body: Body::Spool(std::sync::Arc::new(out.finish())),
+            body,
             digest: hasher.finalize(),
             charge: self.charge,
         };

@@ -15,10 +15,11 @@ pub enum Body {
     Spool(Arc<SpoolFile>),
 }
 
-/// A spool file holding exactly `len` bytes; removed from disk on drop.
+/// A spool file holding the value's `len` bytes from `start` on; removed from disk on drop.
 #[derive(Debug)]
 pub struct SpoolFile {
     path: PathBuf,
+    start: u64,
     len: u64,
     // Dropped after the file is removed: keeps the spool directory alive while files are in it.
     _owner: Option<Arc<dyn std::any::Any + Send + Sync>>,
@@ -29,6 +30,7 @@ impl SpoolFile {
     pub fn adopt(path: PathBuf, len: u64) -> SpoolFile {
         SpoolFile {
             path,
+            start: 0,
             len,
             _owner: None,
         }
@@ -40,14 +42,27 @@ impl SpoolFile {
         len: u64,
         owner: Arc<dyn std::any::Any + Send + Sync>,
     ) -> SpoolFile {
+        SpoolFile::adopt_from(path, 0, len, owner)
+    }
+
+    /// Like `adopt_owned` for a value whose bytes begin `start` bytes into the file (the room
+    /// kept for a header that turned out shorter).
+    pub fn adopt_from(
+        path: PathBuf,
+        start: u64,
+        len: u64,
+        owner: Arc<dyn std::any::Any + Send + Sync>,
+    ) -> SpoolFile {
         SpoolFile {
             path,
+            start,
             len,
             _owner: Some(owner),
         }
     }
 
-    /// Where the bytes are.
+    /// Where the file is; the value may begin past the file's start, so read it through
+    /// [`Body::read_range`].
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -82,7 +97,7 @@ impl Body {
             Body::Memory(b) => Ok(b[start as usize..end as usize].to_vec()),
             Body::Spool(f) => {
                 let mut file = File::open(&f.path)?;
-                file.seek(SeekFrom::Start(start))?;
+                file.seek(SeekFrom::Start(f.start + start))?;
                 let want = (end - start) as usize;
                 let mut buf = Vec::with_capacity(want);
                 file.take(end - start).read_to_end(&mut buf)?;

@@ -18,8 +18,47 @@ use regex::bytes::{Regex, RegexBuilder};
 /// Compiled-size limit of a search regex.
 pub const REGEX_SIZE_LIMIT: usize = 16 * 1024 * 1024;
 
-/// Line matches of one file: (1-based line, 1-based byte column, CR-stripped line).
-pub(super) type LineMatch = (u64, u64, String);
+/// The matching lines of one file: their CR-stripped texts end to end in one string, so a
+/// file's matches cost two allocations rather than one per line.
+#[derive(Debug, Default)]
+pub(super) struct FileMatches {
+    text: String,
+    rows: Vec<LineMatch>,
+}
+
+/// One matching line of a [`FileMatches`].
+#[derive(Debug, Clone, Copy)]
+struct LineMatch {
+    /// 1-based line number.
+    line: u64,
+    /// 1-based byte column of the first match.
+    column: u64,
+    /// Where the line's text ends in [`FileMatches::text`] (it starts where the previous ends).
+    end: usize,
+}
+
+impl FileMatches {
+    /// Matching lines.
+    pub(super) fn len(&self) -> usize {
+        self.rows.len()
+    }
+
+    /// Bytes the matches hold.
+    pub(super) fn held_bytes(&self) -> usize {
+        self.text.capacity() + self.rows.capacity() * std::mem::size_of::<LineMatch>()
+    }
+
+    /// (line, column, text) of each matching line, in line order.
+    pub(super) fn iter(&self) -> impl Iterator<Item = (u64, u64, &str)> {
+        let mut start = 0;
+        self.rows.iter().map(move |row| {
+            // Each end was a char boundary when it was pushed.
+            let text = self.text.get(start..row.end).unwrap_or_default();
+            start = row.end;
+            (row.line, row.column, text)
+        })
+    }
+}
 
 /// A file has more matching lines than allowed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -104,13 +143,13 @@ impl Matcher {
         text: &str,
         crlf: bool,
         max: usize,
-    ) -> Result<Vec<LineMatch>, TooManyMatches> {
+    ) -> Result<FileMatches, TooManyMatches> {
         let per_line = match self.strategy {
             Strategy::PerLine => true,
             Strategy::ConfirmUnlessCrlf => crlf,
             Strategy::Literal | Strategy::Confirm => false,
         };
-        let mut out = Vec::new();
+        let mut out = FileMatches::default();
         if per_line {
             self.scan_lines(text, max, &mut out)?;
         } else {
@@ -123,7 +162,7 @@ impl Matcher {
         &self,
         text: &str,
         max: usize,
-        out: &mut Vec<LineMatch>,
+        out: &mut FileMatches,
     ) -> Result<(), TooManyMatches> {
         let buf = text.as_bytes();
         let mut start = 0;
@@ -144,7 +183,7 @@ impl Matcher {
         &self,
         text: &str,
         max: usize,
-        out: &mut Vec<LineMatch>,
+        out: &mut FileMatches,
     ) -> Result<(), TooManyMatches> {
         let buf = text.as_bytes();
         // `pos` is always the start of line `number`.
@@ -189,23 +228,29 @@ impl Matcher {
 }
 
 fn push(
-    out: &mut Vec<LineMatch>,
+    out: &mut FileMatches,
     max: usize,
     number: u64,
     offset: usize,
     text: &str,
     line: std::ops::Range<usize>,
 ) -> Result<(), TooManyMatches> {
-    if out.len() >= max {
+    if out.rows.len() >= max {
         return Err(TooManyMatches);
     }
     // Lines are cut at ASCII bytes (LF, CR), so the range is on character boundaries; the
     // lossy form is only a guard that cannot be reached.
-    let line = match text.get(line.clone()) {
-        Some(line) => line.to_owned(),
-        None => String::from_utf8_lossy(&text.as_bytes()[line]).into_owned(),
-    };
-    out.push((number, offset as u64 + 1, line));
+    match text.get(line.clone()) {
+        Some(line) => out.text.push_str(line),
+        None => out
+            .text
+            .push_str(&String::from_utf8_lossy(&text.as_bytes()[line])),
+    }
+    out.rows.push(LineMatch {
+        line: number,
+        column: offset as u64 + 1,
+        end: out.text.len(),
+    });
     Ok(())
 }
 

@@ -320,9 +320,14 @@ fn scan_agrees(text: &str) {
                 naive.push((i as u64 + 1, m.start() as u64 + 1, text));
             }
         }
-        let got = matcher
+        let scanned = matcher
             .scan(text, scan::has_crlf(bytes), usize::MAX)
             .unwrap();
+        assert_eq!(scanned.len(), naive.len());
+        let got: Vec<(u64, u64, String)> = scanned
+            .iter()
+            .map(|(line, column, text)| (line, column, text.to_owned()))
+            .collect();
         assert_eq!(got, naive, "query {query:?} text {text:?}");
     }
 }
