@@ -6,8 +6,6 @@
 //! least encoded size). Once a row arrives that cannot be shown, the result is known to be cut,
 //! and from then on every row is streamed into a spool file that becomes the retained evidence.
 
-use std::fmt::Write as _;
-
 use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
@@ -97,8 +95,12 @@ impl TableRow for SearchMatch {
 /// Appends `,l,c,t` of a row as the encoder writes those text atoms: line and column are bare
 /// decimals, as `Atom::uint` encodes them.
 fn encode_rest(line: u64, column: u64, text: &str, out: &mut String) {
-    // Writing to a String cannot fail.
-    let _ = write!(out, ",{line},{column},");
+    let mut digits = itoa::Buffer::new();
+    out.push(',');
+    out.push_str(digits.format(line));
+    out.push(',');
+    out.push_str(digits.format(column));
+    out.push(',');
     encode_text(text, out);
 }
 
@@ -177,8 +179,9 @@ const HEADER_ROOM: usize = 64;
 /// to the store quota as they are written.
 struct EvidenceSpool {
     rows: PartialSpool,
-    buf: Vec<u8>,
-    line: String,
+    buf: String,
+    /// The path of the last row and its encoding: a file's rows share both.
+    path: (String, String),
     count: usize,
     charge: Reservation,
 }
@@ -192,8 +195,8 @@ impl EvidenceSpool {
         let charge = session.store().meter().reserve(0).map_err(|e| e.record())?;
         Ok(EvidenceSpool {
             rows,
-            buf: Vec::with_capacity(WRITE_BYTES),
-            line: String::new(),
+            buf: String::with_capacity(WRITE_BYTES),
+            path: (String::new(), String::new()),
             count: 0,
             charge,
         })
@@ -202,11 +205,16 @@ impl EvidenceSpool {
     /// Appends one row, encoded as the encoder writes a `{p,l,c,t}` row, without building its
     /// cells.
     fn push(&mut self, path: &str, line: u64, column: u64, text: &str) -> Result<(), ErrorRecord> {
-        self.line.clear();
-        encode_text(path, &mut self.line);
-        encode_rest(line, column, text, &mut self.line);
-        self.buf.extend_from_slice(self.line.as_bytes());
-        self.buf.push(b'\n');
+        // An encoding is never empty, so the empty cache of the first row never matches.
+        if self.path.0 != path || self.path.1.is_empty() {
+            self.path.0.clear();
+            self.path.0.push_str(path);
+            self.path.1.clear();
+            encode_text(path, &mut self.path.1);
+        }
+        self.buf.push_str(&self.path.1);
+        encode_rest(line, column, text, &mut self.buf);
+        self.buf.push('\n');
         self.count += 1;
         if self.buf.len() >= WRITE_BYTES {
             self.flush()?;
@@ -221,7 +229,7 @@ impl EvidenceSpool {
             .grow(self.buf.len() as u64)
             .map_err(|e| e.record())?;
         self.rows
-            .write_all(&self.buf)
+            .write_all(self.buf.as_bytes())
             .map_err(|_| ErrorRecord::store_io())?;
         self.buf.clear();
         Ok(())
