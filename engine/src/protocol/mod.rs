@@ -19,6 +19,7 @@ mod path;
 mod request;
 mod response;
 mod schema;
+mod search_answer;
 
 #[cfg(test)]
 mod tests;

@@ -257,6 +257,15 @@ impl Response {
 
     /// The canonical encoding (does not validate).
     pub fn encode(&self) -> String {
+        match (&self.data, &self.error) {
+            (Some(Data::Search(rows)), None) => super::search_answer::encode(self, rows),
+            _ => self.encode_document(),
+        }
+    }
+
+    /// The canonical encoding through [`Response::to_document`], which every answer but a
+    /// search's takes.
+    pub fn encode_document(&self) -> String {
         encode(&self.to_document())
     }
 

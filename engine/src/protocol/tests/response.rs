@@ -561,3 +561,35 @@ fn request_error_response_is_valid() {
     assert_eq!(resp.validate(), Ok(()));
     assert_eq!(resp.id, 3);
 }
+
+#[test]
+fn search_answers_encode_as_their_documents_do() {
+    let mut rng = crate::testrng::Rng::new(0x5eed_2222);
+    // Texts that are bare, quoted, escaped, empty, reference-like or not ASCII.
+    let pieces = [
+        "a", "needle", " ", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{7f}", "\u{85}", "é", "~",
+        "@", "@12", "12", "-", ",", "{", "}", "[", "]", ":", "#", "日本",
+    ];
+    let mut text = |rng: &mut crate::testrng::Rng| -> String {
+        (0..rng.below(6))
+            .map(|_| pieces[rng.below(pieces.len())])
+            .collect()
+    };
+    for case in 0..400 {
+        let rows: Vec<SearchRow> = (0..rng.below(8))
+            .map(|_| SearchRow {
+                path: 1 + rng.below(5) as u64,
+                line: rng.next() >> rng.below(64),
+                column: 1 + rng.below(300) as u64,
+                text: text(&mut rng),
+            })
+            .collect();
+        let mut r = Response::success(1 + (rng.next() >> rng.below(64)), Data::Search(rows));
+        r.paths = (0..rng.below(4))
+            .map(|i| (i as u64 + 1, format!("d/{}", text(&mut rng))))
+            .collect();
+        r.flags = Flags::from_bits(rng.below(64) as u8).unwrap_or(Flags::NONE);
+        r.reference = (rng.below(2) == 0).then(|| 1 + rng.below(1000) as u64);
+        assert_eq!(r.encode(), r.encode_document(), "case {case}");
+    }
+}
