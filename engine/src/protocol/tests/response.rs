@@ -570,7 +570,7 @@ fn search_answers_encode_as_their_documents_do() {
         "a", "needle", " ", "\"", "\\", "\n", "\r", "\t", "\u{1}", "\u{7f}", "\u{85}", "é", "~",
         "@", "@12", "12", "-", ",", "{", "}", "[", "]", ":", "#", "日本",
     ];
-    let mut text = |rng: &mut crate::testrng::Rng| -> String {
+    let text = |rng: &mut crate::testrng::Rng| -> String {
         (0..rng.below(6))
             .map(|_| pieces[rng.below(pieces.len())])
             .collect()
