@@ -28,9 +28,9 @@ use std::os::fd::AsFd;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use nix::dir::{Dir, Type};
 use nix::fcntl::AtFlags;
 use nix::sys::stat::{SFlag, fstatat};
+use rustix::fs::{FileType, RawDir};
 
 use rayon::prelude::*;
 
@@ -134,14 +134,20 @@ pub fn kind_of_mode(kind: SFlag) -> EntryKind {
     }
 }
 
-fn kind_of_dirent(kind: Type) -> EntryKind {
+/// The kind a directory entry names, or `None` when the listing does not say (`DT_UNKNOWN`).
+fn kind_of_dirent(kind: FileType) -> Option<EntryKind> {
     match kind {
-        Type::Symlink => EntryKind::Symlink,
-        Type::Directory => EntryKind::Dir,
-        Type::File => EntryKind::File,
-        _ => EntryKind::Other,
+        FileType::Symlink => Some(EntryKind::Symlink),
+        FileType::Directory => Some(EntryKind::Dir),
+        FileType::RegularFile => Some(EntryKind::File),
+        FileType::Unknown => None,
+        _ => Some(EntryKind::Other),
     }
 }
+
+/// Bytes of a listing buffer: many entries a `getdents64`, and always room for the largest
+/// one (a 255-byte name).
+const DIRENT_BUFFER: usize = 16 << 10;
 
 /// One walked entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -312,11 +318,8 @@ fn list_dir(
     if task.depth > 0 && count.load(Ordering::Relaxed) > options.max_entries {
         return Ok(listing);
     }
-    let opened = workspace
-        .open_dir(&task.logical)
-        .and_then(|fd| Dir::from_fd(fd).map_err(std::io::Error::from));
-    let mut reader = match opened {
-        Ok(reader) => reader,
+    let dir = match workspace.open_dir(&task.logical) {
+        Ok(dir) => dir,
         Err(err) if task.depth == 0 => return Err(FsError::from_lookup(&task.logical, &err)),
         Err(_) => {
             listing.skipped.unreadable += 1;
@@ -326,7 +329,9 @@ fn list_dir(
     let child_depth = task.depth + 1;
     let at_workspace_root = task.logical == ".";
     let mut names = Vec::new();
-    for entry in reader.iter() {
+    let mut buf = Vec::with_capacity(DIRENT_BUFFER);
+    let mut entries = RawDir::new(&dir, buf.spare_capacity_mut());
+    while let Some(entry) = entries.next() {
         let Ok(entry) = entry else {
             // The OS stopped listing this directory; keep what we have.
             listing.skipped.unreadable += 1;
@@ -336,9 +341,9 @@ fn list_dir(
         if bytes == b"." || bytes == b".." {
             continue;
         }
-        names.push((bytes.to_vec(), entry.file_type()));
+        names.push((bytes.to_vec(), kind_of_dirent(entry.file_type())));
     }
-    let dir_fd = reader.as_fd();
+    let dir_fd = dir.as_fd();
     for (bytes, dirent_type) in names {
         let Ok(name) = std::str::from_utf8(&bytes) else {
             listing.skipped.non_utf8_names += 1;
@@ -352,7 +357,7 @@ fn list_dir(
         }
         let stat = |name: &str| fstatat(dir_fd, OsStr::new(name), AtFlags::AT_SYMLINK_NOFOLLOW);
         let kind = match dirent_type {
-            Some(t) => kind_of_dirent(t),
+            Some(kind) => kind,
             None => match stat(name) {
                 Ok(st) => kind_of_mode(type_of(&st)),
                 Err(_) => {
