@@ -145,17 +145,37 @@ const CHUNK_MATCH_BYTES: usize = 8 << 20;
 /// Small in unit tests, so that files are deferred and scanned again in their trees.
 #[cfg(test)]
 const CHUNK_MATCH_BYTES: usize = 2 << 10;
-/// Files per chunk.
+/// Files per chunk, at most.
 #[cfg(not(test))]
 const CHUNK_FILES: usize = 1024;
 /// Small in unit tests, so their trees span many chunks and the overlap of handing on one
 /// chunk while scanning the next is what the worker-count invariance test sees.
 #[cfg(test)]
 const CHUNK_FILES: usize = 16;
+/// Files of the first and the last chunk: chunks grow from this to [`CHUNK_FILES`] and shrink
+/// back towards the end, so handing on starts early and what is left to hand on once the
+/// last chunk is scanned is small.
+const CHUNK_FILES_LEAST: usize = CHUNK_FILES / 8;
+
+/// The chunks of `files` walked files: each about as large as the files before it and half
+/// of those after it, within [`CHUNK_FILES_LEAST`] and [`CHUNK_FILES`].
+fn chunk_ranges(files: usize) -> Vec<Range<usize>> {
+    let mut chunks = Vec::new();
+    let mut start = 0;
+    while start < files {
+        let size = start
+            .min((files - start) / 2)
+            .clamp(CHUNK_FILES_LEAST, CHUNK_FILES);
+        let end = files.min(start + size);
+        chunks.push(start..end);
+        start = end;
+    }
+    chunks
+}
 
 /// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
 /// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
-/// scanned in parallel chunks of [`CHUNK_FILES`] holding at most [`CHUNK_MATCH_BYTES`] of
+/// scanned in parallel chunks of up to [`CHUNK_FILES`] holding at most [`CHUNK_MATCH_BYTES`] of
 /// matches, and chunk k + 1 is scanned while the rows of chunk k are handed on, so memory
 /// follows the consumer (at most two chunks of matches are held), not the tree.
 pub fn search_into<S: AsRef<str> + Sync>(
@@ -212,10 +232,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     };
     let entries = &walked.entries;
     let scan = |range: Range<usize>| scan_chunk(workspace, matcher, &entries[range], deadline);
-    let chunks: Vec<Range<usize>> = (0..entries.len())
-        .step_by(CHUNK_FILES)
-        .map(|start| start..entries.len().min(start + CHUNK_FILES))
-        .collect();
+    let chunks = chunk_ranges(entries.len());
     let Some(first) = chunks.first() else {
         return Ok(summary);
     };

@@ -386,6 +386,28 @@ fn files_past_a_chunks_match_budget_are_scanned_again_and_handed_on_once() {
 }
 
 #[test]
+fn chunks_cover_the_files_in_order_growing_then_shrinking() {
+    for files in [0, 1, 2, 3, 5, 16, 17, 31, 100, 1000] {
+        let chunks = chunk_ranges(files);
+        let mut next = 0;
+        for chunk in &chunks {
+            assert_eq!(chunk.start, next, "{files} files: {chunks:?}");
+            assert!(!chunk.is_empty() && chunk.len() <= CHUNK_FILES);
+            next = chunk.end;
+        }
+        assert_eq!(next, files);
+    }
+    let sizes: Vec<usize> = chunk_ranges(200).iter().map(|c| c.len()).collect();
+    // Up from 2 files to 16, then down by half of what is left.
+    assert_eq!(
+        sizes,
+        [
+            2, 2, 4, 8, 16, 16, 16, 16, 16, 16, 16, 16, 16, 16, 12, 6, 3, 2, 1
+        ]
+    );
+}
+
+#[test]
 fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     let dir = tempfile::tempdir().unwrap();
     let long = dir.path().join("long");
