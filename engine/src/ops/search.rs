@@ -170,6 +170,9 @@ impl<'s> Collector<'s> {
 /// Bytes gathered before a write to the spool file.
 const WRITE_BYTES: usize = 64 << 10;
 
+/// Bytes of the evidence read back at a time for its digest (each read opens the file).
+const DIGEST_READ_BYTES: u64 = 1 << 20;
+
 /// Bytes kept before the rows for the evidence header, whose row count is known only at the
 /// end: `k:g`, the `d[N]{p,l,c,t}:` line with N below [`text_search::MAX_MATCHES_TOTAL`], and
 /// room to spare. The value starts where the header does; the bytes before it are not read.
@@ -255,7 +258,7 @@ impl EvidenceSpool {
         let mut at = 0;
         while at < body.len() {
             let chunk = body
-                .read_range(at, WRITE_BYTES as u64)
+                .read_range(at, DIGEST_READ_BYTES)
                 .map_err(|_| ErrorRecord::store_io())?;
             if chunk.is_empty() {
                 return Err(ErrorRecord::store_io());

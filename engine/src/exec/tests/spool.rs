@@ -51,6 +51,23 @@ fn a_root_is_private_marked_and_locked_for_its_lifetime() {
 }
 
 #[test]
+fn a_header_written_into_kept_room_starts_the_value() {
+    let base = tempfile::tempdir().expect("base");
+    let (root, _) = SpoolRoot::create(base.path(), DEFAULT_IDLE).expect("root");
+    let mut partial = root.create_file().expect("spool file");
+    partial.write_all(b"........rows\n").expect("write");
+    // Past what was written is refused and changes nothing.
+    assert!(partial.write_at(11, b"xyz").is_err());
+    partial.write_at(5, b"hd\n").expect("header");
+    let value = crate::store::Body::Spool(std::sync::Arc::new(partial.finish_from(5)));
+    assert_eq!(value.len(), 8);
+    assert_eq!(value.read_all().expect("read"), b"hd\nrows\n");
+    assert_eq!(value.read_range(2, 3).expect("range"), b"\nro");
+    // A range past the value is clamped to it, not read from beyond.
+    assert_eq!(value.read_range(6, 100).expect("tail"), b"s\n");
+}
+
+#[test]
 fn partial_spool_files_are_deleted_and_an_idle_root_goes_on_drop() {
     let base = tempfile::tempdir().expect("base");
     let (root, _) = SpoolRoot::create(base.path(), DEFAULT_IDLE).expect("root");
