@@ -111,6 +111,11 @@ pub fn text(t: &str, out: &mut String) {
     out.reserve(t.len() + 2);
     out.push('"');
     let bytes = t.as_bytes();
+    if starts_no_escape(bytes) {
+        out.push_str(t);
+        out.push('"');
+        return;
+    }
     let mut run = 0;
     let mut at = 0;
     while at < bytes.len() {
@@ -146,6 +151,15 @@ pub fn text(t: &str, out: &mut String) {
     }
     out.push_str(&t[run..]);
     out.push('"');
+}
+
+/// Whether no byte of `bytes` can start an escape (see [`text`]; every 0xC2 counts, not only
+/// those of U+0080..=U+009F). Most quoted text has none, and this check, without an early exit,
+/// compiles to vector compares where the escaping loop goes a byte at a time.
+fn starts_no_escape(bytes: &[u8]) -> bool {
+    bytes.iter().fold(true, |clean, &b| {
+        clean & (b >= 0x20) & (b != b'"') & (b != b'\\') & (b != 0x7f) & (b != 0xc2)
+    })
 }
 
 /// How [`text`] writes one byte sequence.
