@@ -13,7 +13,9 @@ use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::spool::PartialSpool;
 use crate::files::text_search::{self, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
-use crate::protocol::{Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow};
+use crate::protocol::{
+    Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow, encode_search_rest,
+};
 use crate::store::{Body, Pending, Reservation};
 
 /// Columns of the rows and of the evidence table.
@@ -80,7 +82,7 @@ impl TableRow for SearchMatch {
     }
 
     fn encode_rest(&self, out: &mut String) {
-        encode_rest(self.line, self.column, &self.text, out);
+        encode_search_rest(self.line, self.column, &self.text, out);
     }
 
     fn rest_cells(&self) -> Vec<Atom> {
@@ -90,18 +92,6 @@ impl TableRow for SearchMatch {
             Atom::text(self.text.as_str()),
         ]
     }
-}
-
-/// Appends `,l,c,t` of a row as the encoder writes those text atoms: line and column are bare
-/// decimals, as `Atom::uint` encodes them.
-fn encode_rest(line: u64, column: u64, text: &str, out: &mut String) {
-    let mut digits = itoa::Buffer::new();
-    out.push(',');
-    out.push_str(digits.format(line));
-    out.push(',');
-    out.push_str(digits.format(column));
-    out.push(',');
-    encode_text(text, out);
 }
 
 /// Keeps the rows an answer could show and streams the rest into the evidence spool.
@@ -216,7 +206,7 @@ impl EvidenceSpool {
             encode_text(path, &mut self.path.1);
         }
         self.buf.push_str(&self.path.1);
-        encode_rest(line, column, text, &mut self.buf);
+        encode_search_rest(line, column, text, &mut self.buf);
         self.buf.push('\n');
         self.count += 1;
         if self.buf.len() >= WRITE_BYTES {

@@ -21,6 +21,8 @@ mod response;
 mod schema;
 mod search_answer;
 
+pub(crate) use search_answer::encode_search_rest;
+
 #[cfg(test)]
 mod tests;
 

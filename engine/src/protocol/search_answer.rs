@@ -44,12 +44,7 @@ pub(super) fn encode(response: &Response, rows: &[SearchRow]) -> String {
     for row in rows {
         out.push('\n');
         out.push_str(digits.format(row.path));
-        out.push(',');
-        out.push_str(digits.format(row.line));
-        out.push(',');
-        out.push_str(digits.format(row.column));
-        out.push(',');
-        encode_text(&row.text, &mut out);
+        encode_search_rest(row.line, row.column, &row.text, &mut out);
     }
     out.push_str("\nz:");
     out.push_str(digits.format(response.flags.bits()));
@@ -57,4 +52,17 @@ pub(super) fn encode(response: &Response, rows: &[SearchRow]) -> String {
     encode_atom(&Atom::opt_ref(response.reference), &mut out);
     out.push('\n');
     out
+}
+
+/// Appends `,l,c,t` of a search row as the encoder writes those atoms (line and column are
+/// bare decimals, as `Atom::uint` encodes them): shared by the answer and by the evidence rows
+/// a cut search spools, which differ only in their first cell (a path id or the path).
+pub(crate) fn encode_search_rest(line: u64, column: u64, text: &str, out: &mut String) {
+    let mut digits = itoa::Buffer::new();
+    out.push(',');
+    out.push_str(digits.format(line));
+    out.push(',');
+    out.push_str(digits.format(column));
+    out.push(',');
+    encode_text(text, out);
 }

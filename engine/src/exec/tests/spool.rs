@@ -1,6 +1,6 @@
 //! Spool roots: layout, lifetime, and the reclaim rules.
 
-use crate::exec::spool::{DEFAULT_IDLE, ROOT_PREFIX, SpoolRoot, reclaim};
+use crate::exec::spool::{DEFAULT_IDLE, PartialSpool, ROOT_PREFIX, SpoolRoot, reclaim};
 use std::fs::{self, File, TryLockError};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -50,12 +50,18 @@ fn a_root_is_private_marked_and_locked_for_its_lifetime() {
     assert!(lock.try_lock().is_ok());
 }
 
-#[test]
-fn a_header_written_into_kept_room_starts_the_value() {
+/// A fresh root in a fresh base, and a spool file in it holding `bytes`.
+fn spool_holding(bytes: &[u8]) -> (tempfile::TempDir, SpoolRoot, PartialSpool) {
     let base = tempfile::tempdir().expect("base");
     let (root, _) = SpoolRoot::create(base.path(), DEFAULT_IDLE).expect("root");
     let mut partial = root.create_file().expect("spool file");
-    partial.write_all(b"........rows\n").expect("write");
+    partial.write_all(bytes).expect("write");
+    (base, root, partial)
+}
+
+#[test]
+fn a_header_written_into_kept_room_starts_the_value() {
+    let (_base, _root, mut partial) = spool_holding(b"........rows\n");
     // Past what was written is refused and changes nothing.
     assert!(partial.write_at(11, b"xyz").is_err());
     partial.write_at(5, b"hd\n").expect("header");
@@ -69,10 +75,7 @@ fn a_header_written_into_kept_room_starts_the_value() {
 
 #[test]
 fn partial_spool_files_are_deleted_and_an_idle_root_goes_on_drop() {
-    let base = tempfile::tempdir().expect("base");
-    let (root, _) = SpoolRoot::create(base.path(), DEFAULT_IDLE).expect("root");
-    let mut partial = root.create_file().expect("spool file");
-    partial.write_all(b"partial").expect("write");
+    let (base, root, partial) = spool_holding(b"partial");
     let path = partial.path().to_path_buf();
     drop(partial);
     assert!(!path.exists());
