@@ -25,7 +25,9 @@ pub struct ComputePlane {
     /// Built at once by [`ComputePlane::new`], on the first [`ComputePlane::install`] for
     /// [`ComputePlane::host`]; `None` when that late start failed.
     pool: OnceLock<Option<rayon::ThreadPool>>,
-    workers: usize,
+    /// Set by [`ComputePlane::new`]; for [`ComputePlane::host`], read from the host on first
+    /// use (the cgroup files `available_parallelism` reads are a dozen syscalls).
+    workers: OnceLock<usize>,
 }
 
 impl ComputePlane {
@@ -35,23 +37,23 @@ impl ComputePlane {
         let pool = build(workers)?;
         Ok(ComputePlane {
             pool: OnceLock::from(Some(pool)),
-            workers,
+            workers: OnceLock::from(workers),
         })
     }
 
     /// A pool sized by `available_parallelism()` (1 if unknown) whose threads start with the
     /// first work that needs them, so a process that only answers cheap requests never starts
-    /// them.
+    /// them (nor asks the host how many it may run).
     pub fn host() -> ComputePlane {
         ComputePlane {
             pool: OnceLock::new(),
-            workers: host_parallelism(),
+            workers: OnceLock::new(),
         }
     }
 
     /// The number of worker threads.
     pub fn workers(&self) -> usize {
-        self.workers
+        *self.workers.get_or_init(host_parallelism)
     }
 
     /// Runs `work` inside the pool, so Rayon parallel iterators in it use this pool; blocks until
@@ -63,7 +65,7 @@ impl ComputePlane {
         F: FnOnce() -> R + Send,
         R: Send,
     {
-        match self.pool.get_or_init(|| build(self.workers).ok()) {
+        match self.pool.get_or_init(|| build(self.workers()).ok()) {
             Some(pool) => pool.install(work),
             None => work(),
         }
@@ -122,9 +124,14 @@ mod tests {
     #[test]
     fn host_has_at_least_one_worker() {
         let plane = ComputePlane::host();
-        assert!(plane.workers() >= 1);
-        // The threads start with the first work.
+        // The threads start with the first work, and the host is asked only then.
         assert!(plane.pool.get().is_none());
-        assert_eq!(plane.install(rayon::current_num_threads), plane.workers());
+        assert!(plane.workers.get().is_none());
+        assert_eq!(
+            plane.install(rayon::current_num_threads),
+            host_parallelism()
+        );
+        assert!(plane.pool.get().is_some());
+        assert!(plane.workers() >= 1);
     }
 }

@@ -4,7 +4,7 @@
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
 use crate::sync::lock;
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, PoisonError};
 
 /// Why a permit was not granted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,7 +25,8 @@ struct State {
 #[derive(Debug, Clone)]
 pub(crate) struct Gate {
     state: Arc<State>,
-    capacity: usize,
+    /// Set by [`Gate::new`]; for [`Gate::host`], read from the host at the first acquire.
+    capacity: OnceLock<usize>,
 }
 
 /// A held permit; dropping it frees the slot.
@@ -44,14 +45,33 @@ impl Drop for Permit {
 
 impl Gate {
     /// A gate with `capacity` slots (at least one).
+    #[cfg(test)]
     pub fn new(capacity: usize) -> Gate {
         Gate {
             state: Arc::new(State {
                 held: Mutex::new(0),
                 freed: Condvar::new(),
             }),
-            capacity: capacity.max(1),
+            capacity: OnceLock::from(capacity.max(1)),
         }
+    }
+
+    /// A gate with a slot per CPU the host lets this process use, counted at the first
+    /// acquire: a session that never runs a process never asks.
+    pub fn host() -> Gate {
+        Gate {
+            state: Arc::new(State {
+                held: Mutex::new(0),
+                freed: Condvar::new(),
+            }),
+            capacity: OnceLock::new(),
+        }
+    }
+
+    fn capacity(&self) -> usize {
+        *self
+            .capacity
+            .get_or_init(|| crate::compute::host_parallelism().max(1))
     }
 
     /// Takes a free slot, or waits for one unless `cancel` is set or `deadline` passes first.
@@ -65,7 +85,7 @@ impl Gate {
         let mut held = lock(&self.state.held);
         loop {
             // A free slot wins: a request stopped before it queued answers like exec does.
-            if *held < self.capacity {
+            if *held < self.capacity() {
                 *held += 1;
                 return Ok(Permit {
                     state: Arc::clone(&self.state),
@@ -118,5 +138,23 @@ mod tests {
         t.join().expect("canceller");
         drop(first);
         assert!(gate.acquire(&token, Deadline::after_ms(1000)).is_ok());
+    }
+
+    #[test]
+    fn a_host_gate_counts_cpus_at_its_first_acquire() {
+        let gate = Gate::host();
+        assert!(gate.capacity.get().is_none());
+        let token = CancelToken::new();
+        let permits: Vec<Permit> = (0..crate::compute::host_parallelism())
+            .map(|_| {
+                gate.acquire(&token, Deadline::after_ms(1000))
+                    .expect("a slot per CPU")
+            })
+            .collect();
+        assert_eq!(gate.capacity.get(), Some(&permits.len()));
+        assert_eq!(
+            gate.acquire(&token, Deadline::after_ms(20)).err(),
+            Some(GateStop::TimedOut)
+        );
     }
 }

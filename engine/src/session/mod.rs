@@ -117,7 +117,7 @@ impl Session {
                 approval: Mutex::new(None),
                 remaining_output: AtomicU64::new(config.output_ceiling),
                 spool: Mutex::new(None),
-                processes: Gate::new(crate::compute::host_parallelism()),
+                processes: Gate::host(),
                 hardening: config.hardening,
                 withheld_env: config.withheld_env.into(),
             }),
