@@ -3,6 +3,9 @@
 //! 64× (8 MiB to 512 MiB), one literal with matches and one without. Each round runs `ash run`
 //! (`tok 65536`, `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null;
 //! the table is the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
+//! The "read floor" column is what no search of these files can beat on this machine: two threads
+//! in this process (no process start, no walk, no scan) opening, reading and closing every file of
+//! the tree, by full path, into reused buffers; "floor / rg" is that time over ripgrep's.
 //!
 //! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×).
 #![allow(
@@ -11,8 +14,8 @@
     reason = "bench code: a failed unwrap is the bench failing, with its location"
 )]
 
-use std::io::Write;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -63,6 +66,42 @@ fn rg_search(root: &Path, literal: &str) -> Duration {
     t.elapsed()
 }
 
+/// Every regular file below `root`, in no particular order.
+fn files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut dirs = vec![root.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_dir() {
+                dirs.push(entry.path());
+            } else {
+                out.push(entry.path());
+            }
+        }
+    }
+    out
+}
+
+/// Two threads read every file whole (one `read` of its size plus one byte, like the engine).
+fn read_floor(files: &[PathBuf]) -> Duration {
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for half in 0..2 {
+            s.spawn(move || {
+                let mut buf = vec![0u8; FILE_BYTES * 2];
+                let mut bytes = 0usize;
+                for path in files.iter().skip(half).step_by(2) {
+                    let mut file = std::fs::File::open(path).unwrap();
+                    bytes += file.read(&mut buf).unwrap();
+                }
+                std::hint::black_box(bytes);
+            });
+        }
+    });
+    t.elapsed()
+}
+
 fn median(mut t: Vec<Duration>) -> f64 {
     t.sort();
     t[t.len() / 2].as_secs_f64() * 1e3
@@ -82,37 +121,43 @@ fn main() {
     if !rg {
         println!("ripgrep is not installed: timing ash alone (apt-get install ripgrep to compare)");
     }
-    println!("| tree | query | ash p50 ms | rg p50 ms | ash / rg |");
-    println!("|---|---|---|---|---|");
+    println!(
+        "| tree | query | ash p50 ms | rg p50 ms | ash / rg | read floor p50 ms | floor / rg |"
+    );
+    println!("|---|---|---|---|---|---|---|");
     for copies in [1usize, 4, 16, 64].into_iter().filter(|c| *c <= max) {
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), copies);
         let rounds = if copies >= 16 { 9 } else { 21 };
+        let tree_files = files(dir.path());
         for (query, literal) in [("matches", "needle_marker"), ("no match", "needle_absent")] {
             // Warm the page cache and both binaries.
             ash_search(ash, dir.path(), literal);
             if rg {
                 rg_search(dir.path(), literal);
             }
-            let (mut ours, mut theirs) = (Vec::new(), Vec::new());
+            let (mut ours, mut theirs, mut floor) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..rounds {
                 ours.push(ash_search(ash, dir.path(), literal));
                 if rg {
                     theirs.push(rg_search(dir.path(), literal));
                 }
+                floor.push(read_floor(&tree_files));
             }
             let a = median(ours);
+            let f = median(floor);
             let size = (copies * FILES * FILE_BYTES) >> 20;
             if rg {
                 let r = median(theirs);
                 println!(
-                    "| {size} MiB ({} files) | {query} | {a:.1} | {r:.1} | {:.2}× |",
+                    "| {size} MiB ({} files) | {query} | {a:.1} | {r:.1} | {:.2}× | {f:.1} | {:.2}× |",
                     copies * FILES,
-                    a / r
+                    a / r,
+                    f / r
                 );
             } else {
                 println!(
-                    "| {size} MiB ({} files) | {query} | {a:.1} | – | – |",
+                    "| {size} MiB ({} files) | {query} | {a:.1} | – | – | {f:.1} | – |",
                     copies * FILES
                 );
             }
