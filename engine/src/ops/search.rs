@@ -56,7 +56,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     let projected = match rows.spool.take() {
         None => project(answer, "g", &COLS, &rows.kept, base)?,
         Some(spool) => project_prefix(answer, &COLS, &rows.kept, summary.total, base, |answer| {
-            spool.finish(answer)
+            spool.finish(session, answer)
         })?,
     };
     let data = rows
@@ -160,8 +160,8 @@ impl<'s> Collector<'s> {
 /// Bytes gathered before a write to the spool file.
 const WRITE_BYTES: usize = 64 << 10;
 
-/// Bytes of the evidence read back at a time for its digest (each read opens the file).
-const DIGEST_READ_BYTES: u64 = 1 << 20;
+/// Bytes of the evidence read back at a time for its digest, into one buffer.
+const DIGEST_READ_BYTES: usize = 1 << 20;
 
 /// Bytes kept before the rows for the evidence header, whose row count is known only at the
 /// end: `k:g`, the `d[N]{p,l,c,t}:` line with N below [`text_search::MAX_MATCHES_TOTAL`], and
@@ -231,7 +231,7 @@ impl EvidenceSpool {
     /// Writes the evidence document's header (`k:g` and the `d[N]` line) into the room kept
     /// before the rows and retains the document from there, returning its alias: the rows are
     /// written once, and read back once for the digest.
-    fn finish(mut self, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
+    fn finish(mut self, session: &Shared, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
         self.flush()?;
         let header = table_header(self.count);
         let start = HEADER_ROOM
@@ -245,17 +245,16 @@ impl EvidenceSpool {
             .map_err(|_| ErrorRecord::store_io())?;
         let body = Body::Spool(std::sync::Arc::new(self.rows.finish_from(start as u64)));
         let mut hasher = blake3::Hasher::new();
-        let mut at = 0;
-        while at < body.len() {
-            let chunk = body
-                .read_range(at, DIGEST_READ_BYTES)
-                .map_err(|_| ErrorRecord::store_io())?;
-            if chunk.is_empty() {
-                return Err(ErrorRecord::store_io());
-            }
-            hasher.update(&chunk);
-            at += chunk.len() as u64;
-        }
+        // Both halves of a 1 MiB read are hashed at once on the compute plane, which is idle
+        // now that the search is done.
+        session
+            .plane
+            .install(|| {
+                body.for_each_chunk(DIGEST_READ_BYTES, |chunk| {
+                    hasher.update_rayon(chunk);
+                })
+            })
+            .map_err(|_| ErrorRecord::store_io())?;
         let pending = Pending {
             body,
             digest: hasher.finalize(),

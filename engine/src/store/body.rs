@@ -112,6 +112,41 @@ impl Body {
         }
     }
 
+    /// Hands the value to `each` in order, `chunk` bytes at a time (the last may be shorter):
+    /// a spool file is opened once and read into one buffer, so a long value costs neither an
+    /// open nor fresh pages per chunk.
+    pub fn for_each_chunk(&self, chunk: usize, mut each: impl FnMut(&[u8])) -> io::Result<()> {
+        let chunk = chunk.max(1);
+        match self {
+            Body::Memory(b) => {
+                b.chunks(chunk).for_each(each);
+                Ok(())
+            }
+            Body::Spool(f) => {
+                let mut file = File::open(&f.path)?;
+                file.seek(SeekFrom::Start(f.start))?;
+                let mut left = f.len;
+                let mut buf = vec![0; usize::try_from(left).map_or(chunk, |l| l.min(chunk))];
+                while left > 0 {
+                    let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
+                    file.read_exact(&mut buf[..want]).map_err(|e| {
+                        if e.kind() == io::ErrorKind::UnexpectedEof {
+                            io::Error::new(
+                                io::ErrorKind::UnexpectedEof,
+                                format!("spool file {} is shorter than recorded", f.path.display()),
+                            )
+                        } else {
+                            e
+                        }
+                    })?;
+                    each(&buf[..want]);
+                    left -= want as u64;
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// Reads the whole value.
     pub fn read_all(&self) -> io::Result<Vec<u8>> {
         self.read_range(0, self.len())

@@ -381,4 +381,40 @@ mod tests {
         assert!(!path.exists(), "the last holder deletes the spool file");
         assert_eq!(s.used_bytes(), 0);
     }
+
+    #[test]
+    fn bodies_hand_on_their_bytes_in_chunks_and_a_short_spool_is_an_error() {
+        let chunks = |body: &Body, size: usize| {
+            let mut seen = Vec::new();
+            body.for_each_chunk(size, |c| seen.push(c.to_vec()))
+                .map(|()| seen)
+        };
+        let memory = Body::Memory(b"0123456789".as_slice().into());
+        assert_eq!(
+            chunks(&memory, 4).expect("memory"),
+            [b"0123".to_vec(), b"4567".to_vec(), b"89".to_vec()]
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("spool");
+        std::fs::write(&path, b"xx0123456789").expect("write");
+        let owner: std::sync::Arc<dyn std::any::Any + Send + Sync> = std::sync::Arc::new(());
+        let spool = Body::Spool(std::sync::Arc::new(SpoolFile::adopt_from(
+            path.clone(),
+            2,
+            10,
+            owner.clone(),
+        )));
+        assert_eq!(
+            chunks(&spool, 4).expect("spool"),
+            chunks(&memory, 4).expect("memory"),
+            "the bytes before the value's start are not handed on"
+        );
+        assert_eq!(chunks(&spool, 0).expect("spool").concat(), b"0123456789");
+        let short_path = dir.path().join("short");
+        std::fs::write(&short_path, b"01234").expect("write");
+        let short = Body::Spool(std::sync::Arc::new(SpoolFile::adopt(short_path, 10)));
+        let err = chunks(&short, 4).expect_err("shorter than recorded");
+        assert_eq!(err.kind(), std::io::ErrorKind::UnexpectedEof);
+        assert!(err.to_string().contains("shorter than recorded"), "{err}");
+    }
 }
