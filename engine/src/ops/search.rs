@@ -4,7 +4,8 @@
 //! Memory follows the request, not the tree: matches arrive in row order, and only the rows the
 //! answer could possibly show are kept (at most `rec`, and no more than L bytes of them at their
 //! least encoded size). Once a row arrives that cannot be shown, the result is known to be cut,
-//! and from then on every row is streamed into a spool file that becomes the retained evidence.
+//! and from then on every row is streamed into the retained evidence: in memory up to 4 MiB (the
+//! resident size of an exec stream's capture), past that in a session spool file.
 
 use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
@@ -56,7 +57,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     let projected = match rows.spool.take() {
         None => project(answer, "g", &COLS, &rows.kept, base)?,
         Some(spool) => project_prefix(answer, &COLS, &rows.kept, summary.total, base, |answer| {
-            spool.finish(session, answer)
+            spool.finish(answer)
         })?,
     };
     let data = rows
@@ -101,7 +102,7 @@ struct Collector<'s> {
     limit: usize,
     kept: Vec<SearchMatch>,
     kept_bytes: usize,
-    spool: Option<EvidenceSpool>,
+    spool: Option<EvidenceSpool<'s>>,
     failure: Option<ErrorRecord>,
 }
 
@@ -157,10 +158,14 @@ impl<'s> Collector<'s> {
     }
 }
 
-/// Bytes gathered before a write to the spool file.
+/// Bytes gathered before they are charged and kept (in memory or in the spool file).
 const WRITE_BYTES: usize = 64 << 10;
 
-/// Bytes of the evidence read back at a time for its digest, into one buffer.
+/// Evidence up to this size stays in memory, like an exec stream's capture (4 MiB); beyond
+/// it, the whole document moves to a session spool file and every later row is written there.
+const RESIDENT_BYTES: usize = 4 << 20;
+
+/// Bytes of spooled evidence read back at a time for its digest, into one buffer.
 const DIGEST_READ_BYTES: usize = 1 << 20;
 
 /// Bytes kept before the rows for the evidence header, whose row count is known only at the
@@ -168,10 +173,17 @@ const DIGEST_READ_BYTES: usize = 1 << 20;
 /// room to spare. The value starts where the header does; the bytes before it are not read.
 const HEADER_ROOM: usize = 64;
 
-/// The evidence rows of a cut search, written to a session spool file as they arrive; charged
-/// to the store quota as they are written.
-struct EvidenceSpool {
-    rows: PartialSpool,
+/// Where the evidence rows kept so far are, both starting with [`HEADER_ROOM`] bytes.
+enum Kept {
+    Resident(Vec<u8>),
+    Spooled(PartialSpool),
+}
+
+/// The evidence rows of a cut search, kept as they arrive (in memory up to
+/// [`RESIDENT_BYTES`], then in a spool file) and charged to the store quota as they are kept.
+struct EvidenceSpool<'s> {
+    session: &'s Shared,
+    kept: Kept,
     buf: String,
     /// The path of the last row and its encoding: a file's rows share both.
     path: (String, String),
@@ -179,15 +191,12 @@ struct EvidenceSpool {
     charge: Reservation,
 }
 
-impl EvidenceSpool {
-    fn start(session: &Shared) -> Result<Self, ErrorRecord> {
-        let root = session.spool_root().map_err(|_| ErrorRecord::store_io())?;
-        let mut rows = root.create_file().map_err(|_| ErrorRecord::store_io())?;
-        rows.write_all(&[b'\n'; HEADER_ROOM])
-            .map_err(|_| ErrorRecord::store_io())?;
+impl<'s> EvidenceSpool<'s> {
+    fn start(session: &'s Shared) -> Result<Self, ErrorRecord> {
         let charge = session.store().meter().reserve(0).map_err(|e| e.record())?;
         Ok(EvidenceSpool {
-            rows,
+            session,
+            kept: Kept::Resident(vec![b'\n'; HEADER_ROOM]),
             buf: String::with_capacity(WRITE_BYTES),
             path: (String::new(), String::new()),
             count: 0,
@@ -215,23 +224,38 @@ impl EvidenceSpool {
         Ok(())
     }
 
-    /// Charges the gathered rows to the store quota and writes them: nothing is written
-    /// beyond what the quota allows, and the meter is asked once a write, not once a row.
+    /// Charges the gathered rows to the store quota and keeps them: nothing is kept beyond
+    /// what the quota allows, and the meter is asked once per [`WRITE_BYTES`], not once a row.
     fn flush(&mut self) -> Result<(), ErrorRecord> {
         self.charge
             .grow(self.buf.len() as u64)
             .map_err(|e| e.record())?;
-        self.rows
-            .write_all(self.buf.as_bytes())
-            .map_err(|_| ErrorRecord::store_io())?;
+        let rows = self.buf.as_bytes();
+        match &mut self.kept {
+            Kept::Resident(bytes) if bytes.len() + rows.len() <= RESIDENT_BYTES => {
+                bytes.extend_from_slice(rows);
+            }
+            Kept::Resident(bytes) => {
+                let root = self
+                    .session
+                    .spool_root()
+                    .map_err(|_| ErrorRecord::store_io())?;
+                let mut file = root.create_file().map_err(|_| ErrorRecord::store_io())?;
+                file.write_all(bytes)
+                    .and_then(|()| file.write_all(rows))
+                    .map_err(|_| ErrorRecord::store_io())?;
+                self.kept = Kept::Spooled(file);
+            }
+            Kept::Spooled(file) => file.write_all(rows).map_err(|_| ErrorRecord::store_io())?,
+        }
         self.buf.clear();
         Ok(())
     }
 
     /// Writes the evidence document's header (`k:g` and the `d[N]` line) into the room kept
     /// before the rows and retains the document from there, returning its alias: the rows are
-    /// written once, and read back once for the digest.
-    fn finish(mut self, session: &Shared, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
+    /// kept once, and a spooled document is read back once for the digest.
+    fn finish(mut self, answer: &mut Answer<'_>) -> Result<u64, ErrorRecord> {
         self.flush()?;
         let header = table_header(self.count);
         let start = HEADER_ROOM
@@ -240,21 +264,31 @@ impl EvidenceSpool {
         self.charge
             .grow(header.len() as u64)
             .map_err(|e| e.record())?;
-        self.rows
-            .write_at(start as u64, header.as_bytes())
-            .map_err(|_| ErrorRecord::store_io())?;
-        let body = Body::Spool(std::sync::Arc::new(self.rows.finish_from(start as u64)));
+        let plane = &self.session.plane;
         let mut hasher = blake3::Hasher::new();
-        // Both halves of a 1 MiB read are hashed at once on the compute plane, which is idle
-        // now that the search is done.
-        session
-            .plane
-            .install(|| {
-                body.for_each_chunk(DIGEST_READ_BYTES, |chunk| {
-                    hasher.update_rayon(chunk);
-                })
-            })
-            .map_err(|_| ErrorRecord::store_io())?;
+        // The compute plane is idle now that the search is done: each piece is hashed on all
+        // of its workers.
+        let body = match self.kept {
+            Kept::Resident(mut bytes) => {
+                bytes[start..HEADER_ROOM].copy_from_slice(header.as_bytes());
+                let value = &bytes[start..];
+                plane.install(|| hasher.update_rayon(value));
+                Body::Memory(value.into())
+            }
+            Kept::Spooled(mut file) => {
+                file.write_at(start as u64, header.as_bytes())
+                    .map_err(|_| ErrorRecord::store_io())?;
+                let body = Body::Spool(std::sync::Arc::new(file.finish_from(start as u64)));
+                plane
+                    .install(|| {
+                        body.for_each_chunk(DIGEST_READ_BYTES, |chunk| {
+                            hasher.update_rayon(chunk);
+                        })
+                    })
+                    .map_err(|_| ErrorRecord::store_io())?;
+                body
+            }
+        };
         let pending = Pending {
             body,
             digest: hasher.finalize(),

@@ -118,6 +118,38 @@ fn truncated_search_keeps_its_own_bits() {
     );
 }
 
+#[test]
+fn search_evidence_past_the_resident_size_is_spooled_and_retained_whole() {
+    // 80,000 rows of about 60 bytes: past the 4 MiB kept in memory, so the rows move to a
+    // spool file partway through and the retained document must still be every row, in order.
+    let lines: String = (1..=80_000)
+        .map(|n| format!("needle {n:06} and enough filler to make the row long\n"))
+        .collect();
+    let ws = tree(&[("big.txt", lines.as_bytes())]);
+    let mut c = Client::new(ws.path());
+    let a = c.ask(&search_req(1, "needle", &["."], 0, (1000, 2)));
+    assert_eq!(
+        (a.response.flags.bits(), a.response.reference),
+        (11, Some(1)),
+        "{}",
+        a.text
+    );
+    let rows: String = (1..=80_000)
+        .map(|n| {
+            format!("big.txt,{n},1,\"needle {n:06} and enough filler to make the row long\"\n")
+        })
+        .collect();
+    let expected = format!("k:g\nd[80000]{{p,l,c,t}}:\n{rows}");
+    assert!(
+        expected.len() > 4 << 20,
+        "the evidence must pass the resident size"
+    );
+    assert!(
+        String::from_utf8(c.retained(1)).expect("UTF-8 evidence") == expected,
+        "the spooled evidence differs from the full result"
+    );
+}
+
 fn ten_files() -> TempDir {
     let names: Vec<String> = (1..=10).map(|n| format!("f{n:02}.txt")).collect();
     let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"x"[..])).collect();
