@@ -3,9 +3,9 @@
 //! 64× (8 MiB to 512 MiB), one literal with matches and one without. Each round runs `ash run`
 //! (`tok 65536`, `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null;
 //! the table is the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
-//! The "read floor" column is what no search of these files can beat on this machine: two threads
-//! in this process (no process start, no walk, no scan) opening, reading and closing every file of
-//! the tree, by full path, into reused buffers; "floor / rg" is that time over ripgrep's.
+//! The "read floor" column is the cost of the reads alone on this machine: two threads in this
+//! process (no process start, no walk, no scan) opening, reading and closing every file of the
+//! tree, by full path, into reused buffers; "floor / rg" is that time over ripgrep's.
 //!
 //! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×).
 #![allow(

@@ -7,6 +7,10 @@ use crate::reduce::{StreamSample, Utf8Tracker};
 use crate::store::{Body, Pending, QuotaMeter, Reservation, SpoolFile};
 use std::sync::Arc;
 
+/// Bytes of a retained value kept in memory before it moves to a spool file (exec streams,
+/// search evidence): docs/contract/ash-protocol.md §5.
+pub const RESIDENT_BYTES: usize = 4 << 20;
+
 /// Capture thresholds (docs/contract/ash-protocol.md §5: 4 MiB resident, then spool with 1 MiB samples).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CaptureLimits {
@@ -21,7 +25,7 @@ pub struct CaptureLimits {
 impl Default for CaptureLimits {
     fn default() -> Self {
         CaptureLimits {
-            memory: 4 << 20,
+            memory: RESIDENT_BYTES,
             head: 1 << 20,
             tail: 1 << 20,
         }

@@ -20,7 +20,7 @@ mod tail;
 #[cfg(test)]
 mod tests;
 
-pub use capture::{Capture, CaptureLimits, Captured, Lost, Spooled};
+pub use capture::{Capture, CaptureLimits, Captured, Lost, RESIDENT_BYTES, Spooled};
 pub use child::{ExecContext, ProcessOutcome, run};
 pub use error::ExecError;
 pub use launch::{ExecHardening, Launch};

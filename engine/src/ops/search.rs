@@ -11,6 +11,7 @@ use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
+use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
 use crate::files::text_search::{self, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
@@ -102,7 +103,7 @@ struct Collector<'s> {
     limit: usize,
     kept: Vec<SearchMatch>,
     kept_bytes: usize,
-    spool: Option<EvidenceSpool<'s>>,
+    spool: Option<EvidenceRows<'s>>,
     failure: Option<ErrorRecord>,
 }
 
@@ -129,7 +130,7 @@ impl<'s> Collector<'s> {
                 return Ok(());
             }
             // This row can never be shown: the answer is cut and needs the whole result.
-            let started = EvidenceSpool::start(self.session).and_then(|mut spool| {
+            let started = EvidenceRows::start(self.session).and_then(|mut spool| {
                 for earlier in &self.kept {
                     spool.push(&earlier.path, earlier.line, earlier.column, &earlier.text)?;
                 }
@@ -161,10 +162,6 @@ impl<'s> Collector<'s> {
 /// Bytes gathered before they are charged and kept (in memory or in the spool file).
 const WRITE_BYTES: usize = 64 << 10;
 
-/// Evidence up to this size stays in memory, like an exec stream's capture (4 MiB); beyond
-/// it, the whole document moves to a session spool file and every later row is written there.
-const RESIDENT_BYTES: usize = 4 << 20;
-
 /// Bytes of spooled evidence read back at a time for its digest, into one buffer.
 const DIGEST_READ_BYTES: usize = 1 << 20;
 
@@ -180,8 +177,9 @@ enum Kept {
 }
 
 /// The evidence rows of a cut search, kept as they arrive (in memory up to
-/// [`RESIDENT_BYTES`], then in a spool file) and charged to the store quota as they are kept.
-struct EvidenceSpool<'s> {
+/// [`RESIDENT_BYTES`], as an exec stream is; past it the whole document moves to a spool file)
+/// and charged to the store quota as they are kept.
+struct EvidenceRows<'s> {
     session: &'s Shared,
     kept: Kept,
     buf: String,
@@ -191,10 +189,10 @@ struct EvidenceSpool<'s> {
     charge: Reservation,
 }
 
-impl<'s> EvidenceSpool<'s> {
+impl<'s> EvidenceRows<'s> {
     fn start(session: &'s Shared) -> Result<Self, ErrorRecord> {
         let charge = session.store().meter().reserve(0).map_err(|e| e.record())?;
-        Ok(EvidenceSpool {
+        Ok(EvidenceRows {
             session,
             kept: Kept::Resident(vec![b'\n'; HEADER_ROOM]),
             buf: String::with_capacity(WRITE_BYTES),

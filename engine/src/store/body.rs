@@ -102,10 +102,7 @@ impl Body {
                 let mut buf = Vec::with_capacity(want);
                 file.take(end - start).read_to_end(&mut buf)?;
                 if buf.len() != want {
-                    return Err(io::Error::new(
-                        io::ErrorKind::UnexpectedEof,
-                        format!("spool file {} is shorter than recorded", f.path.display()),
-                    ));
+                    return Err(shorter_than_recorded(f));
                 }
                 Ok(buf)
             }
@@ -131,10 +128,7 @@ impl Body {
                     let want = usize::try_from(left).map_or(buf.len(), |l| l.min(buf.len()));
                     file.read_exact(&mut buf[..want]).map_err(|e| {
                         if e.kind() == io::ErrorKind::UnexpectedEof {
-                            io::Error::new(
-                                io::ErrorKind::UnexpectedEof,
-                                format!("spool file {} is shorter than recorded", f.path.display()),
-                            )
+                            shorter_than_recorded(f)
                         } else {
                             e
                         }
@@ -167,4 +161,15 @@ impl Body {
         }
         Ok(true)
     }
+}
+
+/// A spool file that lost bytes after it was recorded (truncated by another process).
+fn shorter_than_recorded(f: &SpoolFile) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::UnexpectedEof,
+        format!(
+            "spool file {} is shorter than recorded: it was truncated outside ash, so the retained value is lost",
+            f.path.display()
+        ),
+    )
 }

@@ -402,7 +402,7 @@ mod tests {
             path.clone(),
             2,
             10,
-            owner.clone(),
+            owner,
         )));
         assert_eq!(
             chunks(&spool, 4).expect("spool"),
