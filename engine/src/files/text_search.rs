@@ -113,8 +113,9 @@ pub fn search<S: AsRef<str> + Sync>(
         roots,
         hidden,
         deadline,
-        &mut |m| {
-            matches.push(m.to_match());
+        None,
+        &mut |file| {
+            matches.extend(file.rows().map(|m| m.to_match()));
             Ok(())
         },
     )?;
@@ -145,6 +146,10 @@ const CHUNK_MATCH_BYTES: usize = 8 << 20;
 /// Small in unit tests, so that files are deferred and scanned again in their trees.
 #[cfg(test)]
 const CHUNK_MATCH_BYTES: usize = 2 << 10;
+/// Bytes of matches the files scanned during the walk may hold. Their rows can only be handed
+/// on once the walk is done, with no scanning left to do beside it; past this much, the rest
+/// of the tree is scanned in chunks while the rows before it are handed on.
+const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
 /// Files per chunk, at most.
 #[cfg(not(test))]
 const CHUNK_FILES: usize = 1024;
@@ -178,6 +183,10 @@ fn chunk_ranges(files: usize) -> Vec<Range<usize>> {
 /// scanned in parallel chunks of up to [`CHUNK_FILES`] holding at most [`CHUNK_MATCH_BYTES`] of
 /// matches, and chunk k + 1 is scanned while the rows of chunk k are handed on, so memory
 /// follows the consumer (at most two chunks of matches are held), not the tree.
+///
+/// `encoder`, when given, runs on the scanning threads for each file with matches and may
+/// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on.
+#[allow(clippy::too_many_arguments)]
 pub fn search_into<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,
@@ -185,13 +194,74 @@ pub fn search_into<S: AsRef<str> + Sync>(
     roots: &[S],
     hidden: bool,
     deadline: Option<Deadline>,
+    encoder: Option<&RowEncoder<'_>>,
     rows: &mut RowSink<'_>,
 ) -> Result<SearchSummary, FsError> {
-    plane.install(|| search_in_pool(workspace, matcher, roots, hidden, deadline, rows))
+    let scanner = Scanner {
+        workspace,
+        matcher,
+        encoder,
+        deadline,
+    };
+    plane.install(|| search_in_pool(&scanner, roots, hidden, rows))
 }
 
-/// The consumer of a search's rows; an error stops the search.
-pub type RowSink<'r> = dyn for<'a> FnMut(MatchRow<'a>) -> Result<(), FsError> + Send + 'r;
+/// The consumer of a search's rows, one file at a time; an error stops the search.
+pub type RowSink<'r> = dyn for<'a> FnMut(FileRows<'a>) -> Result<(), FsError> + Send + 'r;
+
+/// Writes a file's rows into the string it is given, on the thread that scanned the file, or
+/// leaves it empty to have the consumer handle the rows one by one.
+pub type RowEncoder<'e> = dyn Fn(&FileRows<'_>, &mut String) + Sync + 'e;
+
+/// The matching lines of one file, in line order.
+pub struct FileRows<'a> {
+    path: &'a str,
+    matches: &'a scan::FileMatches,
+    encoded: &'a str,
+}
+
+impl<'a> FileRows<'a> {
+    /// Logical path of the file.
+    pub fn path(&self) -> &'a str {
+        self.path
+    }
+
+    /// Matching lines.
+    pub fn len(&self) -> usize {
+        self.matches.len()
+    }
+
+    /// Bytes of the lines' texts together.
+    pub fn text_bytes(&self) -> usize {
+        self.matches.text_bytes()
+    }
+
+    /// The rows.
+    pub fn rows(&self) -> impl Iterator<Item = MatchRow<'a>> + 'a {
+        let path = self.path;
+        self.matches
+            .iter()
+            .map(move |(line, column, text)| MatchRow {
+                path,
+                line,
+                column,
+                text,
+            })
+    }
+
+    /// What the search's [`RowEncoder`] wrote for these rows; empty when it wrote nothing.
+    pub fn encoded(&self) -> &'a str {
+        self.encoded
+    }
+}
+
+/// What every file of one search is scanned with.
+struct Scanner<'s> {
+    workspace: &'s Workspace,
+    matcher: &'s Matcher,
+    encoder: Option<&'s RowEncoder<'s>>,
+    deadline: Option<Deadline>,
+}
 
 /// What scanning one file produced.
 enum FileScan {
@@ -201,19 +271,32 @@ enum FileScan {
     Scanned {
         matches: scan::FileMatches,
         crlf: bool,
+        /// What the encoder wrote for the matches.
+        encoded: String,
     },
     /// Left for a later pass: its matches would have taken the chunk past its budget.
     Deferred,
 }
 
+impl FileScan {
+    /// Bytes of matches (and their encoding) the result holds.
+    fn held_bytes(&self) -> usize {
+        match self {
+            FileScan::Scanned {
+                matches, encoded, ..
+            } => matches.held_bytes() + encoded.capacity(),
+            FileScan::Skipped | FileScan::Deferred => 0,
+        }
+    }
+}
+
 fn search_in_pool<S: AsRef<str> + Sync>(
-    workspace: &Workspace,
-    matcher: &Matcher,
+    scanner: &Scanner<'_>,
     roots: &[S],
     hidden: bool,
-    deadline: Option<Deadline>,
     rows: &mut RowSink<'_>,
 ) -> Result<SearchSummary, FsError> {
+    let deadline = scanner.deadline;
     let options = WalkOptions {
         depth: Depth::MAX,
         hidden,
@@ -225,23 +308,47 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         // lookup of every name.
         file_sizes: false,
     };
-    let walked = walk::walk_in_pool(workspace, roots, options)?;
+    // Files are scanned as the walk lists their directories, until the matches held reach
+    // [`WALK_MATCH_BYTES`]; the files left are scanned in chunks once the walk is done.
+    let held = AtomicUsize::new(0);
+    let visit = |dir: &Arc<OwnedFd>, name: &str, entry: &WalkEntry| {
+        if held.load(Ordering::Relaxed) > WALK_MATCH_BYTES
+            || deadline.is_some_and(|deadline| deadline.check().is_err())
+        {
+            return None;
+        }
+        let file = At::new(Arc::clone(dir), OsString::from(name));
+        let scanned = with_read_buffer(|buf| scanner.scan_file(&entry.path, &file, buf));
+        if let Ok(scanned) = &scanned {
+            held.fetch_add(scanned.held_bytes(), Ordering::Relaxed);
+        }
+        // Boxed: the walk sorts its entries with these beside them.
+        Some(Box::new(scanned))
+    };
+    let walked = walk::walk_visiting(scanner.workspace, roots, options, Some(&visit))?;
     let mut summary = SearchSummary {
         partial: walked.skipped.any(),
         ..SearchSummary::default()
     };
-    let entries = &walked.entries;
-    let scan = |range: Range<usize>| scan_chunk(workspace, matcher, &entries[range], deadline);
+    let (entries, visited): (Vec<WalkEntry>, Vec<_>) = walked.entries.into_iter().unzip();
+    let entries = &entries[..];
     let chunks = chunk_ranges(entries.len());
+    // Taken chunk by chunk, in order, as each chunk is scanned.
+    let mut visited = visited.into_iter();
+    let mut scan = |range: Range<usize>| {
+        let done = visited.by_ref().take(range.len()).collect();
+        move || scanner.scan_chunk(&entries[range], done)
+    };
+    let rescan = |range: Range<usize>| scanner.scan_chunk(&entries[range], Vec::new());
     let Some(first) = chunks.first() else {
         return Ok(summary);
     };
-    let mut scanned = scan(first.clone());
+    let mut scanned = scan(first.clone())();
     for (at, range) in chunks.iter().enumerate() {
-        let next = chunks.get(at + 1);
+        let next = chunks.get(at + 1).map(|next| scan(next.clone()));
         let (handed, following) = rayon::join(
-            || hand_range(entries, range.clone(), scanned, &scan, &mut summary, rows),
-            || next.map(|next| scan(next.clone())),
+            || hand_range(entries, range.clone(), scanned, &rescan, &mut summary, rows),
+            || next.map(|scan_next| scan_next()),
         );
         handed?;
         match following {
@@ -258,7 +365,7 @@ fn hand_range(
     entries: &[WalkEntry],
     mut range: Range<usize>,
     mut scans: Vec<Result<FileScan, FsError>>,
-    scan: &(dyn Fn(Range<usize>) -> Vec<Result<FileScan, FsError>> + Sync),
+    rescan: &(dyn Fn(Range<usize>) -> Vec<Result<FileScan, FsError>> + Sync),
     summary: &mut SearchSummary,
     rows: &mut RowSink<'_>,
 ) -> Result<(), FsError> {
@@ -268,7 +375,7 @@ fn hand_range(
             Some(deferred) => {
                 // The chunk's first file is never deferred, so each pass makes progress.
                 range.start += deferred;
-                scans = scan(range.clone());
+                scans = rescan(range.clone());
             }
         }
     }
@@ -286,7 +393,11 @@ fn hand_on(
         match scanned? {
             FileScan::Skipped => summary.partial = true,
             FileScan::Deferred => return Ok(Some(index)),
-            FileScan::Scanned { matches, crlf } => {
+            FileScan::Scanned {
+                matches,
+                crlf,
+                encoded,
+            } => {
                 summary.normalized |= crlf;
                 if summary.total + matches.len() > MAX_MATCHES_TOTAL {
                     return Err(FsError::Ceiling {
@@ -297,12 +408,11 @@ fn hand_on(
                     });
                 }
                 summary.total += matches.len();
-                for (line, column, text) in matches.iter() {
-                    rows(MatchRow {
+                if matches.len() > 0 {
+                    rows(FileRows {
                         path: &entry.path,
-                        line,
-                        column,
-                        text,
+                        matches: &matches,
+                        encoded: &encoded,
                     })?;
                 }
             }
@@ -311,62 +421,113 @@ fn hand_on(
     Ok(None)
 }
 
-/// Reads and scans the files of one chunk in parallel, in chunk order. Each parent directory
-/// is opened once for the chunk, so a file costs one `openat` in its directory rather than a
-/// lookup from the workspace root; the parent was reached through real directories only, so
-/// a directory swapped for a symlink since the walk cannot lead outside.
-fn scan_chunk(
-    workspace: &Workspace,
-    matcher: &Matcher,
-    chunk: &[WalkEntry],
-    deadline: Option<Deadline>,
-) -> Vec<Result<FileScan, FsError>> {
-    let mut parents: Vec<&str> = Vec::new();
-    let mut index: HashMap<&str, usize> = HashMap::new();
-    let named: Vec<(usize, &str)> = chunk
-        .iter()
-        .map(|entry| {
-            let (parent, name) = entry.path.rsplit_once('/').unwrap_or((".", &entry.path));
-            let at = *index.entry(parent).or_insert_with(|| {
-                parents.push(parent);
-                parents.len() - 1
-            });
-            (at, name)
-        })
-        .collect();
-    let dirs: Vec<Option<Arc<OwnedFd>>> = parents
-        .par_iter()
-        .map(|parent| workspace.open_dir(parent).ok().map(Arc::new))
-        .collect();
-    let held = AtomicUsize::new(0);
-    chunk
-        .par_iter()
-        .zip(named)
-        .enumerate()
-        .map(|(index, (entry, (at, name)))| {
-            if let Some(deadline) = deadline {
-                deadline.check()?;
-            }
-            // Once the budget is spent every later file would be deferred: skip the read.
-            if index > 0 && held.load(Ordering::Relaxed) > CHUNK_MATCH_BYTES {
-                return Ok(FileScan::Deferred);
-            }
-            let Some(dir) = &dirs[at] else {
-                return Ok(FileScan::Skipped);
-            };
-            let file = At::new(Arc::clone(dir), OsString::from(name));
-            let scanned =
-                with_read_buffer(|buf| scan_file(workspace, matcher, &entry.path, &file, buf))?;
-            if let FileScan::Scanned { matches, .. } = &scanned {
-                let bytes = matches.held_bytes();
+/// Reads and scans the files of one chunk in parallel, in chunk order, except those `done`
+/// already holds (scanned during the walk; `done` may be shorter than the chunk). Each parent
+/// directory of a file left to scan is opened once for the chunk, so a file costs one `openat`
+/// in its directory rather than a lookup from the workspace root; the parent was reached
+/// through real directories only, so a directory swapped for a symlink since the walk cannot
+/// lead outside.
+impl Scanner<'_> {
+    fn scan_chunk(
+        &self,
+        chunk: &[WalkEntry],
+        mut done: Vec<Option<Box<Result<FileScan, FsError>>>>,
+    ) -> Vec<Result<FileScan, FsError>> {
+        done.resize_with(chunk.len(), || None);
+        let mut parents: Vec<&str> = Vec::new();
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        let files: Vec<ChunkFile<'_>> = chunk
+            .iter()
+            .zip(done)
+            .map(|(entry, done)| match done {
+                Some(done) => ChunkFile::Done(*done),
+                None => {
+                    let (parent, name) = entry.path.rsplit_once('/').unwrap_or((".", &entry.path));
+                    let at = *index.entry(parent).or_insert_with(|| {
+                        parents.push(parent);
+                        parents.len() - 1
+                    });
+                    ChunkFile::In { parent: at, name }
+                }
+            })
+            .collect();
+        let dirs: Vec<Option<Arc<OwnedFd>>> = parents
+            .par_iter()
+            .map(|parent| self.workspace.open_dir(parent).ok().map(Arc::new))
+            .collect();
+        let held = AtomicUsize::new(0);
+        chunk
+            .par_iter()
+            .zip(files)
+            .enumerate()
+            .map(|(index, (entry, file))| {
+                let (at, name) = match file {
+                    ChunkFile::Done(done) => return done,
+                    ChunkFile::In { parent, name } => (parent, name),
+                };
+                if let Some(deadline) = self.deadline {
+                    deadline.check()?;
+                }
+                // Once the budget is spent every later file would be deferred: skip the read.
+                if index > 0 && held.load(Ordering::Relaxed) > CHUNK_MATCH_BYTES {
+                    return Ok(FileScan::Deferred);
+                }
+                let Some(dir) = &dirs[at] else {
+                    return Ok(FileScan::Skipped);
+                };
+                let file = At::new(Arc::clone(dir), OsString::from(name));
+                let scanned = with_read_buffer(|buf| self.scan_file(&entry.path, &file, buf))?;
+                let bytes = scanned.held_bytes();
                 let before = held.fetch_add(bytes, Ordering::Relaxed);
                 if index > 0 && before + bytes > CHUNK_MATCH_BYTES {
                     return Ok(FileScan::Deferred);
                 }
-            }
-            Ok(scanned)
+                Ok(scanned)
+            })
+            .collect()
+    }
+
+    /// Reads and scans one walked file, reading into `buf` (kept between files to spare an
+    /// allocation and fresh pages per file), and has the encoder write its matches.
+    fn scan_file(&self, path: &str, file: &At, buf: &mut Vec<u8>) -> Result<FileScan, FsError> {
+        let Some(len) = read_bounded(self.workspace, path, file, buf)? else {
+            return Ok(FileScan::Skipped);
+        };
+        let buf = &buf[..len];
+        let Ok(text) = simdutf8::basic::from_utf8(buf) else {
+            return Ok(FileScan::Skipped);
+        };
+        let crlf = scan::has_crlf(buf);
+        let matches = self
+            .matcher
+            .scan(text, crlf, MAX_MATCHES_PER_FILE)
+            .map_err(|scan::TooManyMatches| FsError::Ceiling {
+                path: path.to_owned(),
+                ceiling: Ceiling::FileMatches {
+                    limit: MAX_MATCHES_PER_FILE,
+                },
+            })?;
+        let mut encoded = String::new();
+        if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {
+            let rows = FileRows {
+                path,
+                matches: &matches,
+                encoded: "",
+            };
+            encode(&rows, &mut encoded);
+        }
+        Ok(FileScan::Scanned {
+            matches,
+            crlf,
+            encoded,
         })
-        .collect()
+    }
+}
+
+/// A file of a chunk: scanned already, or to be opened in the chunk's `parent`-th directory.
+enum ChunkFile<'a> {
+    Done(Result<FileScan, FsError>),
+    In { parent: usize, name: &'a str },
 }
 
 /// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
@@ -390,35 +551,6 @@ fn with_read_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
         }
         Err(_) => f(&mut Vec::new()),
     })
-}
-
-/// Reads and scans one walked file, reading into `buf` (kept between files to spare an
-/// allocation and fresh pages per file).
-fn scan_file(
-    workspace: &Workspace,
-    matcher: &Matcher,
-    path: &str,
-    file: &At,
-    buf: &mut Vec<u8>,
-) -> Result<FileScan, FsError> {
-    let Some(len) = read_bounded(workspace, path, file, buf)? else {
-        return Ok(FileScan::Skipped);
-    };
-    let buf = &buf[..len];
-    let Ok(text) = simdutf8::basic::from_utf8(buf) else {
-        return Ok(FileScan::Skipped);
-    };
-    let crlf = scan::has_crlf(buf);
-    let matches =
-        matcher
-            .scan(text, crlf, MAX_MATCHES_PER_FILE)
-            .map_err(|scan::TooManyMatches| FsError::Ceiling {
-                path: path.to_owned(),
-                ceiling: Ceiling::FileMatches {
-                    limit: MAX_MATCHES_PER_FILE,
-                },
-            })?;
-    Ok(FileScan::Scanned { matches, crlf })
 }
 
 /// Reads `file` to its end into `buf` from the start, expecting `size` bytes, and returns how

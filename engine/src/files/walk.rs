@@ -24,8 +24,9 @@
 mod tests;
 
 use std::ffi::OsStr;
-use std::os::fd::AsFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use nix::fcntl::AtFlags;
@@ -209,12 +210,35 @@ struct DirTask {
     root: usize,
 }
 
-/// What reading one directory produced.
-#[derive(Default)]
-struct Listing {
-    entries: Vec<WalkEntry>,
+/// What reading one directory produced: its entries, each with what the visitor made of it.
+struct Listing<V> {
+    entries: Vec<(WalkEntry, Option<V>)>,
     subdirs: Vec<DirTask>,
     skipped: Skipped,
+}
+
+impl<V> Default for Listing<V> {
+    fn default() -> Self {
+        Listing {
+            entries: Vec::new(),
+            subdirs: Vec::new(),
+            skipped: Skipped::default(),
+        }
+    }
+}
+
+/// Called for each regular file below a root directory while its directory is still open:
+/// the directory (reached through real directories only, like every walked directory), the
+/// file's name in it, and its entry. `None` leaves nothing for the file.
+pub(crate) type Visit<'v, V> = dyn Fn(&Arc<OwnedFd>, &str, &WalkEntry) -> Option<V> + Sync + 'v;
+
+/// The merged result of a visiting walk: the entries sorted as in [`WalkOutput`], each with
+/// what the visitor returned for it (`None` for roots, which are resolved rather than listed).
+pub(crate) struct Visited<V> {
+    /// Entries sorted by the bytes of `path`, without duplicates, with their visits.
+    pub entries: Vec<(WalkEntry, Option<V>)>,
+    /// What was left out.
+    pub skipped: Skipped,
 }
 
 /// [`walk`] for callers already running on the compute plane.
@@ -223,6 +247,26 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
     roots: &[S],
     options: WalkOptions,
 ) -> Result<WalkOutput, FsError> {
+    let visited = walk_visiting::<S, ()>(workspace, roots, options, None)?;
+    Ok(WalkOutput {
+        entries: visited
+            .entries
+            .into_iter()
+            .map(|(entry, _)| entry)
+            .collect(),
+        skipped: visited.skipped,
+    })
+}
+
+/// Like [`walk_in_pool`], also handing each file of a listed directory to `visit` (in
+/// parallel) while the directory is open, so a caller that opens every file (search) works
+/// during the walk instead of after it and does not open the directories again.
+pub(crate) fn walk_visiting<S: AsRef<str> + Sync, V: Send>(
+    workspace: &Workspace,
+    roots: &[S],
+    options: WalkOptions,
+    visit: Option<&Visit<'_, V>>,
+) -> Result<Visited<V>, FsError> {
     let starts: Vec<Result<WalkEntry, FsError>> = roots
         .par_iter()
         .map(|root| start_root(workspace, root.as_ref()))
@@ -241,7 +285,7 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
         }
         if accepts(options.filter, entry.kind) {
             counts[index].fetch_add(1, Ordering::Relaxed);
-            entries.push(entry);
+            entries.push((entry, None));
         }
     }
     let mut skipped = Skipped::default();
@@ -249,9 +293,9 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
         if let Some(deadline) = options.deadline {
             deadline.check()?;
         }
-        let listings: Vec<Result<Listing, FsError>> = frontier
+        let listings: Vec<Result<Listing<V>, FsError>> = frontier
             .par_iter()
-            .map(|task| list_dir(workspace, task, options, &counts[task.root]))
+            .map(|task| list_dir(workspace, task, options, &counts[task.root], visit))
             .collect();
         let mut next = Vec::new();
         for listing in listings {
@@ -270,13 +314,13 @@ pub(crate) fn walk_in_pool<S: AsRef<str> + Sync>(
         frontier = next;
     }
     // Stable sort: for duplicate paths the entry of the earliest root wins.
-    entries.par_sort_by(|a, b| a.path.cmp(&b.path));
-    entries.dedup_by(|later, earlier| later.path == earlier.path);
+    entries.par_sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    entries.dedup_by(|later, earlier| later.0.path == earlier.0.path);
     if entries.len() > options.max_entries {
         let first = roots.first().map_or(".", |root| root.as_ref());
         return Err(entries_ceiling(first, options.max_entries));
     }
-    Ok(WalkOutput { entries, skipped })
+    Ok(Visited { entries, skipped })
 }
 
 fn entries_ceiling(root: &str, limit: usize) -> FsError {
@@ -306,13 +350,15 @@ fn start_root(workspace: &Workspace, root: &str) -> Result<WalkEntry, FsError> {
     })
 }
 
-/// Reads one directory. Only a root directory (depth 0) can fail; deeper failures are skipped.
-fn list_dir(
+/// Reads one directory and visits its files. Only a root directory (depth 0) can fail; deeper
+/// failures are skipped.
+fn list_dir<V: Send>(
     workspace: &Workspace,
     task: &DirTask,
     options: WalkOptions,
     count: &AtomicUsize,
-) -> Result<Listing, FsError> {
+    visit: Option<&Visit<'_, V>>,
+) -> Result<Listing<V>, FsError> {
     let filter = workspace.filter();
     let mut listing = Listing::default();
     if task.depth > 0 && count.load(Ordering::Relaxed) > options.max_entries {
@@ -389,11 +435,12 @@ fn list_dir(
             });
         }
         if accepts(options.filter, kind) {
-            listing.entries.push(WalkEntry {
+            let entry = WalkEntry {
                 path: logical,
                 kind,
                 size,
-            });
+            };
+            listing.entries.push((entry, None));
             let emitted = listing.entries.len();
             if emitted % COUNTER_CHECK_INTERVAL == 0
                 && count.load(Ordering::Relaxed) + emitted > options.max_entries
@@ -403,5 +450,17 @@ fn list_dir(
         }
     }
     count.fetch_add(listing.entries.len(), Ordering::Relaxed);
+    if let Some(visit) = visit {
+        let dir = Arc::new(dir);
+        listing.entries.par_iter_mut().for_each(|(entry, visited)| {
+            if entry.kind == EntryKind::File {
+                let name = entry
+                    .path
+                    .rsplit_once('/')
+                    .map_or(&*entry.path, |(_, name)| name);
+                *visited = visit(&dir, name, entry);
+            }
+        });
+    }
     Ok(listing)
 }

@@ -13,12 +13,14 @@ use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
-use crate::files::text_search::{self, MatchFlags, MatchRow, SearchMatch};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
 use crate::protocol::{
     Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow, encode_search_rest,
 };
-use crate::store::{Body, Pending, Reservation};
+use crate::store::{Body, Pending, Reservation, Resident};
 
 /// Columns of the rows and of the evidence table.
 const COLS: [&str; 4] = ["p", "l", "c", "t"];
@@ -34,7 +36,14 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     )
     .map_err(|e| fs_error(&e))?;
     let session = answer.session;
-    let mut rows = Collector::new(session, answer.rec(), answer.limit());
+    let (rec, limit) = (answer.rec(), answer.limit());
+    let mut rows = Collector::new(session, rec, limit);
+    let seen = Seen::default();
+    let encoder = |file: &FileRows<'_>, out: &mut String| {
+        if seen.add(file).cut(rec, limit) {
+            encode_file_rows(file, out);
+        }
+    };
     let searched = text_search::search_into(
         &session.plane,
         &session.workspace,
@@ -42,7 +51,8 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
         &args.paths,
         args.hidden,
         Some(answer.deadline),
-        &mut |m| rows.push(m),
+        Some(&encoder),
+        &mut |file| rows.push_file(file),
     );
     if let Some(failure) = rows.failure.take() {
         return Err(failure);
@@ -96,6 +106,59 @@ impl TableRow for SearchMatch {
     }
 }
 
+/// Rows scanned so far, in whatever order the scanning threads finish files.
+#[derive(Default)]
+struct Seen {
+    rows: AtomicUsize,
+    least_bytes: AtomicUsize,
+}
+
+/// Rows and least answer bytes of the files [`Seen::add`] has counted so far.
+struct SeenSoFar {
+    rows: usize,
+    least_bytes: usize,
+}
+
+impl Seen {
+    /// Counts `file`'s rows and a lower bound of the bytes they would add to an answer.
+    fn add(&self, file: &FileRows<'_>) -> SeenSoFar {
+        // A row's least bytes grow with its cells' raw length; a line and a column are at
+        // least one digit each.
+        let least = file.len() * least_row_bytes(2, 3) + file.text_bytes();
+        SeenSoFar {
+            rows: self.rows.fetch_add(file.len(), Ordering::Relaxed) + file.len(),
+            least_bytes: self.least_bytes.fetch_add(least, Ordering::Relaxed) + least,
+        }
+    }
+}
+
+impl SeenSoFar {
+    /// True when these rows alone cannot all be shown: the answer is cut and every row goes
+    /// into the evidence, so encoding a file's rows where it is scanned is never wasted.
+    fn cut(&self, rec: usize, limit: usize) -> bool {
+        self.rows > rec || self.least_bytes > limit
+    }
+}
+
+/// Writes `file`'s rows as [`EvidenceRows::push`] writes them one by one.
+fn encode_file_rows(file: &FileRows<'_>, out: &mut String) {
+    let mut path = String::new();
+    encode_text(file.path(), &mut path);
+    // Each row adds its path, its text and at most 44 bytes (two 20-digit numbers, commas,
+    // LF), more only when its text needs escapes.
+    out.reserve(file.len() * (path.len() + 44) + file.text_bytes());
+    for row in file.rows() {
+        encode_row(&path, row.line, row.column, row.text, out);
+    }
+}
+
+/// One evidence row, its path already encoded: `p,l,c,t` and LF.
+fn encode_row(path: &str, line: u64, column: u64, text: &str, out: &mut String) {
+    out.push_str(path);
+    encode_search_rest(line, column, text, out);
+    out.push('\n');
+}
+
 /// Keeps the rows an answer could show and streams the rest into the evidence spool.
 struct Collector<'s> {
     session: &'s Shared,
@@ -118,6 +181,17 @@ impl<'s> Collector<'s> {
             spool: None,
             failure: None,
         }
+    }
+
+    /// Takes a file's rows: whole, as its scanning thread encoded them, once the answer is
+    /// known to be cut; otherwise one by one.
+    fn push_file(&mut self, file: FileRows<'_>) -> Result<(), FsError> {
+        if let Some(spool) = self.spool.as_mut().filter(|_| !file.encoded().is_empty()) {
+            return spool
+                .push_encoded(file.encoded(), file.len())
+                .map_err(|e| self.fail(e));
+        }
+        file.rows().try_for_each(|row| self.push(row))
     }
 
     fn push(&mut self, m: MatchRow<'_>) -> Result<(), FsError> {
@@ -212,10 +286,18 @@ impl<'s> EvidenceRows<'s> {
             self.path.1.clear();
             encode_text(path, &mut self.path.1);
         }
-        self.buf.push_str(&self.path.1);
-        encode_search_rest(line, column, text, &mut self.buf);
-        self.buf.push('\n');
+        encode_row(&self.path.1, line, column, text, &mut self.buf);
         self.count += 1;
+        if self.buf.len() >= WRITE_BYTES {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    /// Appends `count` rows already encoded as [`EvidenceRows::push`] encodes them.
+    fn push_encoded(&mut self, rows: &str, count: usize) -> Result<(), ErrorRecord> {
+        self.buf.push_str(rows);
+        self.count += count;
         if self.buf.len() >= WRITE_BYTES {
             self.flush()?;
         }
@@ -269,9 +351,8 @@ impl<'s> EvidenceRows<'s> {
         let body = match self.kept {
             Kept::Resident(mut bytes) => {
                 bytes[start..HEADER_ROOM].copy_from_slice(header.as_bytes());
-                let value = &bytes[start..];
-                plane.install(|| hasher.update_rayon(value));
-                Body::Memory(value.into())
+                plane.install(|| hasher.update_rayon(&bytes[start..]));
+                Body::Memory(Resident::from_offset(bytes, start))
             }
             Kept::Spooled(mut file) => {
                 file.write_at(start as u64, header.as_bytes())

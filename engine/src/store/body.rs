@@ -10,9 +10,50 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub enum Body {
     /// Resident bytes.
-    Memory(Arc<[u8]>),
+    Memory(Resident),
     /// Bytes in a session-private spool file.
     Spool(Arc<SpoolFile>),
+}
+
+/// Resident bytes of a value, shared by clones. Built from a `Vec` without a copy: a value
+/// of megabytes (a cut search's evidence) would otherwise be copied into fresh pages, faulting
+/// each one in. The value may begin past the start of the buffer (room kept for a header that
+/// turned out shorter), as a spool file's may.
+#[derive(Debug, Clone)]
+pub struct Resident {
+    bytes: Arc<Vec<u8>>,
+    start: usize,
+}
+
+impl Resident {
+    /// The bytes of `bytes` from `start` on; a `start` past the end leaves none.
+    pub fn from_offset(bytes: Vec<u8>, start: usize) -> Resident {
+        let start = start.min(bytes.len());
+        Resident {
+            bytes: Arc::new(bytes),
+            start,
+        }
+    }
+}
+
+impl From<Vec<u8>> for Resident {
+    fn from(bytes: Vec<u8>) -> Resident {
+        Resident::from_offset(bytes, 0)
+    }
+}
+
+impl From<&[u8]> for Resident {
+    fn from(bytes: &[u8]) -> Resident {
+        Resident::from(bytes.to_vec())
+    }
+}
+
+impl std::ops::Deref for Resident {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        self.bytes.get(self.start..).unwrap_or_default()
+    }
 }
 
 /// A spool file holding the value's `len` bytes from `start` on; removed from disk on drop.

@@ -4,7 +4,7 @@
 mod body;
 mod quota;
 
-pub use body::{Body, SpoolFile};
+pub use body::{Body, Resident, SpoolFile};
 pub use quota::{QuotaMeter, Reservation};
 
 use std::collections::HashMap;
@@ -117,12 +117,13 @@ impl RetainedStore {
         bytes: Vec<u8>,
         digest: blake3::Hash,
     ) -> Result<u64, StoreError> {
-        if let Some(alias) = self.existing(&digest, &Body::Memory(bytes.as_slice().into()))? {
+        let body = Body::Memory(bytes.into());
+        if let Some(alias) = self.existing(&digest, &body)? {
             return Ok(alias);
         }
-        let charge = self.meter.reserve(bytes.len() as u64)?;
+        let charge = self.meter.reserve(body.len())?;
         self.retain_all(vec![Pending {
-            body: Body::Memory(bytes.into()),
+            body,
             digest,
             charge,
         }])
@@ -410,6 +411,19 @@ mod tests {
             "the bytes before the value's start are not handed on"
         );
         assert_eq!(chunks(&spool, 0).expect("spool").concat(), b"0123456789");
+        let offset = Body::Memory(Resident::from_offset(b"xx0123456789".to_vec(), 2));
+        assert_eq!(
+            offset.len(),
+            10,
+            "the bytes before a resident value's start are not its"
+        );
+        assert_eq!(offset.read_range(8, 5).expect("resident"), b"89");
+        assert_eq!(
+            chunks(&offset, 4).expect("resident"),
+            chunks(&memory, 4).expect("memory")
+        );
+        let past = Body::Memory(Resident::from_offset(b"xx".to_vec(), 5));
+        assert!(past.is_empty(), "a start past the end leaves no bytes");
         let short_path = dir.path().join("short");
         std::fs::write(&short_path, b"01234").expect("write");
         let short = Body::Spool(std::sync::Arc::new(SpoolFile::adopt(short_path, 10)));

@@ -267,7 +267,7 @@ fn workspace_programs_and_spawn_failures_are_classified() {
 #[test]
 fn stdin_comes_from_inline_text_or_a_retained_body() {
     let f = Fixture::new();
-    let inline = Body::Memory(Arc::from(&b"line one\nline two\n"[..]));
+    let inline = Body::Memory(b"line one\nline two\n".as_slice().into());
     let out = f
         .try_run(&args("cat", &[]), Some(&inline), 60_000)
         .expect("runs");
@@ -285,7 +285,7 @@ fn stdin_comes_from_inline_text_or_a_retained_body() {
     assert_eq!(out.stdout.digest(), Some(blake3::hash(&data)));
 
     // A child that never reads its stdin neither blocks nor fails the feed.
-    let big = Body::Memory(Arc::from(vec![b'x'; 8 << 20]));
+    let big = Body::Memory(vec![b'x'; 8 << 20].into());
     let out = f
         .try_run(&args("true", &[]), Some(&big), 60_000)
         .expect("runs");

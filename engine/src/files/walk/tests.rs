@@ -310,3 +310,40 @@ fn worker_count_invariance() {
         assert_eq!(outputs[0], outputs[2]);
     }
 }
+
+#[test]
+fn a_visiting_walk_hands_each_listed_file_its_open_directory() {
+    let f = sample();
+    let options = WalkOptions {
+        filter: ListFilter::FilesOnly,
+        ..WalkOptions::new(Depth::MAX)
+    };
+    let visit = |dir: &Arc<OwnedFd>, name: &str, entry: &WalkEntry| {
+        let at = crate::files::workspace::At::new(Arc::clone(dir), name.into());
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut at.open_read().ok()?, &mut text).ok()?;
+        Some(format!("{} {text}", entry.path))
+    };
+    // A root that is a file is resolved, not listed: it has no visit.
+    let visited = plane(2)
+        .install(|| walk_visiting(&f.ws, &["src", "README"], options, Some(&visit)))
+        .expect("walk");
+    let got: Vec<(String, Option<String>)> = visited
+        .entries
+        .into_iter()
+        .map(|(entry, visit)| (entry.path, visit))
+        .collect();
+    let expected = [
+        ("README", None),
+        ("src/a/b/c.rs", Some("src/a/b/c.rs ccc")),
+        ("src/lib.rs", Some("src/lib.rs lib")),
+    ]
+    .map(|(path, visit)| (path.to_owned(), visit.map(str::to_owned)));
+    assert_eq!(
+        got, expected,
+        "visits stay beside their entries through the sort"
+    );
+    let plain = walk(&plane(2), &f.ws, &["src", "README"], options).expect("walk");
+    let plain: Vec<&str> = plain.entries.iter().map(|e| e.path.as_str()).collect();
+    assert_eq!(plain, ["README", "src/a/b/c.rs", "src/lib.rs"]);
+}
