@@ -7,14 +7,14 @@
 //! and from then on every row is streamed into the retained evidence: in memory up to 4 MiB (the
 //! resident size of an exec stream's capture), past that in a session spool file.
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
 use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
-use std::sync::atomic::{AtomicUsize, Ordering};
-
 use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, SearchMatch};
 use crate::files::workspace::FsError;
 use crate::protocol::{
@@ -145,7 +145,7 @@ fn encode_file_rows(file: &FileRows<'_>, out: &mut String) {
     let mut path = String::new();
     encode_text(file.path(), &mut path);
     // Each row adds its path, its text and at most 44 bytes (two 20-digit numbers, commas,
-    // LF), more only when its text needs escapes.
+    // LF), more only when its text needs quotes or escapes: a hint, not a bound.
     out.reserve(file.len() * (path.len() + 44) + file.text_bytes());
     for row in file.rows() {
         encode_row(&path, row.line, row.column, row.text, out);
