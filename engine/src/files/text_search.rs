@@ -186,7 +186,8 @@ fn chunk_ranges(files: usize) -> Vec<Range<usize>> {
 /// [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
 ///
 /// `encoder`, when given, runs on the scanning threads for each file with matches and may
-/// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on.
+/// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on;
+/// when it answers [`RowsNeeded::EncodingOnly`], the rows themselves are not kept.
 #[allow(clippy::too_many_arguments)]
 pub fn search_into<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
@@ -211,14 +212,50 @@ pub fn search_into<S: AsRef<str> + Sync>(
 pub type RowSink<'r> = dyn for<'a> FnMut(FileRows<'a>) -> Result<(), FsError> + Send + 'r;
 
 /// Writes a file's rows into the string it is given, on the thread that scanned the file, or
-/// leaves it empty to have the consumer handle the rows one by one.
-pub type RowEncoder<'e> = dyn Fn(&FileRows<'_>, &mut String) + Sync + 'e;
+/// leaves it empty to have the consumer handle the rows one by one; says whether the consumer
+/// will still need the rows themselves.
+pub type RowEncoder<'e> = dyn Fn(&FileRows<'_>, &mut String) -> RowsNeeded + Sync + 'e;
+
+/// Whether a file's rows must be kept beside what a [`RowEncoder`] wrote for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowsNeeded {
+    /// The consumer may take the rows one by one: they are kept.
+    Rows,
+    /// The consumer takes the encoding alone, so only the rows' count and text bytes are
+    /// kept; [`FileRows::rows`] is then empty. Ignored when nothing was written.
+    EncodingOnly,
+}
 
 /// The matching lines of one file, in line order.
 pub struct FileRows<'a> {
     path: &'a str,
-    matches: &'a scan::FileMatches,
+    held: HeldRows<'a>,
     encoded: &'a str,
+}
+
+/// A file's matching lines as they are held until handed on.
+#[derive(Clone, Copy)]
+enum HeldRows<'a> {
+    /// The lines themselves.
+    Lines(&'a scan::FileMatches),
+    /// Only how many lines there are and their text bytes.
+    Counted { len: usize, text_bytes: usize },
+}
+
+impl HeldRows<'_> {
+    fn len(self) -> usize {
+        match self {
+            HeldRows::Lines(matches) => matches.len(),
+            HeldRows::Counted { len, .. } => len,
+        }
+    }
+
+    fn text_bytes(self) -> usize {
+        match self {
+            HeldRows::Lines(matches) => matches.text_bytes(),
+            HeldRows::Counted { text_bytes, .. } => text_bytes,
+        }
+    }
 }
 
 impl<'a> FileRows<'a> {
@@ -229,19 +266,29 @@ impl<'a> FileRows<'a> {
 
     /// Matching lines.
     pub fn len(&self) -> usize {
-        self.matches.len()
+        self.held.len()
     }
 
     /// Bytes of the lines' texts together.
     pub fn text_bytes(&self) -> usize {
-        self.matches.text_bytes()
+        self.held.text_bytes()
     }
 
-    /// The rows.
+    /// True when the rows were not kept, only their encoding ([`RowsNeeded::EncodingOnly`]).
+    pub fn encoding_only(&self) -> bool {
+        matches!(self.held, HeldRows::Counted { .. })
+    }
+
+    /// The rows; none when only their encoding was kept.
     pub fn rows(&self) -> impl Iterator<Item = MatchRow<'a>> + 'a {
         let path = self.path;
-        self.matches
-            .iter()
+        let lines = match self.held {
+            HeldRows::Lines(matches) => Some(matches),
+            HeldRows::Counted { .. } => None,
+        };
+        lines
+            .into_iter()
+            .flat_map(|matches| matches.iter())
             .map(move |(line, column, text)| MatchRow {
                 path,
                 line,
@@ -270,13 +317,37 @@ enum FileScan {
     Skipped,
     /// Scanned: matches and whether the file had CRLF line ends.
     Scanned {
-        matches: scan::FileMatches,
+        matches: KeptRows,
         crlf: bool,
         /// What the encoder wrote for the matches.
         encoded: String,
     },
     /// Left for a later pass: its matches would have taken the chunk past its budget.
     Deferred,
+}
+
+/// What is kept of a scanned file's matching lines (see [`HeldRows`]).
+enum KeptRows {
+    /// The lines, for a consumer that may take them one by one.
+    Lines(scan::FileMatches),
+    /// Their count and text bytes, for one that takes the encoding alone.
+    Counted { len: usize, text_bytes: usize },
+}
+
+impl KeptRows {
+    fn held(&self) -> HeldRows<'_> {
+        match self {
+            KeptRows::Lines(matches) => HeldRows::Lines(matches),
+            &KeptRows::Counted { len, text_bytes } => HeldRows::Counted { len, text_bytes },
+        }
+    }
+
+    fn held_bytes(&self) -> usize {
+        match self {
+            KeptRows::Lines(matches) => matches.held_bytes(),
+            KeptRows::Counted { .. } => 0,
+        }
+    }
 }
 
 impl FileScan {
@@ -319,7 +390,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
             return None;
         }
         let file = At::new(Arc::clone(dir), OsString::from(name));
-        let scanned = with_read_buffer(|buf| scanner.scan_file(&entry.path, &file, buf));
+        let scanned = with_scratch(|scratch| scanner.scan_file(&entry.path, &file, scratch));
         if let Ok(scanned) = &scanned {
             held.fetch_add(scanned.held_bytes(), Ordering::Relaxed);
         }
@@ -400,7 +471,9 @@ fn hand_on(
                 encoded,
             } => {
                 summary.normalized |= crlf;
-                if summary.total + matches.len() > MAX_MATCHES_TOTAL {
+                let held = matches.held();
+                let count = held.len();
+                if summary.total + count > MAX_MATCHES_TOTAL {
                     return Err(FsError::Ceiling {
                         path: entry.path.clone(),
                         ceiling: Ceiling::TotalMatches {
@@ -408,11 +481,11 @@ fn hand_on(
                         },
                     });
                 }
-                summary.total += matches.len();
-                if matches.len() > 0 {
+                summary.total += count;
+                if count > 0 {
                     rows(FileRows {
                         path: &entry.path,
-                        matches: &matches,
+                        held,
                         encoded: &encoded,
                     })?;
                 }
@@ -477,7 +550,7 @@ impl Scanner<'_> {
                     return Ok(FileScan::Skipped);
                 };
                 let file = At::new(Arc::clone(dir), OsString::from(name));
-                let scanned = with_read_buffer(|buf| self.scan_file(&entry.path, &file, buf))?;
+                let scanned = with_scratch(|scratch| self.scan_file(&entry.path, &file, scratch))?;
                 let bytes = scanned.held_bytes();
                 let before = held.fetch_add(bytes, Ordering::Relaxed);
                 if index > 0 && before + bytes > CHUNK_MATCH_BYTES {
@@ -488,39 +561,54 @@ impl Scanner<'_> {
             .collect()
     }
 
-    /// Reads and scans one walked file, reading into `buf` (kept between files to spare an
-    /// allocation and fresh pages per file), and has the encoder write its matches.
-    fn scan_file(&self, path: &str, file: &At, buf: &mut Vec<u8>) -> Result<FileScan, FsError> {
-        let Some(len) = read_bounded(self.workspace, path, file, buf)? else {
+    /// Reads and scans one walked file with this thread's `scratch`, and has the encoder
+    /// write its matches. What is kept of a file is copied out of the scratch exactly sized:
+    /// growing each file's buffers from empty cost a dozen allocator calls a file with matches
+    /// and fresh pages for what the allocator's arenas had not yet handed out.
+    fn scan_file(&self, path: &str, file: &At, scratch: &mut Scratch) -> Result<FileScan, FsError> {
+        let Scratch {
+            read,
+            matches,
+            encoded,
+        } = scratch;
+        let Some(len) = read_bounded(self.workspace, path, file, read)? else {
             return Ok(FileScan::Skipped);
         };
-        let buf = &buf[..len];
+        let buf = &read[..len];
         let Ok(text) = simdutf8::basic::from_utf8(buf) else {
             return Ok(FileScan::Skipped);
         };
         let crlf = scan::has_crlf(buf);
-        let matches = self
-            .matcher
-            .scan(text, crlf, MAX_MATCHES_PER_FILE)
+        self.matcher
+            .scan_into(text, crlf, MAX_MATCHES_PER_FILE, matches)
             .map_err(|scan::TooManyMatches| FsError::Ceiling {
                 path: path.to_owned(),
                 ceiling: Ceiling::FileMatches {
                     limit: MAX_MATCHES_PER_FILE,
                 },
             })?;
-        let mut encoded = String::new();
+        encoded.clear();
+        let mut needed = RowsNeeded::Rows;
         if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {
             let rows = FileRows {
                 path,
-                matches: &matches,
+                held: HeldRows::Lines(matches),
                 encoded: "",
             };
-            encode(&rows, &mut encoded);
+            needed = encode(&rows, encoded);
         }
+        let kept = if needed == RowsNeeded::EncodingOnly && !encoded.is_empty() {
+            KeptRows::Counted {
+                len: matches.len(),
+                text_bytes: matches.text_bytes(),
+            }
+        } else {
+            KeptRows::Lines(matches.clone())
+        };
         Ok(FileScan::Scanned {
-            matches,
+            matches: kept,
             crlf,
-            encoded,
+            encoded: encoded.as_str().to_owned(),
         })
     }
 }
@@ -532,25 +620,51 @@ enum ChunkFile<'a> {
 }
 
 /// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
-/// given back after use, so a long-lived server holds at most this much per thread.
+/// given back after use, so a long-lived server holds at most this much per thread. The same
+/// bound applies to the thread's match and encoding buffers.
 const KEPT_READ_BUFFER: usize = 1 << 20;
 
-thread_local! {
-    static READ_BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+/// What each compute thread reuses from file to file: files of one thread reuse its pages
+/// instead of allocating and faulting in fresh ones per file.
+#[derive(Default)]
+struct Scratch {
+    /// The file's bytes.
+    read: Vec<u8>,
+    /// Its matches, before the exactly sized copy that is kept.
+    matches: scan::FileMatches,
+    /// The encoder's output, before the exactly sized copy that is kept.
+    encoded: String,
 }
 
-/// Runs `f` with this thread's read buffer: files of one thread reuse its pages instead of
-/// allocating and faulting in fresh ones per file.
-fn with_read_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-    READ_BUFFER.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut buf) => {
-            let out = f(&mut buf);
-            if buf.len() > KEPT_READ_BUFFER {
-                *buf = Vec::new();
-            }
+impl Scratch {
+    /// Gives back whatever a big file made grow past [`KEPT_READ_BUFFER`].
+    fn trim(&mut self) {
+        if self.read.len() > KEPT_READ_BUFFER {
+            self.read = Vec::new();
+        }
+        if self.matches.held_bytes() > KEPT_READ_BUFFER {
+            self.matches = scan::FileMatches::default();
+        }
+        if self.encoded.capacity() > KEPT_READ_BUFFER {
+            self.encoded = String::new();
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Runs `f` with this thread's [`Scratch`], or a fresh one if `f` runs inside another `f` on
+/// the same thread (a scan that waits in the pool may pick up another file).
+fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let out = f(&mut scratch);
+            scratch.trim();
             out
         }
-        Err(_) => f(&mut Vec::new()),
+        Err(_) => f(&mut Scratch::default()),
     })
 }
 

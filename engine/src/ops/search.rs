@@ -7,7 +7,7 @@
 //! and from then on every row is streamed into the retained evidence: in memory up to 4 MiB (the
 //! resident size of an exec stream's capture), past that in a session spool file.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::fs_error;
 use super::rows::{TableRow, least_row_bytes, project, project_prefix};
@@ -15,7 +15,7 @@ use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
-use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, SearchMatch};
+use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, RowsNeeded, SearchMatch};
 use crate::files::workspace::FsError;
 use crate::protocol::{
     Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow, encode_search_rest,
@@ -37,12 +37,21 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     .map_err(|e| fs_error(&e))?;
     let session = answer.session;
     let (rec, limit) = (answer.rec(), answer.limit());
-    let mut rows = Collector::new(session, rec, limit);
+    let spooling = AtomicBool::new(false);
+    let mut rows = Collector::new(session, rec, limit, &spooling);
     let seen = Seen::default();
     let encoder = |file: &FileRows<'_>, out: &mut String| {
+        // Set only by the collector once it streams every row into the evidence. A file
+        // scanned after that is one the collector has not been handed yet, so it will take
+        // this file's encoding alone.
+        if spooling.load(Ordering::Relaxed) {
+            encode_file_rows(file, out);
+            return RowsNeeded::EncodingOnly;
+        }
         if seen.add(file).cut(rec, limit) {
             encode_file_rows(file, out);
         }
+        RowsNeeded::Rows
     };
     let searched = text_search::search_into(
         &session.plane,
@@ -162,6 +171,8 @@ fn encode_row(path: &str, line: u64, column: u64, text: &str, out: &mut String) 
 /// Keeps the rows an answer could show and streams the rest into the evidence spool.
 struct Collector<'s> {
     session: &'s Shared,
+    /// Set once `spool` is: from then on, files scanned need not keep their rows.
+    spooling: &'s AtomicBool,
     rec: usize,
     limit: usize,
     kept: Vec<SearchMatch>,
@@ -171,9 +182,10 @@ struct Collector<'s> {
 }
 
 impl<'s> Collector<'s> {
-    fn new(session: &'s Shared, rec: usize, limit: usize) -> Self {
+    fn new(session: &'s Shared, rec: usize, limit: usize, spooling: &'s AtomicBool) -> Self {
         Collector {
             session,
+            spooling,
             rec,
             limit,
             kept: Vec::new(),
@@ -190,6 +202,11 @@ impl<'s> Collector<'s> {
             return spool
                 .push_encoded(file.encoded(), file.len())
                 .map_err(|e| self.fail(e));
+        }
+        if file.encoding_only() {
+            // Only a file scanned after the spool started can come without its rows, and it
+            // comes with its encoding: rows would be lost here.
+            return Err(self.fail(ErrorRecord::internal_execute()));
         }
         file.rows().try_for_each(|row| self.push(row))
     }
@@ -211,7 +228,10 @@ impl<'s> Collector<'s> {
                 Ok(spool)
             });
             match started {
-                Ok(spool) => self.spool = Some(spool),
+                Ok(spool) => {
+                    self.spool = Some(spool);
+                    self.spooling.store(true, Ordering::Relaxed);
+                }
                 Err(e) => return Err(self.fail(e)),
             }
         }

@@ -150,6 +150,59 @@ fn search_evidence_past_the_resident_size_is_spooled_and_retained_whole() {
     );
 }
 
+#[test]
+fn a_cut_search_over_thousands_of_files_retains_every_row_in_order() {
+    // 3,000 files with two long matching lines each: the files scanned during the walk fill
+    // its match budget, the rest go through the chunk pipeline after the answer is known to
+    // be cut, and those keep only their encoded rows. The evidence must still be every row.
+    let filler = "x".repeat(200);
+    let files: Vec<(String, String)> = (0..3_000)
+        .map(|n| {
+            let path = format!("d{:02}/f{n:04}.txt", n % 30);
+            let body = format!(
+                "plain line\n    needle {n} first, {filler}\nplain\n\tneedle {n} \"second\"\n"
+            );
+            (path, body)
+        })
+        .collect();
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(path, body)| (path.as_str(), body.as_bytes()))
+        .collect();
+    let ws = tree(&refs);
+    let mut c = Client::new(ws.path());
+    let a = c.ask(&search_req(1, "needle", &["."], 0, (1000, 2)));
+    assert_eq!(
+        (a.response.flags.bits(), a.response.reference),
+        (11, Some(1)),
+        "{}",
+        a.text
+    );
+    let mut sorted: Vec<&(String, String)> = files.iter().collect();
+    sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let rows: String = sorted
+        .iter()
+        .map(|(path, body)| {
+            let n = body
+                .split("needle ")
+                .nth(1)
+                .and_then(|rest| rest.split(' ').next())
+                .expect("file number");
+            format!(
+                "{path},2,5,\"    needle {n} first, {filler}\"\n{path},4,2,\"\\tneedle {n} \\\"second\\\"\"\n"
+            )
+        })
+        .collect();
+    let expected = format!("k:g\nd[6000]{{p,l,c,t}}:\n{rows}");
+    let got = String::from_utf8(c.retained(1)).expect("UTF-8 evidence");
+    assert!(
+        got == expected,
+        "the evidence differs from the full result: {} bytes against {}",
+        got.len(),
+        expected.len()
+    );
+}
+
 fn ten_files() -> TempDir {
     let names: Vec<String> = (1..=10).map(|n| format!("f{n:02}.txt")).collect();
     let files: Vec<(&str, &[u8])> = names.iter().map(|n| (n.as_str(), &b"x"[..])).collect();

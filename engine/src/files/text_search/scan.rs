@@ -19,8 +19,8 @@ use regex::bytes::{Regex, RegexBuilder};
 pub const REGEX_SIZE_LIMIT: usize = 16 * 1024 * 1024;
 
 /// The matching lines of one file: their CR-stripped texts end to end in one string, so a
-/// file's matches cost two allocations rather than one per line.
-#[derive(Debug, Default)]
+/// file's matches cost two allocations rather than one per line. A clone is exactly sized.
+#[derive(Debug, Default, Clone)]
 pub(super) struct FileMatches {
     text: String,
     rows: Vec<LineMatch>,
@@ -51,6 +51,12 @@ impl FileMatches {
     /// Bytes the matches hold.
     pub(super) fn held_bytes(&self) -> usize {
         self.text.capacity() + self.rows.capacity() * std::mem::size_of::<LineMatch>()
+    }
+
+    /// Forgets the matches, keeping the capacity for the next file's.
+    pub(super) fn clear(&mut self) {
+        self.text.clear();
+        self.rows.clear();
     }
 
     /// (line, column, text) of each matching line, in line order.
@@ -143,24 +149,38 @@ impl Matcher {
     }
 
     /// Finds the first match of every matching line; `Err` past `max` matches.
+    #[cfg(test)]
     pub(super) fn scan(
         &self,
         text: &str,
         crlf: bool,
         max: usize,
     ) -> Result<FileMatches, TooManyMatches> {
+        let mut out = FileMatches::default();
+        self.scan_into(text, crlf, max, &mut out)?;
+        Ok(out)
+    }
+
+    /// Finds the first match of every matching line into `out`, which is cleared first (a
+    /// buffer reused between files grows once, not once a file); `Err` past `max` matches.
+    pub(super) fn scan_into(
+        &self,
+        text: &str,
+        crlf: bool,
+        max: usize,
+        out: &mut FileMatches,
+    ) -> Result<(), TooManyMatches> {
         let per_line = match self.strategy {
             Strategy::PerLine => true,
             Strategy::ConfirmUnlessCrlf => crlf,
             Strategy::Literal | Strategy::Confirm => false,
         };
-        let mut out = FileMatches::default();
+        out.clear();
         if per_line {
-            self.scan_lines(text, max, &mut out)?;
+            self.scan_lines(text, max, out)
         } else {
-            self.scan_buffer(text, max, &mut out)?;
+            self.scan_buffer(text, max, out)
         }
-        Ok(out)
     }
 
     fn scan_lines(
