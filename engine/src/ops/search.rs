@@ -6,6 +6,9 @@
 //! least encoded size). Once a row arrives that cannot be shown, the result is known to be cut,
 //! and from then on every row is streamed into the retained evidence: in memory up to 4 MiB (the
 //! resident size of an exec stream's capture), past that in a session spool file.
+//!
+//! Rows are encoded where they are scanned once the rows seen so far cannot all be shown; a
+//! file scanned after the evidence started keeps its encoding alone, not its lines as well.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
