@@ -128,7 +128,13 @@ fn main() {
     for copies in [1usize, 4, 16, 64].into_iter().filter(|c| *c <= max) {
         let dir = tempfile::tempdir().unwrap();
         generate(dir.path(), copies);
-        let rounds = if copies >= 64 { 11 } else if copies >= 16 { 21 } else { 31 };
+        let rounds = if copies >= 64 {
+            11
+        } else if copies >= 16 {
+            21
+        } else {
+            31
+        };
         let tree_files = files(dir.path());
         for (query, literal) in [("matches", "needle_marker"), ("no match", "needle_absent")] {
             // Warm the page cache and both binaries.

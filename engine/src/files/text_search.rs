@@ -282,19 +282,17 @@ impl<'a> FileRows<'a> {
     /// The rows; none when only their encoding was kept.
     pub fn rows(&self) -> impl Iterator<Item = MatchRow<'a>> + 'a {
         let path = self.path;
-        let lines = match self.held {
-            HeldRows::Lines(matches) => Some(matches),
-            HeldRows::Counted { .. } => None,
+        static NONE: scan::FileMatches = scan::FileMatches::EMPTY;
+        let matches = match self.held {
+            HeldRows::Lines(matches) => matches,
+            HeldRows::Counted { .. } => &NONE,
         };
-        lines
-            .into_iter()
-            .flat_map(|matches| matches.iter())
-            .map(move |(line, column, text)| MatchRow {
-                path,
-                line,
-                column,
-                text,
-            })
+        matches.iter().map(move |(line, column, text)| MatchRow {
+            path,
+            line,
+            column,
+            text,
+        })
     }
 
     /// What the search's [`RowEncoder`] wrote for these rows; empty when it wrote nothing.

@@ -10,6 +10,7 @@
 //! Rows are encoded where they are scanned once the rows seen so far cannot all be shown; a
 //! file scanned after the evidence started keeps its encoding alone, not its lines as well.
 
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::fs_error;
@@ -152,15 +153,30 @@ impl SeenSoFar {
     }
 }
 
+thread_local! {
+    /// The encoded path of the file a scanning thread encodes rows for, kept between files.
+    static ENCODED_PATH: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
 /// Writes `file`'s rows as [`EvidenceRows::push`] writes them one by one.
 fn encode_file_rows(file: &FileRows<'_>, out: &mut String) {
-    let mut path = String::new();
-    encode_text(file.path(), &mut path);
+    ENCODED_PATH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut path) => {
+            path.clear();
+            encode_rows_with(file, &mut path, out);
+        }
+        Err(_) => encode_rows_with(file, &mut String::new(), out),
+    });
+}
+
+/// [`encode_file_rows`] with `path` as the (empty) buffer for the file's encoded path.
+fn encode_rows_with(file: &FileRows<'_>, path: &mut String, out: &mut String) {
+    encode_text(file.path(), path);
     // Each row adds its path, its text and at most 44 bytes (two 20-digit numbers, commas,
     // LF), more only when its text needs quotes or escapes: a hint, not a bound.
     out.reserve(file.len() * (path.len() + 44) + file.text_bytes());
     for row in file.rows() {
-        encode_row(&path, row.line, row.column, row.text, out);
+        encode_row(path, row.line, row.column, row.text, out);
     }
 }
 

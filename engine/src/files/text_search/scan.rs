@@ -38,6 +38,12 @@ struct LineMatch {
 }
 
 impl FileMatches {
+    /// No matches, usable where a `static` is needed.
+    pub(super) const EMPTY: FileMatches = FileMatches {
+        text: String::new(),
+        rows: Vec::new(),
+    };
+
     /// Matching lines.
     pub(super) fn len(&self) -> usize {
         self.rows.len()
