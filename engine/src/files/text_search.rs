@@ -5,22 +5,22 @@
 //! column). Files that cannot be searched — content that is not UTF-8, names that are not UTF-8,
 //! files or directories that cannot be read — are skipped and make the result `partial`.
 
+mod chunks;
+mod read;
 mod scan;
 #[cfg(test)]
 mod tests;
 
-use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::OsString;
-use std::io::Read;
 use std::ops::Range;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rayon::prelude::*;
-
 pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
+
+use chunks::{CHUNK_MATCH_BYTES, chunk_ranges, hand_range};
+use read::{Scratch, read_bounded, with_scratch};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
@@ -137,50 +137,14 @@ pub struct SearchSummary {
     pub total: usize,
 }
 
-/// Bytes of matches (line text and per-row overhead) one chunk may hold: the matches of two
-/// chunks (one being handed on, the next being scanned) are all that is held at once, whatever
-/// the tree holds. A file whose matches would take its chunk past this is left for a later
-/// pass, unless it is the chunk's first (one file's matches are bounded by its size ceiling).
-#[cfg(not(test))]
-const CHUNK_MATCH_BYTES: usize = 8 << 20;
-/// Small in unit tests, so that files are deferred and scanned again in their trees.
-#[cfg(test)]
-const CHUNK_MATCH_BYTES: usize = 2 << 10;
 /// Bytes of matches the files scanned during the walk may hold. Their rows can only be handed
 /// on once the walk is done, with no scanning left to do beside it; past this much, the rest
 /// of the tree is scanned in chunks while the rows before it are handed on.
 const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
-/// Files per chunk, at most.
-#[cfg(not(test))]
-const CHUNK_FILES: usize = 1024;
-/// Small in unit tests, so their trees span many chunks and the overlap of handing on one
-/// chunk while scanning the next is what the worker-count invariance test sees.
-#[cfg(test)]
-const CHUNK_FILES: usize = 16;
-/// Files of the first and the last chunk: chunks grow from this to [`CHUNK_FILES`] and shrink
-/// back towards the end, so handing on starts early and what is left to hand on once the
-/// last chunk is scanned is small.
-const CHUNK_FILES_LEAST: usize = CHUNK_FILES / 8;
-
-/// The chunks of `files` walked files: each about as large as the files before it and half
-/// of those after it, within [`CHUNK_FILES_LEAST`] and [`CHUNK_FILES`].
-fn chunk_ranges(files: usize) -> Vec<Range<usize>> {
-    let mut chunks = Vec::new();
-    let mut start = 0;
-    while start < files {
-        let size = start
-            .min((files - start) / 2)
-            .clamp(CHUNK_FILES_LEAST, CHUNK_FILES);
-        let end = files.min(start + size);
-        chunks.push(start..end);
-        start = end;
-    }
-    chunks
-}
 
 /// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
 /// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
-/// scanned in parallel chunks of up to [`CHUNK_FILES`] holding at most [`CHUNK_MATCH_BYTES`] of
+/// scanned in parallel chunks of up to [`CHUNK_FILES`](chunks::CHUNK_FILES) holding at most [`CHUNK_MATCH_BYTES`] of
 /// matches, and chunk k + 1 is scanned while the rows of chunk k are handed on, so memory
 /// follows the consumer (at most two chunks of matches are held, besides the up to
 /// [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
@@ -429,136 +393,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     Ok(summary)
 }
 
-/// Hands on the rows of the scanned files `range`, scanning again from the first file that
-/// was deferred until every file of the range is handed on.
-fn hand_range(
-    entries: &[WalkEntry],
-    mut range: Range<usize>,
-    mut scans: Vec<Result<FileScan, FsError>>,
-    rescan: &(dyn Fn(Range<usize>) -> Vec<Result<FileScan, FsError>> + Sync),
-    summary: &mut SearchSummary,
-    rows: &mut RowSink<'_>,
-) -> Result<(), FsError> {
-    loop {
-        match hand_on(&entries[range.clone()], scans, summary, rows)? {
-            None => return Ok(()),
-            Some(deferred) => {
-                // The chunk's first file is never deferred, so each pass makes progress.
-                range.start += deferred;
-                scans = rescan(range.clone());
-            }
-        }
-    }
-}
-
-/// Hands one scanned chunk's rows to `rows`, in row order: entries are sorted by path and each
-/// file's matches by line. Stops at the first deferred file and returns its index in `chunk`.
-fn hand_on(
-    chunk: &[WalkEntry],
-    scans: Vec<Result<FileScan, FsError>>,
-    summary: &mut SearchSummary,
-    rows: &mut RowSink<'_>,
-) -> Result<Option<usize>, FsError> {
-    for (index, (entry, scanned)) in chunk.iter().zip(scans).enumerate() {
-        match scanned? {
-            FileScan::Skipped => summary.partial = true,
-            FileScan::Deferred => return Ok(Some(index)),
-            FileScan::Scanned {
-                matches,
-                crlf,
-                encoded,
-            } => {
-                summary.normalized |= crlf;
-                let held = matches.held();
-                let count = held.len();
-                if summary.total + count > MAX_MATCHES_TOTAL {
-                    return Err(FsError::Ceiling {
-                        path: entry.path.clone(),
-                        ceiling: Ceiling::TotalMatches {
-                            limit: MAX_MATCHES_TOTAL,
-                        },
-                    });
-                }
-                summary.total += count;
-                if count > 0 {
-                    rows(FileRows {
-                        path: &entry.path,
-                        held,
-                        encoded: &encoded,
-                    })?;
-                }
-            }
-        }
-    }
-    Ok(None)
-}
-
-/// Reads and scans the files of one chunk in parallel, in chunk order, except those `done`
-/// already holds (scanned during the walk; `done` may be shorter than the chunk). Each parent
-/// directory of a file left to scan is opened once for the chunk, so a file costs one `openat`
-/// in its directory rather than a lookup from the workspace root; the parent was reached
-/// through real directories only, so a directory swapped for a symlink since the walk cannot
-/// lead outside.
 impl Scanner<'_> {
-    fn scan_chunk(
-        &self,
-        chunk: &[WalkEntry],
-        mut done: Vec<Option<Box<Result<FileScan, FsError>>>>,
-    ) -> Vec<Result<FileScan, FsError>> {
-        done.resize_with(chunk.len(), || None);
-        let mut parents: Vec<&str> = Vec::new();
-        let mut index: HashMap<&str, usize> = HashMap::new();
-        let files: Vec<ChunkFile<'_>> = chunk
-            .iter()
-            .zip(done)
-            .map(|(entry, done)| match done {
-                Some(done) => ChunkFile::Done(*done),
-                None => {
-                    let (parent, name) = entry.path.rsplit_once('/').unwrap_or((".", &entry.path));
-                    let at = *index.entry(parent).or_insert_with(|| {
-                        parents.push(parent);
-                        parents.len() - 1
-                    });
-                    ChunkFile::In { parent: at, name }
-                }
-            })
-            .collect();
-        let dirs: Vec<Option<Arc<OwnedFd>>> = parents
-            .par_iter()
-            .map(|parent| self.workspace.open_dir(parent).ok().map(Arc::new))
-            .collect();
-        let held = AtomicUsize::new(0);
-        chunk
-            .par_iter()
-            .zip(files)
-            .enumerate()
-            .map(|(index, (entry, file))| {
-                let (at, name) = match file {
-                    ChunkFile::Done(done) => return done,
-                    ChunkFile::In { parent, name } => (parent, name),
-                };
-                if let Some(deadline) = self.deadline {
-                    deadline.check()?;
-                }
-                // Once the budget is spent every later file would be deferred: skip the read.
-                if index > 0 && held.load(Ordering::Relaxed) > CHUNK_MATCH_BYTES {
-                    return Ok(FileScan::Deferred);
-                }
-                let Some(dir) = &dirs[at] else {
-                    return Ok(FileScan::Skipped);
-                };
-                let file = At::new(Arc::clone(dir), OsString::from(name));
-                let scanned = with_scratch(|scratch| self.scan_file(&entry.path, &file, scratch))?;
-                let bytes = scanned.held_bytes();
-                let before = held.fetch_add(bytes, Ordering::Relaxed);
-                if index > 0 && before + bytes > CHUNK_MATCH_BYTES {
-                    return Ok(FileScan::Deferred);
-                }
-                Ok(scanned)
-            })
-            .collect()
-    }
-
     /// Reads and scans one walked file with this thread's `scratch`, and has the encoder
     /// write its matches. What is kept of a file is copied out of the scratch exactly sized:
     /// growing each file's buffers from empty cost a dozen allocator calls a file with matches
@@ -609,151 +444,4 @@ impl Scanner<'_> {
             encoded: encoded.as_str().to_owned(),
         })
     }
-}
-
-/// A file of a chunk: scanned already, or to be opened in the chunk's `parent`-th directory.
-enum ChunkFile<'a> {
-    Done(Result<FileScan, FsError>),
-    In { parent: usize, name: &'a str },
-}
-
-/// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
-/// given back after use, so a long-lived server holds at most this much per thread. The same
-/// bound applies to the thread's match and encoding buffers.
-const KEPT_READ_BUFFER: usize = 1 << 20;
-
-/// What each compute thread reuses from file to file: files of one thread reuse its pages
-/// instead of allocating and faulting in fresh ones per file.
-#[derive(Default)]
-struct Scratch {
-    /// The file's bytes.
-    read: Vec<u8>,
-    /// Its matches, before the exactly sized copy that is kept.
-    matches: scan::FileMatches,
-    /// The encoder's output, before the exactly sized copy that is kept.
-    encoded: String,
-}
-
-impl Scratch {
-    /// Gives back whatever a big file made grow past [`KEPT_READ_BUFFER`].
-    fn trim(&mut self) {
-        if self.read.len() > KEPT_READ_BUFFER {
-            self.read = Vec::new();
-        }
-        if self.matches.held_bytes() > KEPT_READ_BUFFER {
-            self.matches = scan::FileMatches::default();
-        }
-        if self.encoded.capacity() > KEPT_READ_BUFFER {
-            self.encoded = String::new();
-        }
-    }
-}
-
-thread_local! {
-    static SCRATCH: RefCell<Scratch> = RefCell::default();
-}
-
-/// Runs `f` with this thread's [`Scratch`], or a fresh one if `f` runs inside another `f` on
-/// the same thread (a scan that waits in the pool may pick up another file).
-fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
-    SCRATCH.with(|cell| match cell.try_borrow_mut() {
-        Ok(mut scratch) => {
-            let out = f(&mut scratch);
-            scratch.trim();
-            out
-        }
-        Err(_) => f(&mut Scratch::default()),
-    })
-}
-
-/// Reads `file` to its end into `buf` from the start, expecting `size` bytes, and returns how
-/// many it read (`None` on a read error); stops once past [`SEARCH_MAX_FILE_BYTES`].
-///
-/// `read_to_end` caps its first reads at 8 KiB and doubles, so a 32 KiB file took four calls;
-/// up to [`KEPT_READ_BUFFER`] this asks for the whole expected size and one byte more at once.
-/// A regular file reads short only at its end, so once `size` bytes are in, a short read ends
-/// the file and a file that did not change takes a single read. Below `size` (or for a file
-/// whose size is 0, as `/proc` reports) only a read of 0 bytes ends it.
-fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<usize> {
-    let cap = usize::try_from(SEARCH_MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
-    let want = usize::try_from(size)
-        .unwrap_or(cap)
-        .saturating_add(1)
-        .min(cap);
-    if want > KEPT_READ_BUFFER {
-        // A buffer this large is not kept, so zeroing it first (which the scratch reuse below
-        // needs) would touch every byte twice; `read_to_end` fills spare capacity instead.
-        buf.clear();
-        buf.reserve(want);
-        return file.take(SEARCH_MAX_FILE_BYTES + 1).read_to_end(buf).ok();
-    }
-    // Bytes beyond `filled` are scratch, kept between files so they are not zeroed again.
-    if buf.len() < want {
-        buf.resize(want, 0);
-    }
-    let mut filled = 0;
-    loop {
-        if filled == buf.len() {
-            if filled >= cap {
-                return Some(filled);
-            }
-            // The file grew since its size was read.
-            let grown = buf.len().saturating_mul(2).clamp(want, cap);
-            buf.resize(grown, 0);
-        }
-        let asked = buf.len() - filled;
-        match file.read(&mut buf[filled..]) {
-            Ok(0) => return Some(filled),
-            Ok(n) => {
-                filled += n;
-                if n < asked && size > 0 && filled as u64 >= size {
-                    return Some(filled);
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(_) => return None,
-        }
-    }
-}
-
-/// Reads the file into the start of `buf` and returns its length: `None` if it vanished or
-/// cannot be read, a ceiling error if too large.
-fn read_bounded(
-    workspace: &Workspace,
-    path: &str,
-    at: &At,
-    buf: &mut Vec<u8>,
-) -> Result<Option<usize>, FsError> {
-    let too_large = |size: u64| FsError::Ceiling {
-        path: path.to_owned(),
-        ceiling: Ceiling::FileSize {
-            size,
-            limit: SEARCH_MAX_FILE_BYTES,
-        },
-    };
-    // The final name is opened without following a link.
-    let Ok(file) = at.open_read() else {
-        return Ok(None);
-    };
-    // The walk saw a regular file; if it was swapped for something else since, skip it.
-    // Another name of a hidden file is hidden too, when the filter says so.
-    let size = match file.metadata() {
-        Ok(meta)
-            if meta.is_file()
-                && !workspace.hides_linked(std::os::unix::fs::MetadataExt::nlink(&meta)) =>
-        {
-            meta.len()
-        }
-        _ => return Ok(None),
-    };
-    if size > SEARCH_MAX_FILE_BYTES {
-        return Err(too_large(size));
-    }
-    let Some(filled) = read_all(&file, size, buf) else {
-        return Ok(None);
-    };
-    if filled as u64 > SEARCH_MAX_FILE_BYTES {
-        return Err(too_large(filled as u64));
-    }
-    Ok(Some(filled))
 }

@@ -1,3 +1,4 @@
+use super::chunks::CHUNK_FILES;
 use super::*;
 use crate::files::workspace::testutil::{Fixture, generated_tree, plane};
 
@@ -417,25 +418,28 @@ fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     let mut buf = Vec::new();
     // A stated size below the real one is a file that grew since it was stated.
     let file = std::fs::File::open(&long).unwrap();
-    assert_eq!(super::read_all(&file, 10, &mut buf), Some(100_000));
+    assert_eq!(super::read::read_all(&file, 10, &mut buf), Some(100_000));
     assert!(buf[..100_000].iter().all(|&b| b == b'x'));
     // The scratch beyond the length is stale; only the length says what was read.
     let file = std::fs::File::open(&short).unwrap();
-    assert_eq!(super::read_all(&file, 3, &mut buf), Some(3));
+    assert_eq!(super::read::read_all(&file, 3, &mut buf), Some(3));
     assert_eq!(&buf[..3], b"abc");
     // A stated size above the real one is a file that shrank.
     let file = std::fs::File::open(&short).unwrap();
-    assert_eq!(super::read_all(&file, 50, &mut buf), Some(3));
+    assert_eq!(super::read::read_all(&file, 50, &mut buf), Some(3));
     // A file past the kept-buffer size is read by the other path, to the same end.
     let big = dir.path().join("big");
     std::fs::write(&big, vec![b'y'; 3 << 20]).unwrap();
     let file = std::fs::File::open(&big).unwrap();
-    assert_eq!(super::read_all(&file, 2 << 20, &mut buf), Some(3 << 20));
+    assert_eq!(
+        super::read::read_all(&file, 2 << 20, &mut buf),
+        Some(3 << 20)
+    );
     assert!(buf[..3 << 20].iter().all(|&b| b == b'y'));
     let file = std::fs::File::open(&short).unwrap();
-    assert_eq!(super::read_all(&file, 3, &mut buf), Some(3));
+    assert_eq!(super::read::read_all(&file, 3, &mut buf), Some(3));
     assert_eq!(&buf[..3], b"abc");
     // A size of 0 (what `/proc` reports) is no promise: the file is read until a read of 0.
     let file = std::fs::File::open(&long).unwrap();
-    assert_eq!(super::read_all(&file, 0, &mut buf), Some(100_000));
+    assert_eq!(super::read::read_all(&file, 0, &mut buf), Some(100_000));
 }

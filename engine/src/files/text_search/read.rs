@@ -1,0 +1,149 @@
+//! Reading a walked file: into a per-thread buffer, with as few `read` calls as a file that
+//! did not change needs, bounded by the per-file size ceiling.
+
+use std::cell::RefCell;
+use std::io::Read;
+
+use super::{SEARCH_MAX_FILE_BYTES, scan};
+use crate::files::workspace::{At, Ceiling, FsError, Workspace};
+
+/// A read buffer kept by each compute thread up to this size; a larger one (a big file) is
+/// given back after use, so a long-lived server holds at most this much per thread. The same
+/// bound applies to the thread's match and encoding buffers.
+const KEPT_READ_BUFFER: usize = 1 << 20;
+
+/// What each compute thread reuses from file to file: files of one thread reuse its pages
+/// instead of allocating and faulting in fresh ones per file.
+#[derive(Default)]
+pub(super) struct Scratch {
+    /// The file's bytes.
+    pub(super) read: Vec<u8>,
+    /// Its matches, before the exactly sized copy that is kept.
+    pub(super) matches: scan::FileMatches,
+    /// The encoder's output, before the exactly sized copy that is kept.
+    pub(super) encoded: String,
+}
+
+impl Scratch {
+    /// Gives back whatever a big file made grow past [`KEPT_READ_BUFFER`].
+    fn trim(&mut self) {
+        if self.read.len() > KEPT_READ_BUFFER {
+            self.read = Vec::new();
+        }
+        if self.matches.held_bytes() > KEPT_READ_BUFFER {
+            self.matches = scan::FileMatches::default();
+        }
+        if self.encoded.capacity() > KEPT_READ_BUFFER {
+            self.encoded = String::new();
+        }
+    }
+}
+
+thread_local! {
+    static SCRATCH: RefCell<Scratch> = RefCell::default();
+}
+
+/// Runs `f` with this thread's [`Scratch`], or a fresh one if `f` runs inside another `f` on
+/// the same thread (a scan that waits in the pool may pick up another file).
+pub(super) fn with_scratch<T>(f: impl FnOnce(&mut Scratch) -> T) -> T {
+    SCRATCH.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut scratch) => {
+            let out = f(&mut scratch);
+            scratch.trim();
+            out
+        }
+        Err(_) => f(&mut Scratch::default()),
+    })
+}
+
+/// Reads `file` to its end into `buf` from the start, expecting `size` bytes, and returns how
+/// many it read (`None` on a read error); stops once past [`SEARCH_MAX_FILE_BYTES`].
+///
+/// `read_to_end` caps its first reads at 8 KiB and doubles, so a 32 KiB file took four calls;
+/// up to [`KEPT_READ_BUFFER`] this asks for the whole expected size and one byte more at once.
+/// A regular file reads short only at its end, so once `size` bytes are in, a short read ends
+/// the file and a file that did not change takes a single read. Below `size` (or for a file
+/// whose size is 0, as `/proc` reports) only a read of 0 bytes ends it.
+pub(super) fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -> Option<usize> {
+    let cap = usize::try_from(SEARCH_MAX_FILE_BYTES + 1).unwrap_or(usize::MAX);
+    let want = usize::try_from(size)
+        .unwrap_or(cap)
+        .saturating_add(1)
+        .min(cap);
+    if want > KEPT_READ_BUFFER {
+        // A buffer this large is not kept, so zeroing it first (which the scratch reuse below
+        // needs) would touch every byte twice; `read_to_end` fills spare capacity instead.
+        buf.clear();
+        buf.reserve(want);
+        return file.take(SEARCH_MAX_FILE_BYTES + 1).read_to_end(buf).ok();
+    }
+    // Bytes beyond `filled` are scratch, kept between files so they are not zeroed again.
+    if buf.len() < want {
+        buf.resize(want, 0);
+    }
+    let mut filled = 0;
+    loop {
+        if filled == buf.len() {
+            if filled >= cap {
+                return Some(filled);
+            }
+            // The file grew since its size was read.
+            let grown = buf.len().saturating_mul(2).clamp(want, cap);
+            buf.resize(grown, 0);
+        }
+        let asked = buf.len() - filled;
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => return Some(filled),
+            Ok(n) => {
+                filled += n;
+                if n < asked && size > 0 && filled as u64 >= size {
+                    return Some(filled);
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
+        }
+    }
+}
+
+/// Reads the file into the start of `buf` and returns its length: `None` if it vanished or
+/// cannot be read, a ceiling error if too large.
+pub(super) fn read_bounded(
+    workspace: &Workspace,
+    path: &str,
+    at: &At,
+    buf: &mut Vec<u8>,
+) -> Result<Option<usize>, FsError> {
+    let too_large = |size: u64| FsError::Ceiling {
+        path: path.to_owned(),
+        ceiling: Ceiling::FileSize {
+            size,
+            limit: SEARCH_MAX_FILE_BYTES,
+        },
+    };
+    // The final name is opened without following a link.
+    let Ok(file) = at.open_read() else {
+        return Ok(None);
+    };
+    // The walk saw a regular file; if it was swapped for something else since, skip it.
+    // Another name of a hidden file is hidden too, when the filter says so.
+    let size = match file.metadata() {
+        Ok(meta)
+            if meta.is_file()
+                && !workspace.hides_linked(std::os::unix::fs::MetadataExt::nlink(&meta)) =>
+        {
+            meta.len()
+        }
+        _ => return Ok(None),
+    };
+    if size > SEARCH_MAX_FILE_BYTES {
+        return Err(too_large(size));
+    }
+    let Some(filled) = read_all(&file, size, buf) else {
+        return Ok(None);
+    };
+    if filled as u64 > SEARCH_MAX_FILE_BYTES {
+        return Err(too_large(filled as u64));
+    }
+    Ok(Some(filled))
+}
