@@ -106,19 +106,17 @@ pub fn search<S: AsRef<str> + Sync>(
     deadline: Option<Deadline>,
 ) -> Result<SearchOutput, FsError> {
     let mut matches = Vec::new();
-    let summary = search_into(
-        plane,
-        workspace,
+    let query = SearchQuery {
         matcher,
         roots,
         hidden,
         deadline,
-        None,
-        &mut |file| {
-            matches.extend(file.rows().map(|m| m.to_match()));
-            Ok(())
-        },
-    )?;
+        encoder: None,
+    };
+    let summary = search_into(plane, workspace, &query, &mut |file| {
+        matches.extend(file.rows().map(|m| m.to_match()));
+        Ok(())
+    })?;
     Ok(SearchOutput {
         matches,
         normalized: summary.normalized,
@@ -152,24 +150,34 @@ const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
 /// `encoder`, when given, runs on the scanning threads for each file with matches and may
 /// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on;
 /// when it answers [`RowsNeeded::EncodingOnly`], the rows themselves are not kept.
-#[allow(clippy::too_many_arguments)]
 pub fn search_into<S: AsRef<str> + Sync>(
     plane: &ComputePlane,
     workspace: &Workspace,
-    matcher: &Matcher,
-    roots: &[S],
-    hidden: bool,
-    deadline: Option<Deadline>,
-    encoder: Option<&RowEncoder<'_>>,
+    query: &SearchQuery<'_, S>,
     rows: &mut RowSink<'_>,
 ) -> Result<SearchSummary, FsError> {
     let scanner = Scanner {
         workspace,
-        matcher,
-        encoder,
-        deadline,
+        matcher: query.matcher,
+        encoder: query.encoder,
+        deadline: query.deadline,
     };
-    plane.install(|| search_in_pool(&scanner, roots, hidden, rows))
+    plane.install(|| search_in_pool(&scanner, query.roots, query.hidden, rows))
+}
+
+/// What one search looks for, where, and how its rows are encoded: all of [`search_into`]'s
+/// request but the workspace and the consumer.
+pub struct SearchQuery<'q, S> {
+    /// The compiled query.
+    pub matcher: &'q Matcher,
+    /// Logical paths walked (files or directories).
+    pub roots: &'q [S],
+    /// Whether hidden files and directories are searched.
+    pub hidden: bool,
+    /// When the search gives up.
+    pub deadline: Option<Deadline>,
+    /// Runs on the scanning threads for each file with matches (see [`RowEncoder`]).
+    pub encoder: Option<&'q RowEncoder<'q>>,
 }
 
 /// The consumer of a search's rows, one file at a time; an error stops the search.

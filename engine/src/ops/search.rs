@@ -19,7 +19,9 @@ use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
-use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, RowsNeeded, SearchMatch};
+use crate::files::text_search::{
+    self, FileRows, MatchFlags, MatchRow, RowsNeeded, SearchMatch, SearchQuery,
+};
 use crate::files::workspace::FsError;
 use crate::protocol::{
     Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow, encode_search_rest,
@@ -57,16 +59,17 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
         }
         RowsNeeded::Rows
     };
-    let searched = text_search::search_into(
-        &session.plane,
-        &session.workspace,
-        &matcher,
-        &args.paths,
-        args.hidden,
-        Some(answer.deadline),
-        Some(&encoder),
-        &mut |file| rows.push_file(file),
-    );
+    let query = SearchQuery {
+        matcher: &matcher,
+        roots: &args.paths,
+        hidden: args.hidden,
+        deadline: Some(answer.deadline),
+        encoder: Some(&encoder),
+    };
+    let searched =
+        text_search::search_into(&session.plane, &session.workspace, &query, &mut |file| {
+            rows.push_file(file)
+        });
     if let Some(failure) = rows.failure.take() {
         return Err(failure);
     }
