@@ -118,6 +118,17 @@ fn truncated_search_keeps_its_own_bits() {
     );
 }
 
+/// Searches `needle` with `rec 2`, which must cut the answer and retain the result as `@1`.
+fn search_cut_to_two_rows(c: &mut Client) {
+    let a = c.ask(&search_req(1, "needle", &["."], 0, (1000, 2)));
+    assert_eq!(
+        (a.response.flags.bits(), a.response.reference),
+        (11, Some(1)),
+        "{}",
+        a.text
+    );
+}
+
 #[test]
 fn search_evidence_past_the_resident_size_is_spooled_and_retained_whole() {
     // 80,000 rows of about 60 bytes: past the 4 MiB kept in memory, so the rows move to a
@@ -127,13 +138,7 @@ fn search_evidence_past_the_resident_size_is_spooled_and_retained_whole() {
         .collect();
     let ws = tree(&[("big.txt", lines.as_bytes())]);
     let mut c = Client::new(ws.path());
-    let a = c.ask(&search_req(1, "needle", &["."], 0, (1000, 2)));
-    assert_eq!(
-        (a.response.flags.bits(), a.response.reference),
-        (11, Some(1)),
-        "{}",
-        a.text
-    );
+    search_cut_to_two_rows(&mut c);
     let rows: String = (1..=80_000)
         .map(|n| {
             format!("big.txt,{n},1,\"needle {n:06} and enough filler to make the row long\"\n")
@@ -171,13 +176,7 @@ fn a_cut_search_over_thousands_of_files_retains_every_row_in_order() {
         .collect();
     let ws = tree(&refs);
     let mut c = Client::new(ws.path());
-    let a = c.ask(&search_req(1, "needle", &["."], 0, (1000, 2)));
-    assert_eq!(
-        (a.response.flags.bits(), a.response.reference),
-        (11, Some(1)),
-        "{}",
-        a.text
-    );
+    search_cut_to_two_rows(&mut c);
     let mut sorted: Vec<&(String, String)> = files.iter().collect();
     sorted.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
     let rows: String = sorted
