@@ -362,7 +362,15 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         let file = At::new(Arc::clone(dir), OsString::from(name));
         let scanned = with_scratch(|scratch| scanner.scan_file(&entry.path, &file, scratch));
         if let Ok(scanned) = &scanned {
-            held.fetch_add(scanned.held_bytes(), Ordering::Relaxed);
+            let bytes = scanned.held_bytes();
+            if bytes > WALK_MATCH_BYTES {
+                // One file past the whole budget would be held until the walk ends: it is
+                // dropped, scanned again in its chunk, and the walk scans no more files (so
+                // at most one such file a thread is scanned twice).
+                held.fetch_add(WALK_MATCH_BYTES + 1, Ordering::Relaxed);
+                return None;
+            }
+            held.fetch_add(bytes, Ordering::Relaxed);
         }
         // Boxed: the walk sorts its entries with these beside them.
         Some(Box::new(scanned))
@@ -403,9 +411,9 @@ fn search_in_pool<S: AsRef<str> + Sync>(
 
 impl Scanner<'_> {
     /// Reads and scans one walked file with this thread's `scratch`, and has the encoder
-    /// write its matches. What is kept of a file is copied out of the scratch exactly sized:
-    /// growing each file's buffers from empty cost a dozen allocator calls a file with matches
-    /// and fresh pages for what the allocator's arenas had not yet handed out.
+    /// write its matches. What is kept of a file is copied out of the scratch exactly sized
+    /// (growing each file's buffers from empty cost a dozen allocator calls a file with
+    /// matches, and fresh pages), or taken whole when larger than a thread keeps anyway.
     fn scan_file(&self, path: &str, file: &At, scratch: &mut Scratch) -> Result<FileScan, FsError> {
         let Scratch {
             read,
@@ -444,12 +452,12 @@ impl Scanner<'_> {
                 text_bytes: matches.text_bytes(),
             }
         } else {
-            KeptRows::Lines(matches.clone())
+            KeptRows::Lines(read::keep_matches(matches))
         };
         Ok(FileScan::Scanned {
             matches: kept,
             crlf,
-            encoded: encoded.as_str().to_owned(),
+            encoded: read::keep_encoded(encoded),
         })
     }
 }

@@ -39,6 +39,25 @@ impl Scratch {
     }
 }
 
+/// What is kept of the scratch matches: an exactly sized copy, or the matches themselves when
+/// they are past what a thread keeps, so a big file's matches are never held twice.
+pub(super) fn keep_matches(matches: &mut scan::FileMatches) -> scan::FileMatches {
+    if matches.held_bytes() > KEPT_READ_BUFFER {
+        std::mem::take(matches)
+    } else {
+        matches.clone()
+    }
+}
+
+/// What is kept of the scratch encoding, as [`keep_matches`] keeps the matches.
+pub(super) fn keep_encoded(encoded: &mut String) -> String {
+    if encoded.capacity() > KEPT_READ_BUFFER {
+        std::mem::take(encoded)
+    } else {
+        encoded.as_str().to_owned()
+    }
+}
+
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::default();
 }
