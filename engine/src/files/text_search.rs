@@ -142,10 +142,10 @@ const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
 
 /// Searches like [`search`] and hands every match to `rows` in row order (path bytes, line,
 /// column), as soon as its chunk of files is scanned; `rows` decides what to keep. Files are
-/// scanned in parallel chunks of up to [`CHUNK_FILES`](chunks::CHUNK_FILES) holding at most [`CHUNK_MATCH_BYTES`] of
-/// matches, and chunk k + 1 is scanned while the rows of chunk k are handed on, so memory
-/// follows the consumer (at most two chunks of matches are held, besides the up to
-/// [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
+/// scanned in parallel chunks of up to [`CHUNK_FILES`](chunks::CHUNK_FILES) holding at most
+/// [`CHUNK_MATCH_BYTES`] of matches, and chunk k + 1 is scanned while the rows of chunk k are
+/// handed on, so memory follows the consumer (at most two chunks of matches are held, besides
+/// the up to [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
 ///
 /// `encoder`, when given, runs on the scanning threads for each file with matches and may
 /// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on;
