@@ -201,33 +201,8 @@ pub enum RowsNeeded {
 /// The matching lines of one file, in line order.
 pub struct FileRows<'a> {
     path: &'a str,
-    held: HeldRows<'a>,
+    matches: &'a scan::FileMatches,
     encoded: &'a str,
-}
-
-/// A file's matching lines as they are held until handed on.
-#[derive(Clone, Copy)]
-enum HeldRows<'a> {
-    /// The lines themselves.
-    Lines(&'a scan::FileMatches),
-    /// Only how many lines there are and their text bytes.
-    Counted { len: usize, text_bytes: usize },
-}
-
-impl HeldRows<'_> {
-    fn len(self) -> usize {
-        match self {
-            HeldRows::Lines(matches) => matches.len(),
-            HeldRows::Counted { len, .. } => len,
-        }
-    }
-
-    fn text_bytes(self) -> usize {
-        match self {
-            HeldRows::Lines(matches) => matches.text_bytes(),
-            HeldRows::Counted { text_bytes, .. } => text_bytes,
-        }
-    }
 }
 
 impl<'a> FileRows<'a> {
@@ -238,33 +213,30 @@ impl<'a> FileRows<'a> {
 
     /// Matching lines.
     pub fn len(&self) -> usize {
-        self.held.len()
+        self.matches.len()
     }
 
     /// Bytes of the lines' texts together.
     pub fn text_bytes(&self) -> usize {
-        self.held.text_bytes()
+        self.matches.text_bytes()
     }
 
     /// True when the rows were not kept, only their encoding ([`RowsNeeded::EncodingOnly`]).
     pub fn encoding_only(&self) -> bool {
-        matches!(self.held, HeldRows::Counted { .. })
+        self.matches.lines_dropped()
     }
 
     /// The rows; none when only their encoding was kept.
     pub fn rows(&self) -> impl Iterator<Item = MatchRow<'a>> + 'a {
         let path = self.path;
-        static NONE: scan::FileMatches = scan::FileMatches::EMPTY;
-        let matches = match self.held {
-            HeldRows::Lines(matches) => matches,
-            HeldRows::Counted { .. } => &NONE,
-        };
-        matches.iter().map(move |(line, column, text)| MatchRow {
-            path,
-            line,
-            column,
-            text,
-        })
+        self.matches
+            .iter()
+            .map(move |(line, column, text)| MatchRow {
+                path,
+                line,
+                column,
+                text,
+            })
     }
 
     /// What the search's [`RowEncoder`] wrote for these rows; empty when it wrote nothing.
@@ -287,37 +259,14 @@ enum FileScan {
     Skipped,
     /// Scanned: matches and whether the file had CRLF line ends.
     Scanned {
-        matches: KeptRows,
+        /// Without their lines when the encoder said only the encoding is needed.
+        matches: scan::FileMatches,
         crlf: bool,
         /// What the encoder wrote for the matches.
         encoded: String,
     },
     /// Left for a later pass: its matches would have taken the chunk past its budget.
     Deferred,
-}
-
-/// What is kept of a scanned file's matching lines (see [`HeldRows`]).
-enum KeptRows {
-    /// The lines, for a consumer that may take them one by one.
-    Lines(scan::FileMatches),
-    /// Their count and text bytes, for one that takes the encoding alone.
-    Counted { len: usize, text_bytes: usize },
-}
-
-impl KeptRows {
-    fn held(&self) -> HeldRows<'_> {
-        match self {
-            KeptRows::Lines(matches) => HeldRows::Lines(matches),
-            &KeptRows::Counted { len, text_bytes } => HeldRows::Counted { len, text_bytes },
-        }
-    }
-
-    fn held_bytes(&self) -> usize {
-        match self {
-            KeptRows::Lines(matches) => matches.held_bytes(),
-            KeptRows::Counted { .. } => 0,
-        }
-    }
 }
 
 impl FileScan {
@@ -359,8 +308,7 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         {
             return None;
         }
-        let file = At::new(Arc::clone(dir), OsString::from(name));
-        let scanned = with_scratch(|scratch| scanner.scan_file(&entry.path, &file, scratch));
+        let scanned = scanner.scan_in(dir, name, &entry.path);
         if let Ok(scanned) = &scanned {
             let bytes = scanned.held_bytes();
             if bytes > WALK_MATCH_BYTES {
@@ -410,6 +358,13 @@ fn search_in_pool<S: AsRef<str> + Sync>(
 }
 
 impl Scanner<'_> {
+    /// Scans the walked file `path`, opened as `name` in its directory `dir`, with this
+    /// thread's scratch buffers.
+    fn scan_in(&self, dir: &Arc<OwnedFd>, name: &str, path: &str) -> Result<FileScan, FsError> {
+        let file = At::new(Arc::clone(dir), OsString::from(name));
+        with_scratch(|scratch| self.scan_file(path, &file, scratch))
+    }
+
     /// Reads and scans one walked file with this thread's `scratch`, and has the encoder
     /// write its matches. What is kept of a file is copied out of the scratch exactly sized
     /// (growing each file's buffers from empty cost a dozen allocator calls a file with
@@ -441,18 +396,15 @@ impl Scanner<'_> {
         if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {
             let rows = FileRows {
                 path,
-                held: HeldRows::Lines(matches),
+                matches,
                 encoded: "",
             };
             needed = encode(&rows, encoded);
         }
         let kept = if needed == RowsNeeded::EncodingOnly && !encoded.is_empty() {
-            KeptRows::Counted {
-                len: matches.len(),
-                text_bytes: matches.text_bytes(),
-            }
+            matches.count_only()
         } else {
-            KeptRows::Lines(read::keep_matches(matches))
+            read::keep_matches(matches)
         };
         Ok(FileScan::Scanned {
             matches: kept,

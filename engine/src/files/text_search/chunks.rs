@@ -2,7 +2,6 @@
 //! chunks, each handed on in row order while the next is scanned.
 
 use std::collections::HashMap;
-use std::ffi::OsString;
 use std::ops::Range;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -10,10 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::read::with_scratch;
 use super::{FileRows, FileScan, MAX_MATCHES_TOTAL, RowSink, Scanner, SearchSummary};
 use crate::files::walk::WalkEntry;
-use crate::files::workspace::{At, Ceiling, FsError};
+use crate::files::workspace::{Ceiling, FsError};
 
 /// Bytes of matches (line text and per-row overhead) one chunk may hold: the matches of two
 /// chunks (one being handed on, the next being scanned) are all that is held at once, whatever
@@ -92,8 +90,7 @@ fn hand_on(
                 encoded,
             } => {
                 summary.normalized |= crlf;
-                let held = matches.held();
-                let count = held.len();
+                let count = matches.len();
                 if summary.total + count > MAX_MATCHES_TOTAL {
                     return Err(FsError::Ceiling {
                         path: entry.path.clone(),
@@ -106,7 +103,7 @@ fn hand_on(
                 if count > 0 {
                     rows(FileRows {
                         path: &entry.path,
-                        held,
+                        matches: &matches,
                         encoded: &encoded,
                     })?;
                 }
@@ -170,8 +167,7 @@ impl Scanner<'_> {
                 let Some(dir) = &dirs[at] else {
                     return Ok(FileScan::Skipped);
                 };
-                let file = At::new(Arc::clone(dir), OsString::from(name));
-                let scanned = with_scratch(|scratch| self.scan_file(&entry.path, &file, scratch))?;
+                let scanned = self.scan_in(dir, name, &entry.path)?;
                 let bytes = scanned.held_bytes();
                 let before = held.fetch_add(bytes, Ordering::Relaxed);
                 if index > 0 && before + bytes > CHUNK_MATCH_BYTES {

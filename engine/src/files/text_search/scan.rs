@@ -24,6 +24,9 @@ pub const REGEX_SIZE_LIMIT: usize = 16 * 1024 * 1024;
 pub(super) struct FileMatches {
     text: String,
     rows: Vec<LineMatch>,
+    /// How many lines there were and their text bytes, once the lines themselves were
+    /// dropped ([`FileMatches::count_only`]).
+    dropped: Option<(usize, usize)>,
 }
 
 /// One matching line of a [`FileMatches`].
@@ -38,20 +41,27 @@ struct LineMatch {
 }
 
 impl FileMatches {
-    /// No matches, usable where a `static` is needed.
-    pub(super) const EMPTY: FileMatches = FileMatches {
-        text: String::new(),
-        rows: Vec::new(),
-    };
-
     /// Matching lines.
     pub(super) fn len(&self) -> usize {
-        self.rows.len()
+        self.dropped.map_or(self.rows.len(), |(len, _)| len)
     }
 
     /// Bytes of the lines' texts together.
     pub(super) fn text_bytes(&self) -> usize {
-        self.text.len()
+        self.dropped.map_or(self.text.len(), |(_, bytes)| bytes)
+    }
+
+    /// The same count and text bytes without the lines: [`FileMatches::iter`] yields none.
+    pub(super) fn count_only(&self) -> FileMatches {
+        FileMatches {
+            dropped: Some((self.len(), self.text_bytes())),
+            ..FileMatches::default()
+        }
+    }
+
+    /// True when only the count was kept ([`FileMatches::count_only`]).
+    pub(super) fn lines_dropped(&self) -> bool {
+        self.dropped.is_some()
     }
 
     /// Bytes the matches hold.
@@ -63,6 +73,7 @@ impl FileMatches {
     pub(super) fn clear(&mut self) {
         self.text.clear();
         self.rows.clear();
+        self.dropped = None;
     }
 
     /// (line, column, text) of each matching line, in line order.
