@@ -6,6 +6,7 @@
 //! files or directories that cannot be read — are skipped and make the result `partial`.
 
 mod chunks;
+mod mapped;
 mod read;
 mod scan;
 #[cfg(test)]
@@ -13,14 +14,14 @@ mod tests;
 
 use std::ffi::OsString;
 use std::ops::Range;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, OwnedFd};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
 use chunks::{CHUNK_MATCH_BYTES, chunk_ranges, hand_range};
-use read::{Scratch, read_bounded, with_scratch};
+use read::{Scratch, open_bounded, read_bounded, with_scratch};
 
 use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
@@ -366,31 +367,73 @@ impl Scanner<'_> {
     }
 
     /// Reads and scans one walked file with this thread's `scratch`, and has the encoder
-    /// write its matches. What is kept of a file is copied out of the scratch exactly sized
+    /// write its matches. A file of [`mapped::MAP_MIN_BYTES`] or more is scanned through a
+    /// memory map; if it was truncated or its matched lines changed while mapped, it is read
+    /// and scanned again. What is kept of a file is copied out of the scratch exactly sized
     /// (growing each file's buffers from empty cost a dozen allocator calls a file with
     /// matches, and fresh pages), or taken whole when larger than a thread keeps anyway.
     fn scan_file(&self, path: &str, file: &At, scratch: &mut Scratch) -> Result<FileScan, FsError> {
+        let Some((file, size)) = open_bounded(self.workspace, path, file)? else {
+            return Ok(FileScan::Skipped);
+        };
         let Scratch {
             read,
+            mapper,
             matches,
             encoded,
         } = scratch;
-        let Some(len) = read_bounded(self.workspace, path, file, read)? else {
+        if size >= mapped::MAP_MIN_BYTES
+            && let Ok(len) = usize::try_from(size)
+            && let Some(mapping) = mapper
+                .get()
+                .and_then(|mapper| mapper.map(file.as_fd(), len))
+        {
+            let scanned = self.scan_bytes(path, mapping.bytes(), matches, encoded);
+            if !mapping.truncated() && !matches!(scanned, Ok(Scanned::Torn)) {
+                return scanned.map(Scanned::into_file);
+            }
+        }
+        let Some(len) = read_bounded(path, &file, size, read)? else {
             return Ok(FileScan::Skipped);
         };
-        let buf = &read[..len];
-        let Ok(text) = simdutf8::basic::from_utf8(buf) else {
-            return Ok(FileScan::Skipped);
+        // A read buffer is this thread's alone: its lines cannot change while scanned.
+        self.scan_bytes(path, &read[..len], matches, encoded)
+            .map(Scanned::into_file)
+    }
+
+    /// Scans one file's `bytes` into the scratch `matches` and `encoded`, and returns what is
+    /// kept of them.
+    fn scan_bytes(
+        &self,
+        path: &str,
+        bytes: &[u8],
+        matches: &mut scan::FileMatches,
+        encoded: &mut String,
+    ) -> Result<Scanned, FsError> {
+        let scan::TextKind::Utf8 { crlf, may_match } =
+            scan::text_kind(bytes, self.matcher.literal())
+        else {
+            return Ok(Scanned::File(FileScan::Skipped));
         };
-        let crlf = scan::has_crlf(buf);
-        self.matcher
-            .scan_into(text, crlf, MAX_MATCHES_PER_FILE, matches)
-            .map_err(|scan::TooManyMatches| FsError::Ceiling {
-                path: path.to_owned(),
-                ceiling: Ceiling::FileMatches {
-                    limit: MAX_MATCHES_PER_FILE,
-                },
-            })?;
+        let scanned = if may_match {
+            self.matcher
+                .scan_into(bytes, crlf, MAX_MATCHES_PER_FILE, matches)
+        } else {
+            matches.clear();
+            Ok(())
+        };
+        match scanned {
+            Ok(()) => {}
+            Err(scan::ScanStop::Torn) => return Ok(Scanned::Torn),
+            Err(scan::ScanStop::TooManyMatches) => {
+                return Err(FsError::Ceiling {
+                    path: path.to_owned(),
+                    ceiling: Ceiling::FileMatches {
+                        limit: MAX_MATCHES_PER_FILE,
+                    },
+                });
+            }
+        }
         encoded.clear();
         let mut needed = RowsNeeded::Rows;
         if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {
@@ -406,10 +449,28 @@ impl Scanner<'_> {
         } else {
             read::keep_matches(matches)
         };
-        Ok(FileScan::Scanned {
+        Ok(Scanned::File(FileScan::Scanned {
             matches: kept,
             crlf,
             encoded: read::keep_encoded(encoded),
-        })
+        }))
+    }
+}
+
+/// What scanning one file's bytes gave.
+enum Scanned {
+    /// The file's scan.
+    File(FileScan),
+    /// The bytes changed under the scan, which left no usable lines.
+    Torn,
+}
+
+impl Scanned {
+    /// The file's scan; torn bytes of a file that is no longer text are a file skipped.
+    fn into_file(self) -> FileScan {
+        match self {
+            Scanned::File(scan) => scan,
+            Scanned::Torn => FileScan::Skipped,
+        }
     }
 }

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::io::Read;
 
+use super::mapped::Mapper;
 use super::{SEARCH_MAX_FILE_BYTES, scan};
 use crate::files::workspace::{At, Ceiling, FsError, Workspace};
 
@@ -16,12 +17,39 @@ const KEPT_READ_BUFFER: usize = 1 << 20;
 /// instead of allocating and faulting in fresh ones per file.
 #[derive(Default)]
 pub(super) struct Scratch {
-    /// The file's bytes.
+    /// The file's bytes, when it is read rather than mapped.
     pub(super) read: Vec<u8>,
+    /// What the thread maps its large files with.
+    pub(super) mapper: MapperState,
     /// Its matches, before the exactly sized copy that is kept.
     pub(super) matches: scan::FileMatches,
     /// The encoder's output, before the exactly sized copy that is kept.
     pub(super) encoded: String,
+}
+
+/// A thread's [`Mapper`], made on its first file large enough to map.
+#[derive(Default)]
+pub(super) enum MapperState {
+    /// No file has needed it yet.
+    #[default]
+    Unmade,
+    /// Made.
+    Ready(Mapper),
+    /// It could not be had: this thread reads its files.
+    Unavailable,
+}
+
+impl MapperState {
+    /// The mapper, made on first use.
+    pub(super) fn get(&mut self) -> Option<&mut Mapper> {
+        if matches!(self, MapperState::Unmade) {
+            *self = Mapper::new().map_or(MapperState::Unavailable, MapperState::Ready);
+        }
+        match self {
+            MapperState::Ready(mapper) => Some(mapper),
+            MapperState::Unmade | MapperState::Unavailable => None,
+        }
+    }
 }
 
 impl Scratch {
@@ -125,21 +153,14 @@ pub(super) fn read_all(mut file: &std::fs::File, size: u64, buf: &mut Vec<u8>) -
     }
 }
 
-/// Reads the file into the start of `buf` and returns its length: `None` if it vanished or
-/// cannot be read, a ceiling error if too large.
-pub(super) fn read_bounded(
+/// Opens the walked file `at` for a search: `None` if it vanished, cannot be read or is no
+/// longer a regular file (or is hidden by another name); otherwise the file and its size, or
+/// a ceiling error if it is too large.
+pub(super) fn open_bounded(
     workspace: &Workspace,
     path: &str,
     at: &At,
-    buf: &mut Vec<u8>,
-) -> Result<Option<usize>, FsError> {
-    let too_large = |size: u64| FsError::Ceiling {
-        path: path.to_owned(),
-        ceiling: Ceiling::FileSize {
-            size,
-            limit: SEARCH_MAX_FILE_BYTES,
-        },
-    };
+) -> Result<Option<(std::fs::File, u64)>, FsError> {
     // The final name is opened without following a link.
     let Ok(file) = at.open_read() else {
         return Ok(None);
@@ -156,13 +177,34 @@ pub(super) fn read_bounded(
         _ => return Ok(None),
     };
     if size > SEARCH_MAX_FILE_BYTES {
-        return Err(too_large(size));
+        return Err(too_large(path, size));
     }
-    let Some(filled) = read_all(&file, size, buf) else {
+    Ok(Some((file, size)))
+}
+
+/// Reads the opened `file` of `size` bytes into the start of `buf` and returns its length:
+/// `None` if it cannot be read, a ceiling error if it grew too large.
+pub(super) fn read_bounded(
+    path: &str,
+    file: &std::fs::File,
+    size: u64,
+    buf: &mut Vec<u8>,
+) -> Result<Option<usize>, FsError> {
+    let Some(filled) = read_all(file, size, buf) else {
         return Ok(None);
     };
     if filled as u64 > SEARCH_MAX_FILE_BYTES {
-        return Err(too_large(filled as u64));
+        return Err(too_large(path, filled as u64));
     }
     Ok(Some(filled))
+}
+
+fn too_large(path: &str, size: u64) -> FsError {
+    FsError::Ceiling {
+        path: path.to_owned(),
+        ceiling: Ceiling::FileSize {
+            size,
+            limit: SEARCH_MAX_FILE_BYTES,
+        },
+    }
 }

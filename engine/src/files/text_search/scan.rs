@@ -88,9 +88,15 @@ impl FileMatches {
     }
 }
 
-/// A file has more matching lines than allowed.
+/// Why a scan stopped without its matches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct TooManyMatches;
+pub(super) enum ScanStop {
+    /// The file has more matching lines than allowed.
+    TooManyMatches,
+    /// The matched lines are not UTF-8 text although the file was: its bytes changed while
+    /// it was scanned (a mapped file written meanwhile).
+    Torn,
+}
 
 /// How the query is interpreted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -165,55 +171,76 @@ impl Matcher {
         })
     }
 
+    /// The finder of a case-sensitive literal without line ends: a file it does not occur in
+    /// has no match.
+    pub(super) fn literal(&self) -> Option<&Finder<'static>> {
+        self.literal.as_ref()
+    }
+
     /// Finds the first match of every matching line; `Err` past `max` matches.
     #[cfg(test)]
-    pub(super) fn scan(
-        &self,
-        text: &str,
-        crlf: bool,
-        max: usize,
-    ) -> Result<FileMatches, TooManyMatches> {
+    pub(super) fn scan(&self, text: &str, crlf: bool, max: usize) -> Result<FileMatches, ScanStop> {
         let mut out = FileMatches::default();
-        self.scan_into(text, crlf, max, &mut out)?;
+        self.scan_into(text.as_bytes(), crlf, max, &mut out)?;
         Ok(out)
     }
 
-    /// Finds the first match of every matching line into `out`, which is cleared first (a
-    /// buffer reused between files grows once, not once a file); `Err` past `max` matches.
+    /// Finds the first match of every matching line of `buf`, a file that was UTF-8 when it
+    /// was checked, into `out`, which is cleared first (a buffer reused between files grows
+    /// once, not once a file); `Err` past `max` matches, or if the matched lines are no longer
+    /// UTF-8 text. The lines are copied as bytes and validated together once, after the scan,
+    /// so that bytes changing under the scan can never make a `str` that is not UTF-8.
     pub(super) fn scan_into(
         &self,
-        text: &str,
+        buf: &[u8],
         crlf: bool,
         max: usize,
         out: &mut FileMatches,
-    ) -> Result<(), TooManyMatches> {
+    ) -> Result<(), ScanStop> {
         let per_line = match self.strategy {
             Strategy::PerLine => true,
             Strategy::ConfirmUnlessCrlf => crlf,
             Strategy::Literal | Strategy::Confirm => false,
         };
         out.clear();
-        if per_line {
-            self.scan_lines(text, max, out)
+        let mut lines = Lines {
+            text: std::mem::take(&mut out.text).into_bytes(),
+            rows: &mut out.rows,
+            max,
+        };
+        let scanned = if per_line {
+            self.scan_lines(buf, &mut lines)
         } else {
-            self.scan_buffer(text, max, out)
-        }
+            self.scan_buffer(buf, &mut lines)
+        };
+        let Lines { text, .. } = lines;
+        let text = match String::from_utf8(text) {
+            Ok(text) if out.rows.iter().all(|row| text.is_char_boundary(row.end)) => text,
+            Ok(text) => {
+                out.text = text;
+                out.clear();
+                return Err(ScanStop::Torn);
+            }
+            Err(torn) => {
+                let mut bytes = torn.into_bytes();
+                bytes.clear();
+                out.text = String::from_utf8(bytes).unwrap_or_default();
+                out.clear();
+                return Err(ScanStop::Torn);
+            }
+        };
+        out.text = text;
+        scanned
     }
 
-    fn scan_lines(
-        &self,
-        text: &str,
-        max: usize,
-        out: &mut FileMatches,
-    ) -> Result<(), TooManyMatches> {
-        let buf = text.as_bytes();
+    fn scan_lines(&self, buf: &[u8], out: &mut Lines<'_>) -> Result<(), ScanStop> {
         let mut start = 0;
         let mut number = 1;
         while start < buf.len() {
             let end = find_lf(buf, start);
             let line = start..strip_cr(buf, start, end);
             if let Some(found) = self.line.find(&buf[line.clone()]) {
-                push(out, max, number, found.start(), text, line)?;
+                out.push(number, found.start(), &buf[line])?;
             }
             start = end + 1;
             number += 1;
@@ -221,13 +248,7 @@ impl Matcher {
         Ok(())
     }
 
-    fn scan_buffer(
-        &self,
-        text: &str,
-        max: usize,
-        out: &mut FileMatches,
-    ) -> Result<(), TooManyMatches> {
-        let buf = text.as_bytes();
+    fn scan_buffer(&self, buf: &[u8], out: &mut Lines<'_>) -> Result<(), ScanStop> {
         // `pos` is always the start of line `number`.
         let mut pos = 0;
         let mut number: u64 = 1;
@@ -260,7 +281,7 @@ impl Matcher {
                     .map(|found| found.start())
             };
             if let Some(column) = column {
-                push(out, max, number, column, text, line)?;
+                out.push(number, column, &buf[line])?;
             }
             pos = line_end + 1;
             number += 1;
@@ -269,31 +290,27 @@ impl Matcher {
     }
 }
 
-fn push(
-    out: &mut FileMatches,
+/// The matched lines of a scan as they are found: their bytes, and their rows.
+struct Lines<'a> {
+    text: Vec<u8>,
+    rows: &'a mut Vec<LineMatch>,
     max: usize,
-    number: u64,
-    offset: usize,
-    text: &str,
-    line: std::ops::Range<usize>,
-) -> Result<(), TooManyMatches> {
-    if out.rows.len() >= max {
-        return Err(TooManyMatches);
+}
+
+impl Lines<'_> {
+    /// Adds line `number`, whose first match is `offset` bytes in.
+    fn push(&mut self, number: u64, offset: usize, line: &[u8]) -> Result<(), ScanStop> {
+        if self.rows.len() >= self.max {
+            return Err(ScanStop::TooManyMatches);
+        }
+        self.text.extend_from_slice(line);
+        self.rows.push(LineMatch {
+            line: number,
+            column: offset as u64 + 1,
+            end: self.text.len(),
+        });
+        Ok(())
     }
-    // Lines are cut at ASCII bytes (LF, CR), so the range is on character boundaries; the
-    // lossy form is only a guard that cannot be reached.
-    match text.get(line.clone()) {
-        Some(line) => out.text.push_str(line),
-        None => out
-            .text
-            .push_str(&String::from_utf8_lossy(&text.as_bytes()[line])),
-    }
-    out.rows.push(LineMatch {
-        line: number,
-        column: offset as u64 + 1,
-        end: out.text.len(),
-    });
-    Ok(())
 }
 
 /// Where the line `[start, end)` ends without the CR of a CRLF line end.
@@ -317,10 +334,75 @@ fn count_lf(bytes: &[u8]) -> usize {
     bytecount::count(bytes, b'\n')
 }
 
-/// True when `buf` has a CRLF line end.
-pub(super) fn has_crlf(buf: &[u8]) -> bool {
-    // Most files have no CR at all, and the single-byte search is the faster one.
-    memchr::memchr(b'\r', buf).is_some() && memchr::memmem::find(buf, b"\r\n").is_some()
+/// Bytes checked at a time by [`text_kind`] (a test uses smaller blocks): small enough that the CR search finds them in
+/// the first level cache where the UTF-8 check left them.
+const CHECK_BLOCK: usize = 32 * 1024;
+
+/// What [`text_kind`] found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum TextKind {
+    /// Not UTF-8: the file is skipped.
+    NotUtf8,
+    /// UTF-8, with `crlf` true when it has a CRLF line end, and `may_match` false only when
+    /// the matcher's literal finder was given and found nothing.
+    Utf8 { crlf: bool, may_match: bool },
+}
+
+/// Checks that `buf` is UTF-8, whether it has a CR and, with `literal`, whether the literal
+/// occurs, a block at a time, so a file larger than the caches streams from memory once for
+/// all three rather than once for each.
+///
+/// Blocks end before a byte that starts a character (a UTF-8 text cut there is UTF-8 exactly
+/// when each piece is), so no character is split between two checks; the literal is looked
+/// for in each block and the literal's length less one byte after it, so an occurrence that
+/// starts in a block is found there.
+pub(super) fn text_kind(buf: &[u8], literal: Option<&Finder<'_>>) -> TextKind {
+    text_kind_in_blocks(buf, literal, CHECK_BLOCK)
+}
+
+/// [`text_kind`] with blocks of `block` bytes.
+pub(super) fn text_kind_in_blocks(
+    buf: &[u8],
+    mut literal: Option<&Finder<'_>>,
+    block: usize,
+) -> TextKind {
+    let mut cr = false;
+    let mut found = literal.is_none();
+    let mut start = 0;
+    while start < buf.len() {
+        let cut = (start + block).min(buf.len());
+        let continues = |at: usize| at < buf.len() && (buf[at] & 0xC0) == 0x80;
+        let mut end = cut;
+        while end > start && continues(end) {
+            end -= 1;
+        }
+        if end == start {
+            // A block shorter than its first character (or a run of stray continuation
+            // bytes, which the check then finds) ends after it instead.
+            end = cut;
+            while continues(end) {
+                end += 1;
+            }
+        }
+        let piece = &buf[start..end];
+        if simdutf8::basic::from_utf8(piece).is_err() {
+            return TextKind::NotUtf8;
+        }
+        // Most files have no CR at all, and the single-byte search is the faster one.
+        cr = cr || memchr::memchr(b'\r', piece).is_some();
+        if let Some(finder) = literal {
+            let reach = (end + finder.needle().len().saturating_sub(1)).min(buf.len());
+            if finder.find(&buf[start..reach]).is_some() {
+                found = true;
+                literal = None;
+            }
+        }
+        start = end;
+    }
+    TextKind::Utf8 {
+        crlf: cr && memchr::memmem::find(buf, b"\r\n").is_some(),
+        may_match: found,
+    }
 }
 
 /// Conservatively true when a pattern may use `\A`, `\z` or clear a flag (e.g. `(?-m)`), which

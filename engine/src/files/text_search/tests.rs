@@ -304,6 +304,10 @@ fn scan_agrees(text: &str) {
         })
         .unwrap();
         let bytes = text.as_bytes();
+        let crlf_text = scan::TextKind::Utf8 {
+            crlf: true,
+            may_match: true,
+        };
         let mut naive = Vec::new();
         let segments: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
         for (i, segment) in segments.iter().enumerate() {
@@ -322,7 +326,7 @@ fn scan_agrees(text: &str) {
             }
         }
         let scanned = matcher
-            .scan(text, scan::has_crlf(bytes), usize::MAX)
+            .scan(text, scan::text_kind(bytes, None) == crlf_text, usize::MAX)
             .unwrap();
         assert_eq!(scanned.len(), naive.len());
         let got: Vec<(u64, u64, String)> = scanned
@@ -442,4 +446,145 @@ fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     // A size of 0 (what `/proc` reports) is no promise: the file is read until a read of 0.
     let file = std::fs::File::open(&long).unwrap();
     assert_eq!(super::read::read_all(&file, 0, &mut buf), Some(100_000));
+}
+
+/// The rows a line-by-line reading of `bytes` gives for `needle`: (line, column, text).
+fn naive_rows(bytes: &[u8], needle: &str) -> Vec<(u64, u64, String)> {
+    let text = std::str::from_utf8(bytes).unwrap();
+    let mut rows = Vec::new();
+    let segments: Vec<&str> = text.split('\n').collect();
+    for (i, segment) in segments.iter().enumerate() {
+        let last = i + 1 == segments.len();
+        let line = if last {
+            *segment
+        } else {
+            segment.strip_suffix('\r').unwrap_or(segment)
+        };
+        if let Some(at) = line.find(needle) {
+            rows.push((i as u64 + 1, at as u64 + 1, line.to_owned()));
+        }
+    }
+    rows
+}
+
+#[test]
+fn mapped_files_give_the_rows_a_read_gives() {
+    // Sizes around the map threshold, on both sides of it.
+    let min = mapped::MAP_MIN_BYTES as usize;
+    let sizes = [100, 40_000, min - 1, min, min + 1, 3 * min + 5000];
+    let f = Fixture::new();
+    let mut expected = Vec::new();
+    for (n, size) in sizes.iter().enumerate() {
+        let mut text = String::new();
+        let mut line = 0;
+        while text.len() < *size {
+            let row = match line % 7 {
+                0 => format!("é needle {line}\r\n"),
+                3 => format!("x{line} needle\n"),
+                _ => format!("filler line {line} ünïcode\n"),
+            };
+            text.push_str(&row);
+            line += 1;
+        }
+        // The last line is unterminated and matches at the file's very last byte.
+        text.push_str("tail needle");
+        let name = format!("f{n:02}.txt");
+        f.file(&name, text.as_bytes());
+        for (line, column, text) in naive_rows(text.as_bytes(), "needle") {
+            expected.push((name.clone(), line, column, text));
+        }
+    }
+    // A large file that is not UTF-8 near its end is skipped, and the answer is partial.
+    let mut binary = vec![b'a'; mapped::MAP_MIN_BYTES as usize + 10];
+    binary.extend_from_slice(b"needle \xff\n");
+    f.file("z-binary", &binary);
+    let out = run(&f, "needle", LITERAL, &["."]);
+    let got: Vec<(String, u64, u64, String)> = out
+        .matches
+        .iter()
+        .map(|m| (m.path.clone(), m.line, m.column, m.text.clone()))
+        .collect();
+    assert_eq!(got.len(), expected.len());
+    assert_eq!(got, expected);
+    assert!(out.partial && out.normalized);
+}
+
+#[test]
+fn files_truncated_and_rewritten_during_searches_never_end_the_process() {
+    let f = Fixture::new();
+    let line = "a needle line that is long enough to count\n";
+    let full = line.repeat(3 * mapped::MAP_MIN_BYTES as usize / 2 / line.len());
+    for n in 0..4 {
+        f.file(&format!("f{n}"), full.as_bytes());
+    }
+    let root = f.ws.root().to_path_buf();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut round = 0usize;
+            while !stop.load(Ordering::Relaxed) {
+                let path = root.join(format!("f{}", round % 4));
+                let file = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+                // Cut to a partial line, then restore: a search mapping the file sees pages
+                // vanish, or reads a torn line.
+                file.set_len((round * 4093 % full.len()) as u64).unwrap();
+                std::fs::write(&path, full.as_bytes()).unwrap();
+                round += 1;
+            }
+        });
+        let matcher = compile("needle", LITERAL).unwrap();
+        for _ in 0..60 {
+            let out = search(&plane(2), &f.ws, &matcher, &["."], false, None).unwrap();
+            // Every row is a whole line of the file or a prefix of one that a cut left.
+            for m in &out.matches {
+                assert!(line.starts_with(&format!("{}\n", m.text)) || line.starts_with(&m.text));
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}
+
+#[test]
+fn the_blocked_text_check_agrees_with_checking_the_whole_buffer() {
+    // Pieces that put multi-byte characters, stray continuation bytes and CRLFs on every
+    // side of the (small) block boundaries.
+    let pieces: [&[u8]; 9] = [
+        b"a",
+        b"\r",
+        b"\n",
+        "é".as_bytes(),
+        "€".as_bytes(),
+        "😀".as_bytes(),
+        b"\x80",
+        b"\xf0",
+        b"\xff",
+    ];
+    let mut rng = crate::testrng::Rng::new(22);
+    for round in 0..4000 {
+        let mut buf = Vec::new();
+        for _ in 0..rng.below(40) {
+            // Mostly valid text, so that most buffers pass and the CR answer is compared.
+            let piece = if round % 4 == 0 {
+                rng.below(9)
+            } else {
+                rng.below(6)
+            };
+            buf.extend_from_slice(pieces[piece]);
+        }
+        for needle in ["é\r", "a€a", "😀"] {
+            let finder = memchr::memmem::Finder::new(needle);
+            let whole = if std::str::from_utf8(&buf).is_err() {
+                scan::TextKind::NotUtf8
+            } else {
+                scan::TextKind::Utf8 {
+                    crlf: memchr::memmem::find(&buf, b"\r\n").is_some(),
+                    may_match: finder.find(&buf).is_some(),
+                }
+            };
+            for block in [1, 2, 3, 5, 7, 64] {
+                let blocked = scan::text_kind_in_blocks(&buf, Some(&finder), block);
+                assert_eq!(blocked, whole, "{buf:?} {needle:?} in {block}s");
+            }
+        }
+    }
 }

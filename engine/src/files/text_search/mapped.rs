@@ -1,0 +1,303 @@
+//! Scanning a large file through a memory map instead of a copy: the kernel's copy into a
+//! read buffer is most of what reading a cached file costs, and a 2 MiB file scanned mapped
+//! took 0.79× the time of the same file read (`docs/benchmarks.md`, issue 22).
+//!
+//! Small files are read, not mapped: each unmap in a process with two busy threads sends the
+//! other CPU a TLB shootdown, which on this project's VM cost about 30 µs a file, six times
+//! the copy of a 32 KiB file. Mapping them into a reserved window and clearing it once per 64
+//! files avoided the shootdowns but not the splitting of the window's mapping, and was still
+//! slower than reading.
+//!
+//! A file truncated by another process while it is mapped makes the next touch of a page past
+//! its new end raise `SIGBUS`. The handler maps zero pages over the rest of that file's
+//! mapping and marks the mapping faulted, so the scan finishes on zeros and the caller reads
+//! the file again instead. A `SIGBUS` at any other address goes to the handler that was there
+//! before, or ends the process as it would have.
+//!
+//! A mapped file written while it is scanned can change under the scan, as a `read` racing
+//! a writer returns torn bytes; nothing here takes the mapped bytes as text: the matched
+//! lines are copied out and validated as UTF-8 after the scan (`scan.rs`).
+#![allow(
+    unsafe_code,
+    reason = "mmap of walked files, and the SIGBUS handler a truncated mapping needs"
+)]
+
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+
+/// Files at least this large are mapped; a smaller one is read (see the module docs). At
+/// 1 MiB the copy a map saves is about five times the cost of the unmap.
+pub(super) const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Mappers that can be live at once (a thread each, plus a thread's nested scans); past that
+/// a file is read instead.
+const SLOTS: usize = 64;
+
+/// What the handler may repair for one mapper: the mapping it is scanning.
+struct Slot {
+    /// True while the slot belongs to a mapper.
+    taken: AtomicBool,
+    /// Start of the mapping being scanned, 0 when none is.
+    start: AtomicUsize,
+    /// Its end, rounded up to the page.
+    end: AtomicUsize,
+    /// Set by the handler when it replaced pages of the mapping.
+    faulted: AtomicBool,
+}
+
+#[allow(
+    clippy::declare_interior_mutable_const,
+    reason = "the initial value of each slot of the static table"
+)]
+const FREE: Slot = Slot {
+    taken: AtomicBool::new(false),
+    start: AtomicUsize::new(0),
+    end: AtomicUsize::new(0),
+    faulted: AtomicBool::new(false),
+};
+
+static SLOT_TABLE: [Slot; SLOTS] = [FREE; SLOTS];
+
+/// The `SIGBUS` action before ours, and the page size; set once, before the handler can run.
+struct Installed {
+    previous: libc::sigaction,
+    page: usize,
+}
+
+// SAFETY: `libc::sigaction` is plain data (a function pointer, flags and a mask); it is written
+// once before it is shared and only read after.
+unsafe impl Sync for Installed {}
+unsafe impl Send for Installed {}
+
+static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
+
+/// Installs the handler once; `None` if the OS refused it, in which case nothing is mapped.
+fn installed() -> Option<&'static Installed> {
+    INSTALLED
+        .get_or_init(|| {
+            // SAFETY: sysconf reads a constant of the running system.
+            let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).ok()?;
+            if page == 0 || !page.is_power_of_two() {
+                return None;
+            }
+            // SAFETY: zeroed is a valid empty `sigaction` (no handler, no flags, empty mask).
+            let mut ours: libc::sigaction = unsafe { std::mem::zeroed() };
+            ours.sa_sigaction = on_sigbus as *const () as usize;
+            // SA_ONSTACK: the handler runs on the alternate stack where a thread has one.
+            ours.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+            // SAFETY: sigemptyset initialises the mask it is given.
+            unsafe { libc::sigemptyset(&raw mut ours.sa_mask) };
+            // SAFETY: as above.
+            let mut previous: libc::sigaction = unsafe { std::mem::zeroed() };
+            // The previous action is stored before ours can need it: the handler repairs only
+            // live mappings, which need this closure to have returned, and passes on a SIGBUS
+            // that comes sooner as if nothing were installed.
+            // SAFETY: both pointers are to live `sigaction` values.
+            if unsafe { libc::sigaction(libc::SIGBUS, &raw const ours, &raw mut previous) } != 0 {
+                return None;
+            }
+            Some(Installed { previous, page })
+        })
+        .as_ref()
+}
+
+/// The `SIGBUS` handler: repairs a fault inside a slot's live mapping, passes on any other.
+extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    // SAFETY: the kernel passes a valid siginfo to an SA_SIGINFO handler.
+    let addr = unsafe { (*info).si_addr() } as usize;
+    let installed = INSTALLED.get().and_then(Option::as_ref);
+    if let Some(installed) = installed {
+        for slot in &SLOT_TABLE {
+            let start = slot.start.load(Ordering::Acquire);
+            let end = slot.end.load(Ordering::Acquire);
+            if start != 0 && (start..end).contains(&addr) {
+                let page = addr & !(installed.page - 1);
+                // SAFETY: the range is the rest of a mapping this process made and still owns
+                // (the slot is live); MAP_FIXED replaces it with zero pages in one call.
+                let zeroed = unsafe {
+                    libc::mmap(
+                        page as *mut libc::c_void,
+                        end - page,
+                        libc::PROT_READ,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED,
+                        -1,
+                        0,
+                    )
+                };
+                if zeroed != libc::MAP_FAILED {
+                    slot.faulted.store(true, Ordering::Release);
+                    return;
+                }
+            }
+        }
+    }
+    pass_on(sig, info, context, installed);
+}
+
+/// Gives a `SIGBUS` that is not ours to the action installed before, or restores the default
+/// action so that the faulting access, run again on return, ends the process.
+fn pass_on(
+    sig: libc::c_int,
+    info: *mut libc::siginfo_t,
+    context: *mut libc::c_void,
+    installed: Option<&Installed>,
+) {
+    if let Some(previous) = installed.map(|i| &i.previous) {
+        let handler = previous.sa_sigaction;
+        if handler != libc::SIG_DFL && handler != libc::SIG_IGN {
+            if previous.sa_flags & libc::SA_SIGINFO != 0 {
+                // SAFETY: an SA_SIGINFO action's address is a three-argument handler.
+                let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                    unsafe { std::mem::transmute(handler) };
+                f(sig, info, context);
+            } else {
+                // SAFETY: without SA_SIGINFO the address is a one-argument handler.
+                let f: extern "C" fn(libc::c_int) = unsafe { std::mem::transmute(handler) };
+                f(sig);
+            }
+            return;
+        }
+    }
+    // SAFETY: zeroed is SIG_DFL with no flags and an empty mask.
+    let default: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: sigaction is async-signal-safe; the pointer is to a live value.
+    unsafe { libc::sigaction(sig, &raw const default, std::ptr::null_mut()) };
+}
+
+/// What a thread maps its files with: its slot in the handler's table.
+pub(super) struct Mapper {
+    slot: &'static Slot,
+}
+
+impl Mapper {
+    /// A mapper: `None` if the handler could not be installed or no slot is free, and files
+    /// are read instead.
+    pub(super) fn new() -> Option<Mapper> {
+        installed()?;
+        let slot = SLOT_TABLE.iter().find(|slot| {
+            slot.taken
+                .compare_exchange(false, true, Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+        })?;
+        Some(Mapper { slot })
+    }
+
+    /// Maps the first `len` bytes of `file` (`len` > 0, as its size said), or `None` if the
+    /// map failed and the file should be read instead.
+    pub(super) fn map(&mut self, file: BorrowedFd<'_>, len: usize) -> Option<Mapping<'_>> {
+        let page = installed()?.page;
+        let span = len.checked_next_multiple_of(page)?;
+        // SAFETY: a new private read-only mapping at an address the kernel picks.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE,
+                file.as_raw_fd(),
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return None;
+        }
+        let start = addr as usize;
+        self.slot.faulted.store(false, Ordering::Release);
+        self.slot.end.store(start + span, Ordering::Release);
+        self.slot.start.store(start, Ordering::Release);
+        Some(Mapping {
+            start,
+            len,
+            mapper: self,
+        })
+    }
+}
+
+impl Drop for Mapper {
+    fn drop(&mut self) {
+        self.slot.taken.store(false, Ordering::Release);
+    }
+}
+
+/// A mapped file, readable until dropped.
+pub(super) struct Mapping<'m> {
+    start: usize,
+    len: usize,
+    mapper: &'m mut Mapper,
+}
+
+impl Mapping<'_> {
+    /// The file's bytes. They change if the file is written meanwhile; a truncation turns the
+    /// bytes past it into zeros and [`Mapping::truncated`] true.
+    pub(super) fn bytes(&self) -> &[u8] {
+        // SAFETY: `start..start + len` is a readable mapping until `self` is dropped: a
+        // truncation replaces its pages rather than removing them.
+        unsafe { std::slice::from_raw_parts(self.start as *const u8, self.len) }
+    }
+
+    /// True when the file was truncated while mapped, and the bytes read may be zeros.
+    pub(super) fn truncated(&self) -> bool {
+        self.mapper.slot.faulted.load(Ordering::Acquire)
+    }
+}
+
+impl Drop for Mapping<'_> {
+    fn drop(&mut self) {
+        self.mapper.slot.start.store(0, Ordering::Release);
+        // SAFETY: this mapping's own range; the borrow of its bytes ended with `self`.
+        unsafe { libc::munmap(self.start as *mut libc::c_void, self.len) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::os::fd::AsFd;
+
+    fn file_of(len: usize) -> (tempfile::TempDir, std::fs::File, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+        file.write_all(&bytes).unwrap();
+        (dir, std::fs::File::open(&path).unwrap(), path)
+    }
+
+    #[test]
+    fn files_map_one_after_another_and_read_back_whole() {
+        let mut mapper = Mapper::new().unwrap();
+        for len in [1, 4096, 4097, 40_000, 1 << 20, (2 << 20) + 1, 33] {
+            let (_dir, file, path) = file_of(len);
+            let mapping = mapper.map(file.as_fd(), len).unwrap();
+            assert_eq!(mapping.bytes(), std::fs::read(&path).unwrap(), "len {len}");
+            assert!(!mapping.truncated());
+        }
+    }
+
+    #[test]
+    fn a_file_truncated_while_mapped_reads_zeros_and_says_so() {
+        let mut mapper = Mapper::new().unwrap();
+        let len = 5 * 4096 + 100;
+        let (_dir, file, path) = file_of(len);
+        let mapping = mapper.map(file.as_fd(), len).unwrap();
+        assert_eq!(mapping.bytes()[0], b'a');
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(4096)
+            .unwrap();
+        // Past the new end: without the handler, this read ends the test process with SIGBUS.
+        let tail = mapping.bytes()[len - 1];
+        assert_eq!(tail, 0);
+        assert!(mapping.truncated());
+        drop(mapping);
+        // The mapper goes on mapping files after the repair.
+        let (_dir2, file2, path2) = file_of(9000);
+        let again = mapper.map(file2.as_fd(), 9000).unwrap();
+        assert_eq!(again.bytes(), std::fs::read(&path2).unwrap());
+        assert!(!again.truncated());
+    }
+}
