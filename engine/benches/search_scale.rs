@@ -1,6 +1,7 @@
 //! Whole-process literal search as the tree grows, against ripgrep (issue 22): the 8 MiB tree
 //! shared with `read_plane` (`support/tree.rs`, 256 files × 32 KiB) repeated 1×, 4×, 16× and
-//! 64× (8 MiB to 512 MiB), one literal with matches and one without. Each round runs `ash run`
+//! 64× (8 MiB to 512 MiB), then 128 MiB of large files (64 × 2 MiB, the same lines), one
+//! literal with matches and one without. Each round runs `ash run`
 //! (`tok 65536`, `rec 100000`) and `rg -n` on the same tree, alternately, output to /dev/null;
 //! the table is the ratio of the medians. Without ripgrep, ash alone is timed and a notice says so.
 //! The "read floor" column is the cost of the reads alone on this machine: two threads in this
@@ -8,7 +9,8 @@
 //! tree, by full path, into reused buffers, timed in rounds of its own after the alternating
 //! ones; "floor / rg" is that time over ripgrep's.
 //!
-//! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×).
+//! Run: `cargo bench -p ash-engine --bench search_scale` (`ASH_SCALE_MAX=16` stops at 16×,
+//! with the large-file tree; `ASH_SCALE_MAX=4` leaves that out too).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -84,13 +86,38 @@ fn files(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// Two threads read every file whole (one `read` of its size plus one byte, like the engine).
-fn read_floor(files: &[PathBuf]) -> Duration {
+/// Bytes of each file of the large-file tree.
+const LARGE_FILE_BYTES: usize = 2 << 20;
+/// Files of the large-file tree.
+const LARGE_FILES: usize = 64;
+
+/// Writes [`LARGE_FILES`] files of [`LARGE_FILE_BYTES`], lines as [`generate`] writes them.
+fn generate_large(root: &Path) {
+    for f in 0..LARGE_FILES {
+        let mut text = String::with_capacity(LARGE_FILE_BYTES + 128);
+        let mut line = 0usize;
+        while text.len() < LARGE_FILE_BYTES {
+            if line % 97 == 13 {
+                text.push_str(&format!("    let v = needle_marker({line}); // call(x)\n"));
+            } else {
+                text.push_str(&format!(
+                    "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
+                ));
+            }
+            line += 1;
+        }
+        std::fs::write(root.join(format!("f{f:04}.txt")), text).unwrap();
+    }
+}
+
+/// Two threads read every file whole (one `read` of its size plus one byte, like the engine
+/// does for files below its map threshold), files of at most `file_bytes`.
+fn read_floor(files: &[PathBuf], file_bytes: usize) -> Duration {
     let t = Instant::now();
     std::thread::scope(|s| {
         for half in 0..2 {
             s.spawn(move || {
-                let mut buf = vec![0u8; FILE_BYTES * 2];
+                let mut buf = vec![0u8; file_bytes * 2];
                 let mut bytes = 0usize;
                 for path in files.iter().skip(half).step_by(2) {
                     let mut file = std::fs::File::open(path).unwrap();
@@ -101,6 +128,14 @@ fn read_floor(files: &[PathBuf]) -> Duration {
         }
     });
     t.elapsed()
+}
+
+/// One tree of the table: `copies` of the 8 MiB tree, or the large-file tree (its rounds
+/// are those of 16 copies, the same 128 MiB).
+struct Case {
+    label: String,
+    copies: usize,
+    file_bytes: usize,
 }
 
 fn median(mut t: Vec<Duration>) -> f64 {
@@ -126,9 +161,38 @@ fn main() {
         "| tree | query | ash p50 ms | rg p50 ms | ash / rg | read floor p50 ms | floor / rg |"
     );
     println!("|---|---|---|---|---|---|---|");
-    for copies in [1usize, 4, 16, 64].into_iter().filter(|c| *c <= max) {
+    let mut cases: Vec<Case> = [1usize, 4, 16, 64]
+        .into_iter()
+        .filter(|c| *c <= max)
+        .map(|copies| Case {
+            label: format!(
+                "{} MiB ({} files)",
+                (copies * FILES * FILE_BYTES) >> 20,
+                copies * FILES
+            ),
+            copies,
+            file_bytes: FILE_BYTES,
+        })
+        .collect();
+    if max >= 16 {
+        cases.push(Case {
+            label: format!(
+                "{} MiB ({LARGE_FILES} files of {} MiB)",
+                (LARGE_FILES * LARGE_FILE_BYTES) >> 20,
+                LARGE_FILE_BYTES >> 20
+            ),
+            copies: 16,
+            file_bytes: LARGE_FILE_BYTES,
+        });
+    }
+    for case in cases {
+        let copies = case.copies;
         let dir = tempfile::tempdir().unwrap();
-        generate(dir.path(), copies);
+        if case.file_bytes == LARGE_FILE_BYTES {
+            generate_large(dir.path());
+        } else {
+            generate(dir.path(), copies);
+        }
         // The tree's pages are written back now, not by the kernel's flusher threads while
         // the rounds run (up to 512 MiB of them, competing for both cores).
         let _ = Command::new("sync").status();
@@ -157,24 +221,20 @@ fn main() {
             // whole tree, the search that came next (always ash) was 20–25% slower at
             // 128 MiB, and ripgrep was slowed too when it came next instead.
             for _ in 0..rounds {
-                floor.push(read_floor(&tree_files));
+                floor.push(read_floor(&tree_files, case.file_bytes));
             }
             let a = median(ours);
             let f = median(floor);
-            let size = (copies * FILES * FILE_BYTES) >> 20;
+            let label = &case.label;
             if rg {
                 let r = median(theirs);
                 println!(
-                    "| {size} MiB ({} files) | {query} | {a:.1} | {r:.1} | {:.2}× | {f:.1} | {:.2}× |",
-                    copies * FILES,
+                    "| {label} | {query} | {a:.1} | {r:.1} | {:.2}× | {f:.1} | {:.2}× |",
                     a / r,
                     f / r
                 );
             } else {
-                println!(
-                    "| {size} MiB ({} files) | {query} | {a:.1} | – | – | {f:.1} | – |",
-                    copies * FILES
-                );
+                println!("| {label} | {query} | {a:.1} | – | – | {f:.1} | – |");
             }
         }
     }

@@ -410,20 +410,9 @@ impl Scanner<'_> {
         matches: &mut scan::FileMatches,
         encoded: &mut String,
     ) -> Result<Scanned, FsError> {
-        let scan::TextKind::Utf8 { crlf, may_match } =
-            scan::text_kind(bytes, self.matcher.literal())
-        else {
-            return Ok(Scanned::File(FileScan::Skipped));
-        };
-        let scanned = if may_match {
-            self.matcher
-                .scan_into(bytes, crlf, MAX_MATCHES_PER_FILE, matches)
-        } else {
-            matches.clear();
-            Ok(())
-        };
-        match scanned {
-            Ok(()) => {}
+        let crlf = match self.matcher.scan_file(bytes, MAX_MATCHES_PER_FILE, matches) {
+            Ok(scan::FileText::Text { crlf }) => crlf,
+            Ok(scan::FileText::NotUtf8) => return Ok(Scanned::File(FileScan::Skipped)),
             Err(scan::ScanStop::Torn) => return Ok(Scanned::Torn),
             Err(scan::ScanStop::TooManyMatches) => {
                 return Err(FsError::Ceiling {
@@ -433,7 +422,7 @@ impl Scanner<'_> {
                     },
                 });
             }
-        }
+        };
         encoded.clear();
         let mut needed = RowsNeeded::Rows;
         if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {

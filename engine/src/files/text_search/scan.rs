@@ -69,6 +69,40 @@ impl FileMatches {
         self.text.capacity() + self.rows.capacity() * std::mem::size_of::<LineMatch>()
     }
 
+    /// Starts collecting a file's matches, at most `max` lines, in the buffers of these
+    /// (which are forgotten).
+    pub(super) fn start_lines(&mut self, max: usize) -> Lines {
+        self.clear();
+        Lines {
+            text: std::mem::take(&mut self.text).into_bytes(),
+            rows: std::mem::take(&mut self.rows),
+            max,
+        }
+    }
+
+    /// Makes the collected `lines` these matches, or forgets them with `Err` if they are not
+    /// UTF-8 text, or a row does not end on a character (bytes changed under the scan).
+    pub(super) fn finish_lines(&mut self, lines: Lines) -> Result<(), ScanStop> {
+        let Lines { text, rows, .. } = lines;
+        self.rows = rows;
+        match String::from_utf8(text) {
+            Ok(text) => {
+                let whole = self.rows.iter().all(|row| text.is_char_boundary(row.end));
+                self.text = text;
+                if whole {
+                    return Ok(());
+                }
+            }
+            Err(torn) => {
+                let mut bytes = torn.into_bytes();
+                bytes.clear();
+                self.text = String::from_utf8(bytes).unwrap_or_default();
+            }
+        }
+        self.clear();
+        Err(ScanStop::Torn)
+    }
+
     /// Forgets the matches, keeping the capacity for the next file's.
     pub(super) fn clear(&mut self) {
         self.text.clear();
@@ -186,10 +220,9 @@ impl Matcher {
     }
 
     /// Finds the first match of every matching line of `buf`, a file that was UTF-8 when it
-    /// was checked, into `out`, which is cleared first (a buffer reused between files grows
-    /// once, not once a file); `Err` past `max` matches, or if the matched lines are no longer
-    /// UTF-8 text. The lines are copied as bytes and validated together once, after the scan,
-    /// so that bytes changing under the scan can never make a `str` that is not UTF-8.
+    /// was checked, into `out`, which is cleared first; `Err` past `max` matches, or if the
+    /// matched lines are no longer UTF-8 text.
+    #[cfg(test)]
     pub(super) fn scan_into(
         &self,
         buf: &[u8],
@@ -197,45 +230,76 @@ impl Matcher {
         max: usize,
         out: &mut FileMatches,
     ) -> Result<(), ScanStop> {
+        let mut lines = out.start_lines(max);
+        let scanned = self.scan_segment(buf, crlf, 1, &mut lines);
+        out.finish_lines(lines).and(scanned)
+    }
+
+    /// Checks that the file `bytes` is UTF-8 text and finds the first match of every matching
+    /// line into `out`, a segment of about [`CHECK_BLOCK`] whole lines at a time: each segment
+    /// is checked and then scanned while it is in the first level cache, and a segment
+    /// without the literal is not scanned at all. Lines before a scanned segment are counted
+    /// only when one is. `Err` as [`Matcher::scan_into`].
+    pub(super) fn scan_file(
+        &self,
+        bytes: &[u8],
+        max: usize,
+        out: &mut FileMatches,
+    ) -> Result<FileText, ScanStop> {
+        let mut lines = out.start_lines(max);
+        let mut crlf_any = false;
+        // Lines before `counted` are `number - 1`.
+        let (mut counted, mut number) = (0, 1);
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = segment_end(bytes, start);
+            let segment = &bytes[start..end];
+            let TextKind::Utf8 { crlf, may_match } = text_kind(segment, self.literal()) else {
+                out.finish_lines(lines)?;
+                out.clear();
+                return Ok(FileText::NotUtf8);
+            };
+            crlf_any |= crlf;
+            if may_match {
+                number += count_lf(&bytes[counted..start]) as u64;
+                counted = start;
+                if let Err(stop) = self.scan_segment(segment, crlf, number, &mut lines) {
+                    return out.finish_lines(lines).and(Err(stop));
+                }
+            }
+            start = end;
+        }
+        out.finish_lines(lines)?;
+        Ok(FileText::Text { crlf: crlf_any })
+    }
+
+    /// Adds the matching lines of `segment` to `lines`: whole lines of a file (it ends after
+    /// an LF or at the file's end) whose first is line `first_line`, with `crlf` true when the
+    /// segment has a CRLF line end. A file scanned a segment at a time gives the rows the
+    /// whole file gives: no line spans two segments, and a segment starts a line, as `^`
+    /// needs.
+    pub(super) fn scan_segment(
+        &self,
+        segment: &[u8],
+        crlf: bool,
+        first_line: u64,
+        lines: &mut Lines,
+    ) -> Result<(), ScanStop> {
         let per_line = match self.strategy {
             Strategy::PerLine => true,
             Strategy::ConfirmUnlessCrlf => crlf,
             Strategy::Literal | Strategy::Confirm => false,
         };
-        out.clear();
-        let mut lines = Lines {
-            text: std::mem::take(&mut out.text).into_bytes(),
-            rows: &mut out.rows,
-            max,
-        };
-        let scanned = if per_line {
-            self.scan_lines(buf, &mut lines)
+        if per_line {
+            self.scan_lines(segment, first_line, lines)
         } else {
-            self.scan_buffer(buf, &mut lines)
-        };
-        let Lines { text, .. } = lines;
-        let text = match String::from_utf8(text) {
-            Ok(text) if out.rows.iter().all(|row| text.is_char_boundary(row.end)) => text,
-            Ok(text) => {
-                out.text = text;
-                out.clear();
-                return Err(ScanStop::Torn);
-            }
-            Err(torn) => {
-                let mut bytes = torn.into_bytes();
-                bytes.clear();
-                out.text = String::from_utf8(bytes).unwrap_or_default();
-                out.clear();
-                return Err(ScanStop::Torn);
-            }
-        };
-        out.text = text;
-        scanned
+            self.scan_buffer(segment, first_line, lines)
+        }
     }
 
-    fn scan_lines(&self, buf: &[u8], out: &mut Lines<'_>) -> Result<(), ScanStop> {
+    fn scan_lines(&self, buf: &[u8], first_line: u64, out: &mut Lines) -> Result<(), ScanStop> {
         let mut start = 0;
-        let mut number = 1;
+        let mut number = first_line;
         while start < buf.len() {
             let end = find_lf(buf, start);
             let line = start..strip_cr(buf, start, end);
@@ -248,10 +312,10 @@ impl Matcher {
         Ok(())
     }
 
-    fn scan_buffer(&self, buf: &[u8], out: &mut Lines<'_>) -> Result<(), ScanStop> {
+    fn scan_buffer(&self, buf: &[u8], first_line: u64, out: &mut Lines) -> Result<(), ScanStop> {
         // `pos` is always the start of line `number`.
         let mut pos = 0;
-        let mut number: u64 = 1;
+        let mut number = first_line;
         while pos < buf.len() {
             let found = match &self.literal {
                 Some(finder) => finder.find(&buf[pos..]).map(|i| pos + i),
@@ -290,14 +354,17 @@ impl Matcher {
     }
 }
 
-/// The matched lines of a scan as they are found: their bytes, and their rows.
-struct Lines<'a> {
+/// The matched lines of a scan as they are found: their bytes, and their rows. The lines are
+/// copied as bytes and validated together once, after the scan
+/// ([`FileMatches::finish_lines`]), so that bytes changing under the scan can never make a
+/// `str` that is not UTF-8.
+pub(super) struct Lines {
     text: Vec<u8>,
-    rows: &'a mut Vec<LineMatch>,
+    rows: Vec<LineMatch>,
     max: usize,
 }
 
-impl Lines<'_> {
+impl Lines {
     /// Adds line `number`, whose first match is `offset` bytes in.
     fn push(&mut self, number: u64, offset: usize, line: &[u8]) -> Result<(), ScanStop> {
         if self.rows.len() >= self.max {
@@ -330,13 +397,35 @@ fn find_lf(buf: &[u8], from: usize) -> usize {
 /// Number of LF bytes. `bytecount` picks AVX2 at run time and sums 32 bytes a step; a plain
 /// counting loop is compiled for baseline x86-64 and widens every byte to a 64-bit lane, which
 /// made it the hottest loop of a search with many matches.
-fn count_lf(bytes: &[u8]) -> usize {
+pub(super) fn count_lf(bytes: &[u8]) -> usize {
     bytecount::count(bytes, b'\n')
 }
 
 /// Bytes checked at a time by [`text_kind`] (a test uses smaller blocks): small enough that the CR search finds them in
 /// the first level cache where the UTF-8 check left them.
 const CHECK_BLOCK: usize = 32 * 1024;
+
+/// What [`Matcher::scan_file`] found the file to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum FileText {
+    /// Not UTF-8: the file is skipped.
+    NotUtf8,
+    /// UTF-8, with `crlf` true when it has a CRLF line end.
+    Text { crlf: bool },
+}
+
+/// Where the segment of [`Matcher::scan_file`] that starts at `start` ends: after the last LF
+/// within [`CHECK_BLOCK`] bytes, after the first LF past them if there is none, or at the end.
+fn segment_end(bytes: &[u8], start: usize) -> usize {
+    let cut = start + CHECK_BLOCK;
+    if cut >= bytes.len() {
+        return bytes.len();
+    }
+    match memchr::memrchr(b'\n', &bytes[start..cut]) {
+        Some(at) => start + at + 1,
+        None => memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |at| cut + at + 1),
+    }
+}
 
 /// What [`text_kind`] found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

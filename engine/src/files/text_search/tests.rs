@@ -448,8 +448,8 @@ fn a_read_takes_what_the_file_holds_now_whatever_the_buffer_held_before() {
     assert_eq!(super::read::read_all(&file, 0, &mut buf), Some(100_000));
 }
 
-/// The rows a line-by-line reading of `bytes` gives for `needle`: (line, column, text).
-fn naive_rows(bytes: &[u8], needle: &str) -> Vec<(u64, u64, String)> {
+/// The rows a line-by-line reading of `bytes` gives for `pattern`: (line, column, text).
+fn naive_rows(bytes: &[u8], pattern: &regex::Regex) -> Vec<(u64, u64, String)> {
     let text = std::str::from_utf8(bytes).unwrap();
     let mut rows = Vec::new();
     let segments: Vec<&str> = text.split('\n').collect();
@@ -460,20 +460,21 @@ fn naive_rows(bytes: &[u8], needle: &str) -> Vec<(u64, u64, String)> {
         } else {
             segment.strip_suffix('\r').unwrap_or(segment)
         };
-        if let Some(at) = line.find(needle) {
-            rows.push((i as u64 + 1, at as u64 + 1, line.to_owned()));
+        if let Some(found) = pattern.find(line) {
+            rows.push((i as u64 + 1, found.start() as u64 + 1, line.to_owned()));
         }
     }
     rows
 }
 
 #[test]
-fn mapped_files_give_the_rows_a_read_gives() {
-    // Sizes around the map threshold, on both sides of it.
+fn mapped_and_segmented_files_give_the_rows_a_line_by_line_reading_gives() {
+    // Sizes around the map threshold, on both sides of it; all but the first are scanned
+    // in several segments.
     let min = mapped::MAP_MIN_BYTES as usize;
     let sizes = [100, 40_000, min - 1, min, min + 1, 3 * min + 5000];
     let f = Fixture::new();
-    let mut expected = Vec::new();
+    let mut files = Vec::new();
     for (n, size) in sizes.iter().enumerate() {
         let mut text = String::new();
         let mut line = 0;
@@ -490,23 +491,43 @@ fn mapped_files_give_the_rows_a_read_gives() {
         text.push_str("tail needle");
         let name = format!("f{n:02}.txt");
         f.file(&name, text.as_bytes());
-        for (line, column, text) in naive_rows(text.as_bytes(), "needle") {
-            expected.push((name.clone(), line, column, text));
-        }
+        files.push((name, text));
     }
     // A large file that is not UTF-8 near its end is skipped, and the answer is partial.
     let mut binary = vec![b'a'; mapped::MAP_MIN_BYTES as usize + 10];
     binary.extend_from_slice(b"needle \xff\n");
     f.file("z-binary", &binary);
-    let out = run(&f, "needle", LITERAL, &["."]);
-    let got: Vec<(String, u64, u64, String)> = out
-        .matches
-        .iter()
-        .map(|m| (m.path.clone(), m.line, m.column, m.text.clone()))
-        .collect();
-    assert_eq!(got.len(), expected.len());
-    assert_eq!(got, expected);
-    assert!(out.partial && out.normalized);
+    // A literal, `^` at segment starts, `$` before a stripped CR (per-line scanning in the
+    // segments with CRLF), and a regex confirmed per line.
+    for (query, flags) in [
+        ("needle", LITERAL),
+        (r"^é needle \d+$", REGEX),
+        ("needle$", REGEX),
+        (r"x\d+ need", REGEX),
+    ] {
+        let pattern = regex::Regex::new(&if flags.regex {
+            query.to_owned()
+        } else {
+            regex::escape(query)
+        })
+        .unwrap();
+        let mut expected = Vec::new();
+        for (name, text) in &files {
+            for (line, column, text) in naive_rows(text.as_bytes(), &pattern) {
+                expected.push((name.clone(), line, column, text));
+            }
+        }
+        let out = run(&f, query, flags, &["."]);
+        let got: Vec<(String, u64, u64, String)> = out
+            .matches
+            .iter()
+            .map(|m| (m.path.clone(), m.line, m.column, m.text.clone()))
+            .collect();
+        assert!(!expected.is_empty(), "{query}");
+        assert_eq!(got.len(), expected.len(), "{query}");
+        assert_eq!(got, expected, "{query}");
+        assert!(out.partial && out.normalized);
+    }
 }
 
 #[test]
