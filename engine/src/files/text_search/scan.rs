@@ -6,11 +6,13 @@
 //!
 //! Speed: rather than running the regex once per line, the *candidate* regex runs over the whole
 //! buffer to jump to the next line that can match; the *line* regex then confirms on the
-//! CR-stripped line and gives the column. This is exact as long as every per-line match is also a
-//! whole-buffer match at the same offset. The candidate is the pattern compiled in multi-line mode
-//! (so `^`/`$` work at LFs); that holds except for (a) text anchors `\A`/`\z` and flag groups that
-//! clear `m`, which get per-line scanning throughout, and (b) `$` before a stripped CR, which gets
-//! per-line scanning in files containing CRLF.
+//! CR-stripped line and gives the column. A file is scanned a segment of whole lines at a time
+//! ([`Matcher::scan_file`]), and "the whole buffer" here is the whole segment. This is exact as
+//! long as every per-line match is also a whole-buffer match at the same offset. The candidate is
+//! the pattern compiled in multi-line mode (so `^`/`$` work at LFs); that holds except for (a)
+//! text anchors `\A`/`\z` and flag groups that clear `m`, which get per-line scanning
+//! throughout, and (b) `$` before a stripped CR, which gets per-line scanning in segments
+//! containing CRLF.
 
 use memchr::memmem::Finder;
 use regex::bytes::{Regex, RegexBuilder};
@@ -239,7 +241,8 @@ impl Matcher {
     /// line into `out`, a segment of about [`CHECK_BLOCK`] whole lines at a time: each segment
     /// is checked and then scanned while it is in the first level cache, and a segment
     /// without the literal is not scanned at all. Lines before a scanned segment are counted
-    /// only when one is. `Err` as [`Matcher::scan_into`].
+    /// only when one is. `Err` past `max` matches, or if the matched lines are no longer UTF-8
+    /// text.
     pub(super) fn scan_file(
         &self,
         bytes: &[u8],
