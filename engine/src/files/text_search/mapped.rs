@@ -65,11 +65,6 @@ struct Installed {
     page: usize,
 }
 
-// SAFETY: `libc::sigaction` is plain data (a function pointer, flags and a mask); it is written
-// once before it is shared and only read after.
-unsafe impl Sync for Installed {}
-unsafe impl Send for Installed {}
-
 static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
 
 /// Installs the handler once; `None` if the OS refused it, in which case nothing is mapped.
