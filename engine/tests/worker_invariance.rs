@@ -14,8 +14,9 @@ use ash_engine::session::{Session, SessionConfig};
 use std::sync::Arc;
 use tempfile::TempDir;
 
-/// 6 × 5 directories of 10 files (300), some CRLF, plus hidden files, a non-UTF-8 file and,
-/// on Unix, symlinks.
+/// 6 × 5 directories of 10 files (300), some CRLF, plus hidden files, a non-UTF-8 file, two
+/// files large enough that a search maps them and scans them in segments (one half CRLF, one
+/// not UTF-8 near its end) and, on Unix, symlinks.
 fn generated_tree() -> TempDir {
     let dir = tempfile::tempdir().expect("temp workspace");
     let root = dir.path();
@@ -45,6 +46,23 @@ fn generated_tree() -> TempDir {
     std::fs::write(root.join("d0/.hidden/x.txt"), "needle 1\n").expect("write hidden file");
     std::fs::write(root.join(".env"), "NEEDLE=1\n").expect("write .env");
     std::fs::write(root.join("d5/s4/bin.dat"), b"needle \xff\xfe\n").expect("write binary file");
+    let mut large = String::new();
+    for line in 0..40_000u32 {
+        let eol = if line < 20_000 { "\r\n" } else { "\n" };
+        if line % 37 == 5 {
+            large.push_str(&format!(
+                "    let needle {line} = Needle::new(\"large\");{eol}"
+            ));
+        } else {
+            large.push_str(&format!(
+                "filler line {line} of the large file ünïcode{eol}"
+            ));
+        }
+    }
+    std::fs::write(root.join("d4/s2/large.txt"), &large).expect("write large file");
+    let mut large_binary = large.into_bytes();
+    large_binary.extend_from_slice(b"needle \xff\n");
+    std::fs::write(root.join("d2/s1/large.bin"), large_binary).expect("write large binary");
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink("../d2", root.join("d1/link")).expect("symlink d1/link");
