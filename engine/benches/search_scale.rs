@@ -27,11 +27,14 @@ mod tree;
 
 use tree::{FILE_BYTES, FILES};
 
+/// The marker line: the one the literal with matches finds.
+fn marker(line: usize) -> String {
+    format!("    let v = needle_marker({line}); // call(x)\n")
+}
+
 /// Writes `copies` × 256 files of 32 KiB; every 97th line holds `needle_marker`.
 fn generate(root: &Path, copies: usize) {
-    tree::generate(root, copies, &|line| {
-        format!("    let v = needle_marker({line}); // call(x)\n")
-    });
+    tree::generate(root, copies, &marker);
 }
 
 fn ash_search(ash: &str, root: &Path, literal: &str) -> Duration {
@@ -94,18 +97,7 @@ const LARGE_FILES: usize = 64;
 /// Writes [`LARGE_FILES`] files of [`LARGE_FILE_BYTES`], lines as [`generate`] writes them.
 fn generate_large(root: &Path) {
     for f in 0..LARGE_FILES {
-        let mut text = String::with_capacity(LARGE_FILE_BYTES + 128);
-        let mut line = 0usize;
-        while text.len() < LARGE_FILE_BYTES {
-            if line % 97 == 13 {
-                text.push_str(&format!("    let v = needle_marker({line}); // call(x)\n"));
-            } else {
-                text.push_str(&format!(
-                    "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
-                ));
-            }
-            line += 1;
-        }
+        let text = tree::file_text(f, LARGE_FILE_BYTES, &marker);
         std::fs::write(root.join(format!("f{f:04}.txt")), text).unwrap();
     }
 }
@@ -130,12 +122,55 @@ fn read_floor(files: &[PathBuf], file_bytes: usize) -> Duration {
     t.elapsed()
 }
 
-/// One tree of the table: `copies` of the 8 MiB tree, or the large-file tree (its rounds
-/// are those of 16 copies, the same 128 MiB).
-struct Case {
-    label: String,
-    copies: usize,
-    file_bytes: usize,
+/// One tree of the table.
+#[derive(Clone, Copy)]
+enum Tree {
+    /// This many copies of the 8 MiB tree.
+    Copies(usize),
+    /// The large-file tree.
+    Large,
+}
+
+impl Tree {
+    fn label(self) -> String {
+        match self {
+            Tree::Copies(copies) => format!(
+                "{} MiB ({} files)",
+                (copies * FILES * FILE_BYTES) >> 20,
+                copies * FILES
+            ),
+            Tree::Large => format!(
+                "{} MiB ({LARGE_FILES} files of {} MiB)",
+                (LARGE_FILES * LARGE_FILE_BYTES) >> 20,
+                LARGE_FILE_BYTES >> 20
+            ),
+        }
+    }
+
+    fn generate(self, root: &Path) {
+        match self {
+            Tree::Copies(copies) => generate(root, copies),
+            Tree::Large => generate_large(root),
+        }
+    }
+
+    /// Its largest file.
+    fn file_bytes(self) -> usize {
+        match self {
+            Tree::Copies(_) => FILE_BYTES,
+            Tree::Large => LARGE_FILE_BYTES,
+        }
+    }
+
+    /// Rounds per query: fewer for the larger trees (the large-file tree is 128 MiB, as 16
+    /// copies are).
+    fn rounds(self) -> usize {
+        match self {
+            Tree::Copies(64..) => 11,
+            Tree::Copies(16..) | Tree::Large => 21,
+            Tree::Copies(_) => 31,
+        }
+    }
 }
 
 fn median(mut t: Vec<Duration>) -> f64 {
@@ -161,48 +196,21 @@ fn main() {
         "| tree | query | ash p50 ms | rg p50 ms | ash / rg | read floor p50 ms | floor / rg |"
     );
     println!("|---|---|---|---|---|---|---|");
-    let mut cases: Vec<Case> = [1usize, 4, 16, 64]
+    let mut trees: Vec<Tree> = [1usize, 4, 16, 64]
         .into_iter()
         .filter(|c| *c <= max)
-        .map(|copies| Case {
-            label: format!(
-                "{} MiB ({} files)",
-                (copies * FILES * FILE_BYTES) >> 20,
-                copies * FILES
-            ),
-            copies,
-            file_bytes: FILE_BYTES,
-        })
+        .map(Tree::Copies)
         .collect();
     if max >= 16 {
-        cases.push(Case {
-            label: format!(
-                "{} MiB ({LARGE_FILES} files of {} MiB)",
-                (LARGE_FILES * LARGE_FILE_BYTES) >> 20,
-                LARGE_FILE_BYTES >> 20
-            ),
-            copies: 16,
-            file_bytes: LARGE_FILE_BYTES,
-        });
+        trees.push(Tree::Large);
     }
-    for case in cases {
-        let copies = case.copies;
+    for tree in trees {
         let dir = tempfile::tempdir().unwrap();
-        if case.file_bytes == LARGE_FILE_BYTES {
-            generate_large(dir.path());
-        } else {
-            generate(dir.path(), copies);
-        }
+        tree.generate(dir.path());
         // The tree's pages are written back now, not by the kernel's flusher threads while
         // the rounds run (up to 512 MiB of them, competing for both cores).
         let _ = Command::new("sync").status();
-        let rounds = if copies >= 64 {
-            11
-        } else if copies >= 16 {
-            21
-        } else {
-            31
-        };
+        let rounds = tree.rounds();
         let tree_files = files(dir.path());
         for (query, literal) in [("matches", "needle_marker"), ("no match", "needle_absent")] {
             // Warm the page cache and both binaries.
@@ -221,11 +229,11 @@ fn main() {
             // whole tree, the search that came next (always ash) was 20–25% slower at
             // 128 MiB, and ripgrep was slowed too when it came next instead.
             for _ in 0..rounds {
-                floor.push(read_floor(&tree_files, case.file_bytes));
+                floor.push(read_floor(&tree_files, tree.file_bytes()));
             }
             let a = median(ours);
             let f = median(floor);
-            let label = &case.label;
+            let label = tree.label();
             if rg {
                 let r = median(theirs);
                 println!(

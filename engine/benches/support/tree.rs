@@ -21,19 +21,26 @@ pub fn generate(root: &Path, copies: usize, marker: &dyn Fn(usize) -> String) {
         for f in 0..FILES {
             let d = base.join(format!("d{:02}", f % 16));
             std::fs::create_dir_all(&d).expect("mkdir");
-            let mut text = String::with_capacity(FILE_BYTES + 128);
-            let mut line = 0usize;
-            while text.len() < FILE_BYTES {
-                if line % 97 == 13 {
-                    text.push_str(&marker(line));
-                } else {
-                    text.push_str(&format!(
-                        "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
-                    ));
-                }
-                line += 1;
-            }
+            let text = file_text(f, FILE_BYTES, marker);
             std::fs::write(d.join(format!("f{f:04}.txt")), text).expect("write");
         }
     }
+}
+
+/// The text of file `f`: lines until past `bytes`, line `n` being `marker(n)` when
+/// `n % 97 == 13`.
+pub fn file_text(f: usize, bytes: usize, marker: &dyn Fn(usize) -> String) -> String {
+    let mut text = String::with_capacity(bytes + 128);
+    let mut line = 0usize;
+    while text.len() < bytes {
+        if line % 97 == 13 {
+            text.push_str(&marker(line));
+        } else {
+            text.push_str(&format!(
+                "    fn helper_{f}_{line}(value: usize) -> usize {{ value * {line} + 7 }}\n"
+            ));
+        }
+        line += 1;
+    }
+    text
 }
