@@ -234,7 +234,7 @@ impl Matcher {
     ) -> Result<(), ScanStop> {
         let mut lines = out.start_lines(max);
         let scanned = self.scan_segment(buf, crlf, 1, &mut lines);
-        out.finish_lines(lines).and(scanned)
+        out.finish_lines(lines).and(scanned.map(|_| ()))
     }
 
     /// Checks that the file `bytes` is UTF-8 text and finds the first match of every matching
@@ -265,9 +265,14 @@ impl Matcher {
             crlf_any |= crlf;
             if may_match {
                 number += count_lf(&bytes[counted..start]) as u64;
-                counted = start;
-                if let Err(stop) = self.scan_segment(segment, crlf, number, &mut lines) {
-                    return out.finish_lines(lines).and(Err(stop));
+                match self.scan_segment(segment, crlf, number, &mut lines) {
+                    // The scan counted the segment's lines up to `reached`; only the rest
+                    // of it is left to count.
+                    Ok(reached) => {
+                        counted = start + reached.offset;
+                        number = reached.line;
+                    }
+                    Err(stop) => return out.finish_lines(lines).and(Err(stop)),
                 }
             }
             start = end;
@@ -278,16 +283,16 @@ impl Matcher {
 
     /// Adds the matching lines of `segment` to `lines`: whole lines of a file (it ends after
     /// an LF or at the file's end) whose first is line `first_line`, with `crlf` true when the
-    /// segment has a CRLF line end. A file scanned a segment at a time gives the rows the
-    /// whole file gives: no line spans two segments, and a segment starts a line, as `^`
-    /// needs.
+    /// segment has a CRLF line end, and says how far it counted lines. A file scanned a
+    /// segment at a time gives the rows the whole file gives: no line spans two segments,
+    /// and a segment starts a line, as `^` needs.
     pub(super) fn scan_segment(
         &self,
         segment: &[u8],
         crlf: bool,
         first_line: u64,
         lines: &mut Lines,
-    ) -> Result<(), ScanStop> {
+    ) -> Result<Reached, ScanStop> {
         let per_line = match self.strategy {
             Strategy::PerLine => true,
             Strategy::ConfirmUnlessCrlf => crlf,
@@ -300,7 +305,12 @@ impl Matcher {
         }
     }
 
-    fn scan_lines(&self, buf: &[u8], first_line: u64, out: &mut Lines) -> Result<(), ScanStop> {
+    fn scan_lines(
+        &self,
+        buf: &[u8],
+        first_line: u64,
+        out: &mut Lines,
+    ) -> Result<Reached, ScanStop> {
         let mut start = 0;
         let mut number = first_line;
         while start < buf.len() {
@@ -312,10 +322,15 @@ impl Matcher {
             start = end + 1;
             number += 1;
         }
-        Ok(())
+        Ok(Reached::at(buf, start, number))
     }
 
-    fn scan_buffer(&self, buf: &[u8], first_line: u64, out: &mut Lines) -> Result<(), ScanStop> {
+    fn scan_buffer(
+        &self,
+        buf: &[u8],
+        first_line: u64,
+        out: &mut Lines,
+    ) -> Result<Reached, ScanStop> {
         // `pos` is always the start of line `number`.
         let mut pos = 0;
         let mut number = first_line;
@@ -329,12 +344,11 @@ impl Matcher {
             };
             let skipped = &buf[pos..at];
             let newlines = count_lf(skipped);
-            let line_start = if newlines == 0 {
-                pos
-            } else {
+            if newlines > 0 {
                 number += newlines as u64;
-                pos + memchr::memrchr(b'\n', skipped).map_or(0, |i| i + 1)
-            };
+                pos += memchr::memrchr(b'\n', skipped).map_or(0, |i| i + 1);
+            }
+            let line_start = pos;
             if line_start >= buf.len() {
                 break;
             }
@@ -353,7 +367,28 @@ impl Matcher {
             pos = line_end + 1;
             number += 1;
         }
-        Ok(())
+        Ok(Reached::at(buf, pos, number))
+    }
+}
+
+/// How far a segment's scan counted lines: `offset` bytes into the segment is the start of
+/// line `line` (or the segment's end).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Reached {
+    /// Bytes into the segment: a line start, or its length.
+    pub(super) offset: usize,
+    /// The line that starts there.
+    pub(super) line: u64,
+}
+
+impl Reached {
+    /// Where a scan of `segment` stopped, at line `line` starting at `pos`: a line past an
+    /// unterminated last line (which ends the file) starts at the segment's end.
+    fn at(segment: &[u8], pos: usize, line: u64) -> Reached {
+        Reached {
+            offset: pos.min(segment.len()),
+            line,
+        }
     }
 }
 

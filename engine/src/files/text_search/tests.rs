@@ -460,13 +460,17 @@ fn mapped_and_segmented_files_give_the_rows_a_line_by_line_reading_gives() {
     // in several segments.
     let min = mapped::MAP_MIN_BYTES as usize;
     let sizes = [100, 40_000, min - 1, min, min + 1, 3 * min + 5000];
+    // Matching lines every 7 lines, so every segment is scanned; and every 3,001 lines
+    // (about 90 KB), so segments without a match lie between those with one and the lines
+    // of both kinds are counted in turn.
+    let spacings = sizes.iter().map(|size| (*size, 7)).chain([(3 * min, 3001)]);
     let f = Fixture::new();
     let mut files = Vec::new();
-    for (n, size) in sizes.iter().enumerate() {
+    for (n, (size, spacing)) in spacings.enumerate() {
         let mut text = String::new();
         let mut line = 0;
-        while text.len() < *size {
-            let row = match line % 7 {
+        while text.len() < size {
+            let row = match line % spacing {
                 0 => format!("é needle {line}\r\n"),
                 3 => format!("x{line} needle\n"),
                 _ => format!("filler line {line} ünïcode\n"),
