@@ -452,17 +452,18 @@ pub(super) enum FileText {
     Text { crlf: bool },
 }
 
-/// Where the segment of [`Matcher::scan_file`] that starts at `start` ends: after the last LF
-/// within [`CHECK_BLOCK`] bytes, after the first LF past them if there is none, or at the end.
+/// Where the segment of [`Matcher::scan_file`] that starts at `start` ends: after the first LF
+/// past [`CHECK_BLOCK`] bytes, or at the end.
+///
+/// The search runs forward: searching back from the cut for the last LF before it read the
+/// segment's end first, against the direction the caches fetch ahead in, and cost more than
+/// checking the whole segment did in a mapped file.
 fn segment_end(bytes: &[u8], start: usize) -> usize {
     let cut = start + CHECK_BLOCK;
     if cut >= bytes.len() {
         return bytes.len();
     }
-    match memchr::memrchr(b'\n', &bytes[start..cut]) {
-        Some(at) => start + at + 1,
-        None => memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |at| cut + at + 1),
-    }
+    memchr::memchr(b'\n', &bytes[cut..]).map_or(bytes.len(), |at| cut + at + 1)
 }
 
 /// What [`text_kind`] found.
