@@ -159,12 +159,20 @@ enum Strategy {
 /// A compiled search query.
 #[derive(Debug, Clone)]
 pub struct Matcher {
-    /// A case-sensitive literal without line ends is found by `memmem` directly: the same
-    /// SIMD finder the regex would use as its prefilter, without a regex search per candidate.
-    literal: Option<Finder<'static>>,
-    candidate: Regex,
-    line: Regex,
+    finds: Finds,
     strategy: Strategy,
+}
+
+/// What finds a query's matches.
+#[derive(Debug, Clone)]
+enum Finds {
+    /// A case-sensitive literal without line ends is found by `memmem` directly: the same
+    /// SIMD finder the regex would use as its prefilter, without a regex search per candidate
+    /// (and without compiling two regexes it would never run, a tenth of a millisecond
+    /// before the first file is read).
+    Literal(Box<Finder<'static>>),
+    /// The candidate regex finds lines that may match; the line regex confirms them.
+    Regexes { candidate: Regex, line: Regex },
 }
 
 impl Matcher {
@@ -175,15 +183,6 @@ impl Matcher {
         } else {
             regex::escape(query)
         };
-        let build = |multi_line: bool| {
-            RegexBuilder::new(&pattern)
-                .case_insensitive(flags.case_insensitive)
-                .multi_line(multi_line)
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()
-        };
-        let line = build(false)?;
-        let candidate = build(true)?;
         let strategy = if !flags.regex {
             if query.contains(['\n', '\r']) {
                 Strategy::Confirm
@@ -197,20 +196,31 @@ impl Matcher {
         } else {
             Strategy::Confirm
         };
-        let literal = (strategy == Strategy::Literal && !flags.case_insensitive)
-            .then(|| Finder::new(query.as_bytes()).into_owned());
-        Ok(Matcher {
-            literal,
-            candidate,
-            line,
-            strategy,
-        })
+        let finds = if strategy == Strategy::Literal && !flags.case_insensitive {
+            Finds::Literal(Box::new(Finder::new(query.as_bytes()).into_owned()))
+        } else {
+            let build = |multi_line: bool| {
+                RegexBuilder::new(&pattern)
+                    .case_insensitive(flags.case_insensitive)
+                    .multi_line(multi_line)
+                    .size_limit(REGEX_SIZE_LIMIT)
+                    .build()
+            };
+            Finds::Regexes {
+                line: build(false)?,
+                candidate: build(true)?,
+            }
+        };
+        Ok(Matcher { finds, strategy })
     }
 
     /// The finder of a case-sensitive literal without line ends: a file it does not occur in
     /// has no match.
     pub(super) fn literal(&self) -> Option<&Finder<'static>> {
-        self.literal.as_ref()
+        match &self.finds {
+            Finds::Literal(finder) => Some(finder),
+            Finds::Regexes { .. } => None,
+        }
     }
 
     /// Finds the first match of every matching line; `Err` past `max` matches.
@@ -298,35 +308,15 @@ impl Matcher {
             Strategy::ConfirmUnlessCrlf => crlf,
             Strategy::Literal | Strategy::Confirm => false,
         };
-        if per_line {
-            self.scan_lines(segment, first_line, lines)
-        } else {
-            self.scan_buffer(segment, first_line, lines)
+        match &self.finds {
+            Finds::Regexes { line, .. } if per_line => scan_lines(line, segment, first_line, lines),
+            finds => self.scan_buffer(finds, segment, first_line, lines),
         }
-    }
-
-    fn scan_lines(
-        &self,
-        buf: &[u8],
-        first_line: u64,
-        out: &mut Lines,
-    ) -> Result<Reached, ScanStop> {
-        let mut start = 0;
-        let mut number = first_line;
-        while start < buf.len() {
-            let end = find_lf(buf, start);
-            let line = start..strip_cr(buf, start, end);
-            if let Some(found) = self.line.find(&buf[line.clone()]) {
-                out.push(number, found.start(), &buf[line])?;
-            }
-            start = end + 1;
-            number += 1;
-        }
-        Ok(Reached::at(buf, start, number))
     }
 
     fn scan_buffer(
         &self,
+        finds: &Finds,
         buf: &[u8],
         first_line: u64,
         out: &mut Lines,
@@ -335,9 +325,9 @@ impl Matcher {
         let mut pos = 0;
         let mut number = first_line;
         while pos < buf.len() {
-            let found = match &self.literal {
-                Some(finder) => finder.find(&buf[pos..]).map(|i| pos + i),
-                None => self.candidate.find_at(buf, pos).map(|m| m.start()),
+            let found = match finds {
+                Finds::Literal(finder) => finder.find(&buf[pos..]).map(|i| pos + i),
+                Finds::Regexes { candidate, .. } => candidate.find_at(buf, pos).map(|m| m.start()),
             };
             let Some(at) = found else {
                 break;
@@ -354,12 +344,11 @@ impl Matcher {
             }
             let line_end = find_lf(buf, at);
             let line = line_start..strip_cr(buf, line_start, line_end);
-            let column = if self.strategy == Strategy::Literal {
-                Some(at - line_start)
-            } else {
-                self.line
-                    .find(&buf[line.clone()])
-                    .map(|found| found.start())
+            let column = match finds {
+                Finds::Regexes { line: confirm, .. } if self.strategy != Strategy::Literal => {
+                    confirm.find(&buf[line.clone()]).map(|found| found.start())
+                }
+                Finds::Literal(_) | Finds::Regexes { .. } => Some(at - line_start),
             };
             if let Some(column) = column {
                 out.push(number, column, &buf[line])?;
@@ -369,6 +358,27 @@ impl Matcher {
         }
         Ok(Reached::at(buf, pos, number))
     }
+}
+
+/// Scans `buf` a line at a time with the line regex `line_regex`.
+fn scan_lines(
+    line_regex: &Regex,
+    buf: &[u8],
+    first_line: u64,
+    out: &mut Lines,
+) -> Result<Reached, ScanStop> {
+    let mut start = 0;
+    let mut number = first_line;
+    while start < buf.len() {
+        let end = find_lf(buf, start);
+        let line = start..strip_cr(buf, start, end);
+        if let Some(found) = line_regex.find(&buf[line.clone()]) {
+            out.push(number, found.start(), &buf[line])?;
+        }
+        start = end + 1;
+        number += 1;
+    }
+    Ok(Reached::at(buf, start, number))
 }
 
 /// How far a segment's scan counted lines: `offset` bytes into the segment is the start of
