@@ -13,6 +13,14 @@ fn main() -> ExitCode {
         let code = ash_engine::exec::supervisor::supervise_main(&rest);
         return ExitCode::from(u8::try_from(code).unwrap_or(1));
     }
+    #[allow(
+        unsafe_code,
+        reason = "the allocator is tuned while this is the process's only thread"
+    )]
+    // SAFETY: no thread has been started yet: all that ansa starts, it starts in `cli::run`.
+    unsafe {
+        ash_engine::compute::pad_heap_growth();
+    }
     let args = ansa::cli::Args::parse();
     ansa::cli::run(args).into()
 }

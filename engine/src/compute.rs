@@ -3,6 +3,10 @@
 //! Every parallel result is collected in input order and then stably sorted, so callers get the
 //! same bytes whatever the worker count.
 
+mod heap;
+
+pub use heap::pad_heap_growth;
+
 use std::num::NonZeroUsize;
 use std::sync::OnceLock;
 use std::thread;

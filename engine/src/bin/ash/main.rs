@@ -15,6 +15,15 @@ fn main() -> ExitCode {
     if raw.get(1).is_some_and(|a| a == SUPERVISE_ARG) {
         std::process::exit(supervise_main(raw.get(2..).unwrap_or_default()));
     }
+    #[allow(
+        unsafe_code,
+        reason = "the allocator is tuned while this is the process's only thread"
+    )]
+    // SAFETY: no thread has been started yet (the supervisor, which must stay single-threaded,
+    // has left above, and it allocates little).
+    unsafe {
+        ash_engine::compute::pad_heap_growth();
+    }
     let result = cli::main(
         raw.get(1..).unwrap_or_default(),
         &mut std::io::stdin().lock(),
