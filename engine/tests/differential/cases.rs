@@ -152,6 +152,21 @@ fn searches(cases: &mut Vec<Case>) {
             cases.push(run(format!("search {q} in {root} f{f}"), doc));
         }
     }
+    // A literal whose escaped regex would pass the 16 MiB compiled-size limit: searched as a
+    // literal (the limit is the regex flag's), and `100` once it must be compiled to match
+    // case-insensitively.
+    let long = "ab".repeat(400_000);
+    for f in [0, 2] {
+        let doc = req(
+            3,
+            'g',
+            &format!("a{{q,p,f}}:\n{long},[.],{f}"),
+            256,
+            64,
+            30000,
+        );
+        cases.push(run(format!("search an 800 KB literal f{f}"), doc));
+    }
 }
 
 #[allow(
