@@ -105,6 +105,16 @@ impl FileMatches {
         Err(ScanStop::Torn)
     }
 
+    /// Forgets the collected `lines` (and these matches), keeping their buffers for the next
+    /// file's.
+    pub(super) fn discard_lines(&mut self, lines: Lines) {
+        let Lines { mut text, rows, .. } = lines;
+        text.clear();
+        self.rows = rows;
+        self.text = String::from_utf8(text).unwrap_or_default();
+        self.clear();
+    }
+
     /// Forgets the matches, keeping the capacity for the next file's.
     pub(super) fn clear(&mut self) {
         self.text.clear();
@@ -268,8 +278,8 @@ impl Matcher {
             let end = segment_end(bytes, start);
             let segment = &bytes[start..end];
             let TextKind::Utf8 { crlf, may_match } = text_kind(segment, self.literal()) else {
-                out.finish_lines(lines)?;
-                out.clear();
+                // The file is skipped: its lines so far are dropped unchecked.
+                out.discard_lines(lines);
                 return Ok(FileText::NotUtf8);
             };
             crlf_any |= crlf;

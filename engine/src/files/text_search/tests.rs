@@ -484,8 +484,11 @@ fn mapped_and_segmented_files_give_the_rows_a_line_by_line_reading_gives() {
         f.file(&name, text.as_bytes());
         files.push((name, text));
     }
-    // A large file that is not UTF-8 near its end is skipped, and the answer is partial.
-    let mut binary = vec![b'a'; mapped::MAP_MIN_BYTES as usize + 10];
+    // A large file that is not UTF-8 near its end is skipped, and the answer is partial: the
+    // matches its first segments held are dropped.
+    let mut binary = format!("{:<99}\n", "x needle")
+        .repeat(mapped::MAP_MIN_BYTES as usize / 100 + 10)
+        .into_bytes();
     binary.extend_from_slice(b"needle \xff\n");
     f.file("z-binary", &binary);
     // A literal, `^` at segment starts, `$` before a stripped CR (per-line scanning in the
