@@ -59,13 +59,16 @@ const FREE: Slot = Slot {
 
 static SLOT_TABLE: [Slot; SLOTS] = [FREE; SLOTS];
 
-/// The `SIGBUS` action before ours, and the page size; set once, before the handler can run.
+/// The page size, set once our handler is installed.
 struct Installed {
-    previous: libc::sigaction,
     page: usize,
 }
 
 static INSTALLED: OnceLock<Option<Installed>> = OnceLock::new();
+
+/// The `SIGBUS` action before ours, read and kept before ours is installed, so a `SIGBUS` our
+/// handler does not repair goes to it even while [`INSTALLED`] is being set.
+static PREVIOUS: OnceLock<libc::sigaction> = OnceLock::new();
 
 /// Installs the handler once; `None` if the OS refused it, in which case nothing is mapped.
 fn installed() -> Option<&'static Installed> {
@@ -85,14 +88,20 @@ fn installed() -> Option<&'static Installed> {
             unsafe { libc::sigemptyset(&raw mut ours.sa_mask) };
             // SAFETY: as above.
             let mut previous: libc::sigaction = unsafe { std::mem::zeroed() };
-            // The previous action is stored before ours can need it: the handler repairs only
-            // live mappings, which need this closure to have returned, and passes on a SIGBUS
-            // that comes sooner as if nothing were installed.
-            // SAFETY: both pointers are to live `sigaction` values.
-            if unsafe { libc::sigaction(libc::SIGBUS, &raw const ours, &raw mut previous) } != 0 {
+            // SAFETY: a null new action only reads the current one into a live value.
+            if unsafe { libc::sigaction(libc::SIGBUS, std::ptr::null(), &raw mut previous) } != 0 {
                 return None;
             }
-            Some(Installed { previous, page })
+            // Kept before ours is installed, for the handler to pass on to. The handler
+            // repairs only live mappings, which need this closure to have returned.
+            // (Set once: this closure runs once.)
+            let _ = PREVIOUS.set(previous);
+            // SAFETY: the pointer is to a live `sigaction` value.
+            if unsafe { libc::sigaction(libc::SIGBUS, &raw const ours, std::ptr::null_mut()) } != 0
+            {
+                return None;
+            }
+            Some(Installed { page })
         })
         .as_ref()
 }
@@ -127,18 +136,13 @@ extern "C" fn on_sigbus(sig: libc::c_int, info: *mut libc::siginfo_t, context: *
             }
         }
     }
-    pass_on(sig, info, context, installed);
+    pass_on(sig, info, context);
 }
 
 /// Gives a `SIGBUS` that is not ours to the action installed before, or restores the default
 /// action so that the faulting access, run again on return, ends the process.
-fn pass_on(
-    sig: libc::c_int,
-    info: *mut libc::siginfo_t,
-    context: *mut libc::c_void,
-    installed: Option<&Installed>,
-) {
-    if let Some(previous) = installed.map(|i| &i.previous) {
+fn pass_on(sig: libc::c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    if let Some(previous) = PREVIOUS.get() {
         let handler = previous.sa_sigaction;
         if handler != libc::SIG_DFL && handler != libc::SIG_IGN {
             if previous.sa_flags & libc::SA_SIGINFO != 0 {
@@ -294,5 +298,69 @@ mod tests {
         let again = mapper.map(file2.as_fd(), 9000).unwrap();
         assert_eq!(again.bytes(), std::fs::read(&path2).unwrap());
         assert!(!again.truncated());
+    }
+
+    /// Set in the child process of the test below.
+    const FOREIGN_FAULT_CHILD: &str = "ASH_TEST_FOREIGN_SIGBUS_CHILD";
+
+    #[test]
+    fn a_sigbus_outside_every_mapping_still_ends_the_process() {
+        if std::env::var_os(FOREIGN_FAULT_CHILD).is_some() {
+            // The child: our handler is installed, then a mapping it does not know of (made
+            // here, not by a mapper) is read past its file's end.
+            let _mapper = Mapper::new().unwrap();
+            let len = 3 * 4096;
+            let (_dir, file, path) = file_of(len);
+            // SAFETY: a new private read-only mapping of a file this test owns.
+            let addr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ,
+                    libc::MAP_PRIVATE,
+                    std::os::fd::AsRawFd::as_raw_fd(&file),
+                    0,
+                )
+            };
+            assert_ne!(addr, libc::MAP_FAILED);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(0)
+                .unwrap();
+            // SAFETY: inside the mapping; the read faults, which is what is tested.
+            let byte = unsafe { std::ptr::read_volatile((addr as *const u8).add(len - 1)) };
+            // Reaching this line means the fault was swallowed.
+            std::process::exit(i32::from(byte) + 100);
+        }
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "--exact",
+                "files::text_search::mapped::tests::a_sigbus_outside_every_mapping_still_ends_the_process",
+                "--test-threads=1",
+            ])
+            .env(FOREIGN_FAULT_CHILD, "1")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        // A handler that swallowed the fault would return to the faulting read forever.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if std::time::Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("the child still runs: the fault was swallowed");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        };
+        assert_eq!(
+            std::os::unix::process::ExitStatusExt::signal(&status),
+            Some(libc::SIGBUS),
+            "{status:?}"
+        );
     }
 }
