@@ -37,7 +37,8 @@ pub const MAX_MATCHES_PER_FILE: usize = 100_000;
 /// Total match ceiling.
 pub const MAX_MATCHES_TOTAL: usize = 1_000_000;
 
-/// One matching line.
+/// One matching line, owned (what the tests collect).
+#[cfg(test)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SearchMatch {
     /// Logical path of the file.
@@ -64,6 +65,7 @@ pub struct MatchRow<'a> {
     pub text: &'a str,
 }
 
+#[cfg(test)]
 impl MatchRow<'_> {
     /// The row with its path and text owned.
     pub fn to_match(&self) -> SearchMatch {

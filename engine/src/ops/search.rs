@@ -11,6 +11,7 @@
 //! file scanned after the evidence started keeps its encoding alone, not its lines as well.
 
 use std::cell::RefCell;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use super::fs_error;
@@ -19,9 +20,7 @@ use crate::answer::{Answer, Shared};
 use crate::ason::{Atom, Document, Value, encode, encode_text};
 use crate::exec::RESIDENT_BYTES;
 use crate::exec::spool::PartialSpool;
-use crate::files::text_search::{
-    self, FileRows, MatchFlags, MatchRow, RowsNeeded, SearchMatch, SearchQuery,
-};
+use crate::files::text_search::{self, FileRows, MatchFlags, MatchRow, RowsNeeded, SearchQuery};
 use crate::files::workspace::FsError;
 use crate::protocol::{
     Data, ErrorRecord, Flags, Response, SearchArgs, SearchRow, encode_search_rest,
@@ -104,7 +103,16 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &SearchArgs) -> Result<Response
     Ok(response)
 }
 
-impl TableRow for SearchMatch {
+/// A row the answer may show: its path shared with the file's other kept rows, so a kept
+/// row costs one allocation (its text), not two.
+struct KeptRow {
+    path: Arc<str>,
+    line: u64,
+    column: u64,
+    text: String,
+}
+
+impl TableRow for KeptRow {
     fn path(&self) -> &str {
         &self.path
     }
@@ -197,7 +205,7 @@ struct Collector<'s> {
     spooling: &'s AtomicBool,
     rec: usize,
     limit: usize,
-    kept: Vec<SearchMatch>,
+    kept: Vec<KeptRow>,
     kept_bytes: usize,
     spool: Option<EvidenceRows<'s>>,
     failure: Option<ErrorRecord>,
@@ -239,7 +247,16 @@ impl<'s> Collector<'s> {
             let least = least_row_bytes(digits(m.line) + digits(m.column) + m.text.len(), 3);
             if self.kept.len() < self.rec && self.kept_bytes + least <= self.limit {
                 self.kept_bytes += least;
-                self.kept.push(m.to_match());
+                let path = match self.kept.last() {
+                    Some(last) if *last.path == *m.path => Arc::clone(&last.path),
+                    _ => Arc::from(m.path),
+                };
+                self.kept.push(KeptRow {
+                    path,
+                    line: m.line,
+                    column: m.column,
+                    text: m.text.to_owned(),
+                });
                 return Ok(());
             }
             // This row can never be shown: the answer is cut and needs the whole result.
