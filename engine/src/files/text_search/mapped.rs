@@ -187,21 +187,7 @@ impl Mapper {
     pub(super) fn map(&mut self, file: BorrowedFd<'_>, len: usize) -> Option<Mapping<'_>> {
         let page = installed()?.page;
         let span = len.checked_next_multiple_of(page)?;
-        // SAFETY: a new private read-only mapping at an address the kernel picks.
-        let addr = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ,
-                libc::MAP_PRIVATE,
-                file.as_raw_fd(),
-                0,
-            )
-        };
-        if addr == libc::MAP_FAILED {
-            return None;
-        }
-        let start = addr as usize;
+        let start = map_private(file, len)?;
         self.slot.faulted.store(false, Ordering::Release);
         self.slot.end.store(start + span, Ordering::Release);
         self.slot.start.store(start, Ordering::Release);
@@ -217,6 +203,23 @@ impl Drop for Mapper {
     fn drop(&mut self) {
         self.slot.taken.store(false, Ordering::Release);
     }
+}
+
+/// Maps the first `len` bytes of `file` private and read-only, where the kernel picks, and
+/// returns the address; `None` if the map failed.
+fn map_private(file: BorrowedFd<'_>, len: usize) -> Option<usize> {
+    // SAFETY: a new mapping at an address the kernel picks aliases no memory of ours.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    (addr != libc::MAP_FAILED).then_some(addr as usize)
 }
 
 /// A mapped file, readable until dropped.
@@ -311,18 +314,7 @@ mod tests {
             let _mapper = Mapper::new().unwrap();
             let len = 3 * 4096;
             let (_dir, file, path) = file_of(len);
-            // SAFETY: a new private read-only mapping of a file this test owns.
-            let addr = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ,
-                    libc::MAP_PRIVATE,
-                    std::os::fd::AsRawFd::as_raw_fd(&file),
-                    0,
-                )
-            };
-            assert_ne!(addr, libc::MAP_FAILED);
+            let addr = map_private(file.as_fd(), len).unwrap();
             std::fs::OpenOptions::new()
                 .write(true)
                 .open(&path)
