@@ -7,9 +7,9 @@
 /// Bytes glibc's malloc adds beyond what an allocation needs each time it grows a heap.
 ///
 /// Each compute thread allocates from its own arena, a heap that glibc grows a few pages at a
-/// time with an `mprotect` each. A search with many matches grew them about 150 times, and
+/// time with an `mprotect` each. A 32 MiB search with matches made about 170 such calls, and
 /// every `mprotect` takes the process's memory-map lock that the other thread's page faults
-/// wait on: 3-4% of a 32 MiB search with matches. Pages the pad reserves are not touched until
+/// wait on: 3-4% of that search. Pages the pad reserves are not touched until
 /// used, so resident memory does not grow with it.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 const TOP_PAD_BYTES: libc::c_int = 4 << 20;
