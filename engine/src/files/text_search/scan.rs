@@ -86,22 +86,16 @@ impl FileMatches {
     /// UTF-8 text, or a row does not end on a character (bytes changed under the scan).
     pub(super) fn finish_lines(&mut self, lines: Lines) -> Result<(), ScanStop> {
         let Lines { text, rows, .. } = lines;
-        self.rows = rows;
-        match String::from_utf8(text) {
-            Ok(text) => {
-                let whole = self.rows.iter().all(|row| text.is_char_boundary(row.end));
+        let text = match String::from_utf8(text) {
+            Ok(text) if rows.iter().all(|row| text.is_char_boundary(row.end)) => {
                 self.text = text;
-                if whole {
-                    return Ok(());
-                }
+                self.rows = rows;
+                return Ok(());
             }
-            Err(torn) => {
-                let mut bytes = torn.into_bytes();
-                bytes.clear();
-                self.text = String::from_utf8(bytes).unwrap_or_default();
-            }
-        }
-        self.clear();
+            Ok(text) => text.into_bytes(),
+            Err(torn) => torn.into_bytes(),
+        };
+        self.discard_lines(Lines { text, rows, max: 0 });
         Err(ScanStop::Torn)
     }
 
@@ -110,8 +104,9 @@ impl FileMatches {
     pub(super) fn discard_lines(&mut self, lines: Lines) {
         let Lines { mut text, rows, .. } = lines;
         text.clear();
-        self.rows = rows;
+        // Empty, so always UTF-8.
         self.text = String::from_utf8(text).unwrap_or_default();
+        self.rows = rows;
         self.clear();
     }
 
@@ -292,7 +287,10 @@ impl Matcher {
                         counted = start + reached.offset;
                         number = reached.line;
                     }
-                    Err(stop) => return out.finish_lines(lines).and(Err(stop)),
+                    Err(stop) => {
+                        out.discard_lines(lines);
+                        return Err(stop);
+                    }
                 }
             }
             start = end;
@@ -320,13 +318,14 @@ impl Matcher {
         };
         match &self.finds {
             Finds::Regexes { line, .. } if per_line => scan_lines(line, segment, first_line, lines),
-            finds => self.scan_buffer(finds, segment, first_line, lines),
+            Finds::Literal(_) | Finds::Regexes { .. } => {
+                self.scan_buffer(segment, first_line, lines)
+            }
         }
     }
 
     fn scan_buffer(
         &self,
-        finds: &Finds,
         buf: &[u8],
         first_line: u64,
         out: &mut Lines,
@@ -335,7 +334,7 @@ impl Matcher {
         let mut pos = 0;
         let mut number = first_line;
         while pos < buf.len() {
-            let found = match finds {
+            let found = match &self.finds {
                 Finds::Literal(finder) => finder.find(&buf[pos..]).map(|i| pos + i),
                 Finds::Regexes { candidate, .. } => candidate.find_at(buf, pos).map(|m| m.start()),
             };
@@ -354,7 +353,7 @@ impl Matcher {
             }
             let line_end = find_lf(buf, at);
             let line = line_start..strip_cr(buf, line_start, line_end);
-            let column = match finds {
+            let column = match &self.finds {
                 Finds::Regexes { line: confirm, .. } if self.strategy != Strategy::Literal => {
                     confirm.find(&buf[line.clone()]).map(|found| found.start())
                 }
