@@ -248,7 +248,7 @@ impl Matcher {
         out: &mut FileMatches,
     ) -> Result<(), ScanStop> {
         let mut lines = out.start_lines(max);
-        let scanned = self.scan_segment(buf, crlf, 1, &mut lines);
+        let scanned = self.scan_segment(buf, crlf, 1, 0, &mut lines);
         out.finish_lines(lines).and(scanned.map(|_| ()))
     }
 
@@ -272,15 +272,15 @@ impl Matcher {
         while start < bytes.len() {
             let end = segment_end(bytes, start);
             let segment = &bytes[start..end];
-            let TextKind::Utf8 { crlf, may_match } = text_kind(segment, self.literal()) else {
+            let TextKind::Utf8 { crlf, match_from } = text_kind(segment, self.literal()) else {
                 // The file is skipped: its lines so far are dropped unchecked.
                 out.discard_lines(lines);
                 return Ok(FileText::NotUtf8);
             };
             crlf_any |= crlf;
-            if may_match {
+            if let Some(from) = match_from {
                 number += count_lf(&bytes[counted..start]) as u64;
-                match self.scan_segment(segment, crlf, number, &mut lines) {
+                match self.scan_segment(segment, crlf, number, from, &mut lines) {
                     // The scan counted the segment's lines up to `reached`; only the rest
                     // of it is left to count.
                     Ok(reached) => {
@@ -303,12 +303,14 @@ impl Matcher {
     /// an LF or at the file's end) whose first is line `first_line`, with `crlf` true when the
     /// segment has a CRLF line end, and says how far it counted lines. A file scanned a
     /// segment at a time gives the rows the whole file gives: no line spans two segments,
-    /// and a segment starts a line, as `^` needs.
+    /// and a segment starts a line, as `^` needs. No match starts before byte `from` (where
+    /// [`text_kind`] found the literal first, so the search for it does not run twice).
     pub(super) fn scan_segment(
         &self,
         segment: &[u8],
         crlf: bool,
         first_line: u64,
+        from: usize,
         lines: &mut Lines,
     ) -> Result<Reached, ScanStop> {
         let per_line = match self.strategy {
@@ -319,7 +321,7 @@ impl Matcher {
         match &self.finds {
             Finds::Regexes { line, .. } if per_line => scan_lines(line, segment, first_line, lines),
             Finds::Literal(_) | Finds::Regexes { .. } => {
-                self.scan_buffer(segment, first_line, lines)
+                self.scan_buffer(segment, first_line, from, lines)
             }
         }
     }
@@ -328,15 +330,22 @@ impl Matcher {
         &self,
         buf: &[u8],
         first_line: u64,
+        from: usize,
         out: &mut Lines,
     ) -> Result<Reached, ScanStop> {
         // `pos` is always the start of line `number`.
         let mut pos = 0;
         let mut number = first_line;
         while pos < buf.len() {
+            let start = pos.max(from);
             let found = match &self.finds {
-                Finds::Literal(finder) => finder.find(&buf[pos..]).map(|i| pos + i),
-                Finds::Regexes { candidate, .. } => candidate.find_at(buf, pos).map(|m| m.start()),
+                Finds::Literal(finder) => buf
+                    .get(start..)
+                    .and_then(|rest| finder.find(rest))
+                    .map(|i| start + i),
+                Finds::Regexes { candidate, .. } => candidate
+                    .find_at(buf, start.min(buf.len()))
+                    .map(|m| m.start()),
             };
             let Some(at) = found else {
                 break;
@@ -490,9 +499,13 @@ fn segment_end(bytes: &[u8], start: usize) -> usize {
 pub(super) enum TextKind {
     /// Not UTF-8: the file is skipped.
     NotUtf8,
-    /// UTF-8, with `crlf` true when it has a CRLF line end, and `may_match` false only when
-    /// the matcher's literal finder was given and found nothing.
-    Utf8 { crlf: bool, may_match: bool },
+    /// UTF-8, with `crlf` true when it has a CRLF line end, and `match_from` where a match
+    /// can start first: where the matcher's literal finder found the literal first, 0 when
+    /// none was given, and `None` only when it was given and found nothing.
+    Utf8 {
+        crlf: bool,
+        match_from: Option<usize>,
+    },
 }
 
 /// Checks that `buf` is UTF-8, whether it has a CR and, with `literal`, whether the literal
@@ -514,7 +527,7 @@ pub(super) fn text_kind_in_blocks(
     block: usize,
 ) -> TextKind {
     let mut cr = false;
-    let mut found = literal.is_none();
+    let mut found = if literal.is_none() { Some(0) } else { None };
     let mut start = 0;
     while start < buf.len() {
         let cut = (start + block).min(buf.len());
@@ -539,8 +552,8 @@ pub(super) fn text_kind_in_blocks(
         cr = cr || memchr::memchr(b'\r', piece).is_some();
         if let Some(finder) = literal {
             let reach = (end + finder.needle().len().saturating_sub(1)).min(buf.len());
-            if finder.find(&buf[start..reach]).is_some() {
-                found = true;
+            if let Some(at) = finder.find(&buf[start..reach]) {
+                found = Some(start + at);
                 literal = None;
             }
         }
@@ -548,7 +561,7 @@ pub(super) fn text_kind_in_blocks(
     }
     TextKind::Utf8 {
         crlf: cr && memchr::memmem::find(buf, b"\r\n").is_some(),
-        may_match: found,
+        match_from: found,
     }
 }
 

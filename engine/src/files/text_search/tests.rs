@@ -306,7 +306,7 @@ fn scan_agrees(text: &str) {
         let bytes = text.as_bytes();
         let crlf_text = scan::TextKind::Utf8 {
             crlf: true,
-            may_match: true,
+            match_from: Some(0),
         };
         let naive = naive_rows(text, &naive_re);
         let scanned = matcher
@@ -597,7 +597,7 @@ fn the_blocked_text_check_agrees_with_checking_the_whole_buffer() {
             } else {
                 scan::TextKind::Utf8 {
                     crlf: memchr::memmem::find(&buf, b"\r\n").is_some(),
-                    may_match: finder.find(&buf).is_some(),
+                    match_from: finder.find(&buf),
                 }
             };
             for block in [1, 2, 3, 5, 7, 64] {
