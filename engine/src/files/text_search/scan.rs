@@ -527,7 +527,7 @@ pub(super) fn text_kind_in_blocks(
     block: usize,
 ) -> TextKind {
     let mut cr = false;
-    let mut found = if literal.is_none() { Some(0) } else { None };
+    let mut found = literal.is_none().then_some(0);
     let mut start = 0;
     while start < buf.len() {
         let cut = (start + block).min(buf.len());
