@@ -247,8 +247,10 @@ impl Dispatcher<'_> {
                 session.run(&request, token, deadline)
             };
             lock(&active).remove(&id);
-            let _ = tx.send(Out::Ordered(seq, Box::new(executed)));
-            window.finished();
+            // The channel is unbounded: sending under the window's lock never blocks.
+            window.finish_with(|| {
+                let _ = tx.send(Out::Ordered(seq, Box::new(executed)));
+            });
         });
     }
 }

@@ -35,9 +35,14 @@ impl Window {
         lock(&self.counts).unwritten += 1;
     }
 
-    /// A request finished executing.
-    pub fn finished(&self) {
+    /// A request finished executing: `publish` hands its answer to the writer, and the slot
+    /// is freed under the same lock. A client may send its next request the moment it reads
+    /// the answer; freeing the slot after publishing without the lock let that request find
+    /// the finished one still counted and be refused 602. Freeing it before publishing would
+    /// let [`Window::wait_idle`] return with an answer not yet handed on.
+    pub fn finish_with(&self, publish: impl FnOnce()) {
         let mut c = lock(&self.counts);
+        publish();
         c.in_flight = c.in_flight.saturating_sub(1);
         self.changed.notify_all();
     }

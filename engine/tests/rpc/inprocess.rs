@@ -1,5 +1,6 @@
-//! The library server with a wider window: 64 concurrent mixed requests whose completion
-//! order is randomised still answer in input order, with path ids in answer order.
+//! The library server with chosen windows: with a wide one, 64 concurrent mixed requests whose
+//! completion order is randomised still answer in input order, with path ids in answer order;
+//! with the narrowest, a client that refills the window as answers arrive is never refused.
 
 use crate::client::{default_handshake, frame, id_of, read, sh, status_of};
 use crate::workspace;
@@ -60,5 +61,38 @@ fn sixty_four_concurrent_requests_answer_in_input_order() {
     assert_eq!(ids, (1..=64).collect::<Vec<u64>>());
     // The first read answered introduces path id 1, whichever read finished first.
     assert!(first_read.expect("a read").contains("p[1]{i,v}:\n1,"));
+    server.join().expect("server thread").expect("clean end");
+}
+
+/// A client that waits for every answer of a full window before it sends the next window is
+/// never refused for concurrency: a request's slot is free by the time its answer can be read.
+#[test]
+fn a_window_sent_after_the_last_answers_arrived_is_never_refused() {
+    let ws = workspace();
+    let (in_r, mut in_w) = std::io::pipe().expect("pipe");
+    let (mut out_r, out_w) = std::io::pipe().expect("pipe");
+    let settings = RpcSettings {
+        io_workers: 1,
+        ..RpcSettings::host()
+    };
+    let window = settings.in_flight_cap() as u64;
+    let root = ws.path().to_path_buf();
+    let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
+    in_w.write_all(&frame(default_handshake().as_bytes()))
+        .expect("write");
+    assert!(recv(&mut out_r).expect("hello").starts_with("t:0\n"));
+    for round in 0..100u64 {
+        let mut input = Vec::new();
+        for id in round * window + 1..=(round + 1) * window {
+            input.extend(frame(read(id, "a.txt").as_bytes()));
+        }
+        in_w.write_all(&input).expect("write");
+        for _ in 0..window {
+            let answer = recv(&mut out_r).expect("an answer");
+            assert_eq!(status_of(&answer), 0, "round {round}: {answer}");
+        }
+    }
+    drop(in_w);
+    assert!(recv(&mut out_r).is_none(), "nothing after the last answer");
     server.join().expect("server thread").expect("clean end");
 }
