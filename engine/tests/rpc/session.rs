@@ -2,6 +2,7 @@
 
 use crate::client::{Rpc, cancel, error_of, frame, handshake, id_of, read, sh, status_of};
 use crate::workspace;
+use ash_engine::rpc::RpcSettings;
 use std::io::Write;
 use std::time::{Duration, Instant};
 
@@ -48,60 +49,56 @@ fn ten_thousand_pipelined_frames_are_all_answered_in_order() {
 fn answers_are_written_in_input_order_whatever_finishes_first() {
     let ws = workspace();
     let mut rpc = Rpc::open(ws.path());
-    // 8 slots: exec sleeps of decreasing length, then reads that finish at once.
-    let mut want = Vec::new();
-    for id in 1..=6u64 {
-        rpc.send(&sh(id, &format!("sleep 0.{}", 7 - id)));
-        want.push(id);
+    // Every slot: exec sleeps of decreasing length, then two reads that finish at once.
+    let sleeps = in_flight_cap() - 2;
+    for id in 1..=sleeps {
+        let tenths = sleeps + 1 - id;
+        rpc.send(&sh(id, &format!("sleep {}.{}", tenths / 10, tenths % 10)));
     }
-    rpc.send(&read(7, "a.txt"));
-    rpc.send(&read(8, "b.txt"));
-    want.extend([7, 8]);
+    rpc.send(&read(sleeps + 1, "a.txt"));
+    rpc.send(&read(sleeps + 2, "b.txt"));
     let (exit, answers, _) = rpc.finish();
     assert_eq!(exit, 0);
     let got: Vec<u64> = answers.iter().map(|a| id_of(a)).collect();
-    assert_eq!(got, want);
+    assert_eq!(got, (1..=sleeps + 2).collect::<Vec<_>>());
     assert!(answers.iter().all(|a| status_of(a) == 0), "{answers:?}");
     // Paths are numbered in answer order: a.txt first, then b.txt.
-    assert!(
-        answers[6].contains("p[1]{i,v}:\n1,a.txt\n"),
-        "{}",
-        answers[6]
-    );
-    assert!(
-        answers[7].contains("p[1]{i,v}:\n2,b.txt\n"),
-        "{}",
-        answers[7]
-    );
+    let (a, b) = (&answers[sleeps as usize], &answers[sleeps as usize + 1]);
+    assert!(a.contains("p[1]{i,v}:\n1,a.txt\n"), "{a}");
+    assert!(b.contains("p[1]{i,v}:\n2,b.txt\n"), "{b}");
 }
 
 #[test]
 fn a_full_in_flight_window_answers_602_and_a_duplicate_active_id_102() {
     let ws = workspace();
     let mut rpc = Rpc::open(ws.path());
-    for id in 1..=8u64 {
+    let cap = in_flight_cap();
+    for id in 1..=cap {
         rpc.send(&sh(id, "sleep 30"));
     }
     rpc.send(&sh(1, "true"));
-    rpc.send(&read(9, "a.txt"));
+    rpc.send(&read(cap + 1, "a.txt"));
     // Stop the sleepers so the session can end quickly.
-    for id in 1..=8u64 {
-        rpc.send(&cancel(100 + id, id));
+    for id in 1..=cap {
+        rpc.send(&cancel(1000 + id, id));
     }
     let started = Instant::now();
     let (exit, answers, _) = rpc.finish();
     assert_eq!(exit, 0);
     assert!(started.elapsed() < Duration::from_secs(20));
-    let ordered: Vec<&String> = answers.iter().filter(|a| id_of(a) < 100).collect();
+    let ordered: Vec<&String> = answers.iter().filter(|a| id_of(a) < 1000).collect();
     let ids: Vec<u64> = ordered.iter().map(|a| id_of(a)).collect();
-    assert_eq!(ids, [1, 2, 3, 4, 5, 6, 7, 8, 1, 9]);
-    assert_eq!(error_of(ordered[8]).as_deref(), Some("102,1,1,~,~"));
-    assert_eq!(error_of(ordered[9]).as_deref(), Some("602,2,4,~,~"));
-    for a in &ordered[..8] {
+    let mut want: Vec<u64> = (1..=cap).collect();
+    want.extend([1, cap + 1]);
+    assert_eq!(ids, want);
+    let (duplicate, refused) = (ordered[cap as usize], ordered[cap as usize + 1]);
+    assert_eq!(error_of(duplicate).as_deref(), Some("102,1,1,~,~"));
+    assert_eq!(error_of(refused).as_deref(), Some("602,2,4,~,~"));
+    for a in &ordered[..cap as usize] {
         assert_eq!(status_of(a), 7, "{a}");
     }
-    let cancels: Vec<&String> = answers.iter().filter(|a| id_of(a) > 100).collect();
-    assert_eq!(cancels.len(), 8);
+    let cancels: Vec<&String> = answers.iter().filter(|a| id_of(a) > 1000).collect();
+    assert_eq!(cancels.len(), cap as usize);
     assert!(
         cancels
             .iter()
@@ -311,4 +308,9 @@ fn unread_cancel_answers_pause_reading_instead_of_piling_up() {
         "the server read every cancel although nobody read an answer"
     );
     assert!(rss_kib < 32 * 1024, "ash rpc grew to {rss_kib} KiB");
+}
+
+/// The in-flight cap of an `ash rpc` started by this test process: it sees the same CPUs.
+fn in_flight_cap() -> u64 {
+    RpcSettings::host().in_flight_cap() as u64
 }
