@@ -130,7 +130,7 @@ fn concurrent_siblings_give_byte_identical_answers_and_children() {
 }
 
 #[test]
-fn ready_exec_siblings_overlap() {
+fn ready_exec_siblings_overlap_when_there_are_process_slots_for_both() {
     let mut h = Harness::open();
     let sleep = "a{x,v,c,e,in,f}:\nsleep,[0.6],.,[],~,0\n";
     let start = Instant::now();
@@ -140,11 +140,13 @@ fn ready_exec_siblings_overlap() {
         "512,16,30000",
     ));
     assert!(answer.starts_with("t:3\ni:5\ns:0\n"), "{answer}");
-    assert!(
-        start.elapsed() < Duration::from_millis(1100),
-        "{:?}",
-        start.elapsed()
-    );
+    // Processes run at most one a CPU: on one CPU the siblings are ready together but queue.
+    let elapsed = start.elapsed();
+    if std::thread::available_parallelism().map_or(1, |n| n.get()) >= 2 {
+        assert!(elapsed < Duration::from_millis(1100), "{elapsed:?}");
+    } else {
+        assert!(elapsed >= Duration::from_millis(1200), "{elapsed:?}");
+    }
 }
 
 #[test]
