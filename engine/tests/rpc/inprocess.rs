@@ -4,8 +4,11 @@
 
 use crate::client::{default_handshake, frame, id_of, read, sh, status_of};
 use crate::workspace;
+use ash_engine::bootstrap::BootstrapError;
 use ash_engine::rpc::{RpcSettings, serve};
-use std::io::{Read, Write};
+use std::io::{PipeReader, PipeWriter, Read, Write};
+use std::path::Path;
+use std::thread::JoinHandle;
 
 fn recv(r: &mut impl Read) -> Option<String> {
     let mut len = [0u8; 4];
@@ -15,17 +18,38 @@ fn recv(r: &mut impl Read) -> Option<String> {
     String::from_utf8(payload).ok()
 }
 
+/// A library server on its own thread with `io_workers`, over pipes: the client's writing
+/// end, its reading end, and the server's thread.
+struct Served {
+    to_server: PipeWriter,
+    from_server: PipeReader,
+    server: JoinHandle<Result<(), BootstrapError>>,
+}
+
+fn serve_in(root: &Path, io_workers: usize) -> Served {
+    let (in_r, to_server) = std::io::pipe().expect("pipe");
+    let (from_server, out_w) = std::io::pipe().expect("pipe");
+    let settings = RpcSettings {
+        io_workers,
+        ..RpcSettings::host()
+    };
+    let root = root.to_path_buf();
+    let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
+    Served {
+        to_server,
+        from_server,
+        server,
+    }
+}
+
 #[test]
 fn sixty_four_concurrent_requests_answer_in_input_order() {
     let ws = workspace();
-    let (in_r, mut in_w) = std::io::pipe().expect("pipe");
-    let (mut out_r, out_w) = std::io::pipe().expect("pipe");
-    let settings = RpcSettings {
-        io_workers: 16,
-        ..RpcSettings::host()
-    };
-    let root = ws.path().to_path_buf();
-    let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
+    let Served {
+        to_server: mut in_w,
+        from_server: mut out_r,
+        server,
+    } = serve_in(ws.path(), 16);
     let mut input = frame(default_handshake().as_bytes());
     let mut seed = 0x2545_f491_4f6c_dd1du64;
     for id in 1..=64u64 {
@@ -69,15 +93,17 @@ fn sixty_four_concurrent_requests_answer_in_input_order() {
 #[test]
 fn a_window_sent_after_the_last_answers_arrived_is_never_refused() {
     let ws = workspace();
-    let (in_r, mut in_w) = std::io::pipe().expect("pipe");
-    let (mut out_r, out_w) = std::io::pipe().expect("pipe");
-    let settings = RpcSettings {
-        io_workers: 1,
+    let io_workers = 1;
+    let window = RpcSettings {
+        io_workers,
         ..RpcSettings::host()
-    };
-    let window = settings.in_flight_cap() as u64;
-    let root = ws.path().to_path_buf();
-    let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
+    }
+    .in_flight_cap() as u64;
+    let Served {
+        to_server: mut in_w,
+        from_server: mut out_r,
+        server,
+    } = serve_in(ws.path(), io_workers);
     in_w.write_all(&frame(default_handshake().as_bytes()))
         .expect("write");
     assert!(recv(&mut out_r).expect("hello").starts_with("t:0\n"));
