@@ -77,9 +77,10 @@ impl Workspace {
     }
 
     /// Whether the filter hides regular files with more than one hard link
-    /// ([`PathFilter::hides_linked_files`]) and `nlink` says this one has.
-    pub fn hides_linked(&self, nlink: u64) -> bool {
-        nlink > 1 && self.filter().is_some_and(|f| f.hides_linked_files())
+    /// ([`PathFilter::hides_linked_files`]) and `nlink` says this one has (`nlink_t` is 64-bit
+    /// on some targets and 32-bit on others).
+    pub fn hides_linked(&self, nlink: impl Into<u64>) -> bool {
+        nlink.into() > 1 && self.filter().is_some_and(|f| f.hides_linked_files())
     }
 
     /// The installed path filter.

@@ -115,7 +115,7 @@ pub(crate) fn inspect(ws: &Workspace, logical: &str) -> Result<Target, Fault> {
         Err(_) => return Err(Fault::Io),
     };
     match at.stat() {
-        Ok(stat) if type_of(&stat) == SFlag::S_IFREG && ws.hides_linked(widen(stat.st_nlink)) => {
+        Ok(stat) if type_of(&stat) == SFlag::S_IFREG && ws.hides_linked(stat.st_nlink) => {
             Err(Fault::Hidden)
         }
         Ok(stat) if type_of(&stat) == SFlag::S_IFREG => Ok(Target::File(Meta {
@@ -171,9 +171,4 @@ pub(crate) fn content_bytes(session: &Shared, content: &Content) -> Result<Vec<u
             body.read_all().map_err(|_| ErrorRecord::store_io())
         }
     }
-}
-
-/// `nlink_t` is `u64` on some targets and `u32` on others.
-fn widen(n: impl Into<u64>) -> u64 {
-    n.into()
 }

@@ -4,6 +4,8 @@
 use std::cell::RefCell;
 use std::io::Read;
 
+use rustix::fs::FileType;
+
 use super::mapped::Mapper;
 use super::{SEARCH_MAX_FILE_BYTES, scan};
 use crate::files::workspace::{At, Ceiling, FsError, Workspace};
@@ -166,14 +168,15 @@ pub(super) fn open_bounded(
         return Ok(None);
     };
     // The walk saw a regular file; if it was swapped for something else since, skip it.
-    // Another name of a hidden file is hidden too, when the filter says so.
-    let size = match file.metadata() {
-        Ok(meta)
-            if meta.is_file()
-                && !workspace.hides_linked(std::os::unix::fs::MetadataExt::nlink(&meta)) =>
-        {
-            meta.len()
-        }
+    // Another name of a hidden file is hidden too, when the filter says so. `fstat`, not
+    // `File::metadata`: std asks `statx` with an empty path, which cost this VM's kernel about
+    // 0.4 µs more a file (1.7 ms of CPU in a search of 4096 files, docs/benchmarks.md).
+    let Ok(stat) = rustix::fs::fstat(&file) else {
+        return Ok(None);
+    };
+    let regular = FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile;
+    let size = match u64::try_from(stat.st_size) {
+        Ok(size) if regular && !workspace.hides_linked(stat.st_nlink) => size,
         _ => return Ok(None),
     };
     if size > SEARCH_MAX_FILE_BYTES {
