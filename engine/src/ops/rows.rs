@@ -265,10 +265,19 @@ fn fit_paths<R: TableRow>(
     total: usize,
 ) -> Result<(Fit, Vec<u64>), ErrorRecord> {
     let fit = fit_of(answer, shape, &costs(rows), total)?;
-    let ids = rows[..fit.rows]
-        .iter()
-        .map(|r| answer.path_id(r.path()))
-        .collect::<Result<Vec<u64>, _>>()?;
+    // Rows come sorted by path, so a file's rows are consecutive and its id is looked up (and
+    // its path hashed) once rather than once a row.
+    let mut last: Option<(&str, u64)> = None;
+    let mut ids = Vec::with_capacity(fit.rows);
+    for row in &rows[..fit.rows] {
+        let path = row.path();
+        let id = match last {
+            Some((previous, id)) if previous == path => id,
+            _ => answer.path_id(path)?,
+        };
+        last = Some((path, id));
+        ids.push(id);
+    }
     Ok((fit, ids))
 }
 
