@@ -61,7 +61,16 @@ pub(crate) fn resolve(
         Resolved::default()
     };
     response.paths.clear();
-    response.map_path_ids(|p| resolved.map(p));
+    // A file's rows are consecutive and share an id: each run is looked up once.
+    let mut last: Option<(u64, u64)> = None;
+    response.map_path_ids(|provisional| match last {
+        Some((from, to)) if from == provisional => to,
+        _ => {
+            let to = resolved.map(provisional);
+            last = Some((provisional, to));
+            to
+        }
+    });
     response.paths = resolved.new.clone();
     if response.validate().is_err() {
         return Err(Box::new(Response::error(
