@@ -18,14 +18,16 @@ fn recv(r: &mut impl Read) -> Option<String> {
     String::from_utf8(payload).ok()
 }
 
-/// A library server on its own thread with `io_workers`, over pipes: the client's writing
-/// end, its reading end, and the server's thread.
+/// A library server on its own thread, over pipes: the client's writing end, its reading
+/// end, the server's thread, and the server's in-flight cap.
 struct Served {
     to_server: PipeWriter,
     from_server: PipeReader,
     server: JoinHandle<Result<(), BootstrapError>>,
+    in_flight_cap: usize,
 }
 
+/// Starts a library server in `root` with `io_workers`.
 fn serve_in(root: &Path, io_workers: usize) -> Served {
     let (in_r, to_server) = std::io::pipe().expect("pipe");
     let (from_server, out_w) = std::io::pipe().expect("pipe");
@@ -33,12 +35,14 @@ fn serve_in(root: &Path, io_workers: usize) -> Served {
         io_workers,
         ..RpcSettings::host()
     };
+    let in_flight_cap = settings.in_flight_cap();
     let root = root.to_path_buf();
     let server = std::thread::spawn(move || serve(in_r, Box::new(out_w), &root, &settings));
     Served {
         to_server,
         from_server,
         server,
+        in_flight_cap,
     }
 }
 
@@ -49,6 +53,7 @@ fn sixty_four_concurrent_requests_answer_in_input_order() {
         to_server: mut in_w,
         from_server: mut out_r,
         server,
+        ..
     } = serve_in(ws.path(), 16);
     let mut input = frame(default_handshake().as_bytes());
     let mut seed = 0x2545_f491_4f6c_dd1du64;
@@ -93,17 +98,13 @@ fn sixty_four_concurrent_requests_answer_in_input_order() {
 #[test]
 fn a_window_sent_after_the_last_answers_arrived_is_never_refused() {
     let ws = workspace();
-    let io_workers = 1;
-    let window = RpcSettings {
-        io_workers,
-        ..RpcSettings::host()
-    }
-    .in_flight_cap() as u64;
     let Served {
         to_server: mut in_w,
         from_server: mut out_r,
         server,
-    } = serve_in(ws.path(), io_workers);
+        in_flight_cap,
+    } = serve_in(ws.path(), 1);
+    let window = in_flight_cap as u64;
     in_w.write_all(&frame(default_handshake().as_bytes()))
         .expect("write");
     assert!(recv(&mut out_r).expect("hello").starts_with("t:0\n"));

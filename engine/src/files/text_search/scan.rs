@@ -95,14 +95,19 @@ impl FileMatches {
             Ok(text) => text.into_bytes(),
             Err(torn) => torn.into_bytes(),
         };
-        self.discard_lines(Lines { text, rows, max: 0 });
+        self.reuse(text, rows);
         Err(ScanStop::Torn)
     }
 
     /// Forgets the collected `lines` (and these matches), keeping their buffers for the next
     /// file's.
     pub(super) fn discard_lines(&mut self, lines: Lines) {
-        let Lines { mut text, rows, .. } = lines;
+        let Lines { text, rows, .. } = lines;
+        self.reuse(text, rows);
+    }
+
+    /// Takes the buffers `text` and `rows` back, emptied, as these (empty) matches'.
+    fn reuse(&mut self, mut text: Vec<u8>, rows: Vec<LineMatch>) {
         text.clear();
         // Empty, so always UTF-8.
         self.text = String::from_utf8(text).unwrap_or_default();
