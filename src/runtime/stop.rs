@@ -35,10 +35,13 @@ pub enum Pause {
     RoundLimit(u32),
     /// `tool_calls` calls ran in this segment.
     CallLimit(u32),
-    /// The model asked for more calls than remain in the segment.
+    /// The model asked for more calls than remained in the segment: those that fit ran, the
+    /// rest run when the turn is resumed.
     CallsOverLimit {
-        /// Calls left in the segment.
-        remaining: usize,
+        /// Calls of the response that ran in this segment.
+        ran: usize,
+        /// Calls of the response still waiting.
+        waiting: usize,
         /// The configured `tool_calls`.
         limit: u32,
     },
@@ -126,9 +129,13 @@ impl fmt::Display for Pause {
                 f,
                 "tool call limit reached ({n} calls, config tool_calls); resume to continue"
             ),
-            Pause::CallsOverLimit { remaining, limit } => write!(
+            Pause::CallsOverLimit {
+                ran,
+                waiting,
+                limit,
+            } => write!(
                 f,
-                "tool call limit: the model asked for more calls than remain in this segment ({remaining} of config tool_calls {limit}); resume to run them"
+                "tool call limit: {ran} calls of the response ran and {waiting} wait (config tool_calls {limit} per segment); resume to run up to {limit} more"
             ),
             Pause::BadArguments { call, reason } => {
                 write!(f, "tool arguments of {call} are not JSON: {reason}")

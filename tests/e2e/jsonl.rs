@@ -167,6 +167,47 @@ fn a_limit_pauses_and_resume_continues() {
 }
 
 #[test]
+fn a_response_over_the_call_limit_runs_what_fits_and_each_resume_makes_progress() {
+    // 10 calls in one response against tool_calls 4: 4 run, then 4 after a resume, then the
+    // last 2 and the answer. Every call runs exactly once.
+    let w = World::new();
+    w.project_config(json!({"schema_version": 1, "tool_calls": 4}));
+    let calls: Vec<Value> = (0..10)
+        .map(|n| json!({"name": "get_test_value", "arguments": {"key": format!("k{n}")}}))
+        .collect();
+    let script = w.script(
+        "over.json",
+        json!([{"tool_calls": calls}, {"text": "all ten ran"}]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("ten at once");
+    for (round, ran, waiting) in [(0, 4, 6), (1, 4, 2)] {
+        let paused = s.expect_type(
+            "turn_state",
+            &[("request_id", json!(rid)), ("state", json!("paused"))],
+        );
+        let reason = paused["reason"].as_str().unwrap();
+        assert!(
+            reason.contains(&format!(
+                "{ran} calls of the response ran and {waiting} wait"
+            )),
+            "round {round}: {reason}"
+        );
+        s.send("resume", json!({"target": rid}));
+    }
+    assert_eq!(s.answer(rid), "all ten ran");
+    let (code, events) = s.finish();
+    assert_eq!(code, 0);
+    let finished: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "tool_status" && e["status"] == "started")
+        .map(|e| e["target"].as_str().unwrap_or(""))
+        .collect();
+    let expected: Vec<String> = (0..10).map(|n| format!("k{n}")).collect();
+    assert_eq!(finished, expected, "each call runs once, in order");
+}
+
+#[test]
 fn plan_mode_refuses_mutation_tools() {
     let w = World::new();
     let script = w.script(

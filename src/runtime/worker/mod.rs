@@ -324,30 +324,24 @@ impl Worker {
             }
             return Ok(());
         }
+        // The calls that fit the segment's budget run now; the rest wait for the next segment
+        // (its own budget), so every Resume makes progress however large the response was.
         let remaining = self.limits.tool_calls.saturating_sub(segment.calls) as usize;
-        if calls.len() > remaining {
-            self.context.pending.insert(
-                id,
-                calls
-                    .into_iter()
-                    .map(|call| PendingCall {
-                        call,
-                        intent: false,
-                    })
-                    .collect(),
-            );
-            return Err(Stop::Paused(Pause::CallsOverLimit {
-                remaining,
-                limit: self.limits.tool_calls,
-            }));
-        }
+        let mut calls = calls;
+        let mut admitted = admitted;
+        let deferred = calls.split_off(remaining.min(calls.len()));
+        admitted.truncate(calls.len());
         segment.calls += calls.len() as u32;
+        let ran = calls.len();
         let mut rest = calls.iter().zip(admitted);
         while let Some((call, Ok(admitted))) = rest.next() {
             if self.check_cancel().is_err() {
                 // Every call gets an output, so the saved context stays complete.
                 let note = "Not executed: the turn was cancelled before this call started.";
-                for call in std::iter::once(call).chain(rest.map(|(c, _)| c)) {
+                let left = std::iter::once(call)
+                    .chain(rest.map(|(c, _)| c))
+                    .chain(&deferred);
+                for call in left {
                     let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
                     self.outcome(
                         id,
@@ -362,20 +356,37 @@ impl Worker {
             match self.run_call(id, call, &admitted) {
                 Err(Stop::Paused(pause @ Pause::ApprovalUnanswered { .. })) => {
                     // The waiting call and the rest run when the turn is resumed.
-                    let waiting = std::iter::once(call.clone()).chain(rest.map(|(c, _)| c.clone()));
-                    let pending = waiting
-                        .map(|call| PendingCall {
-                            call,
-                            intent: false,
-                        })
-                        .collect();
-                    self.context.pending.insert(id, pending);
+                    let waiting = std::iter::once(call.clone())
+                        .chain(rest.map(|(c, _)| c.clone()))
+                        .chain(deferred);
+                    self.defer(id, waiting);
                     return Err(Stop::Paused(pause));
                 }
                 other => other?,
             }
         }
-        Ok(())
+        if deferred.is_empty() {
+            return Ok(());
+        }
+        let waiting = deferred.len();
+        self.defer(id, deferred);
+        Err(Stop::Paused(Pause::CallsOverLimit {
+            ran,
+            waiting,
+            limit: self.limits.tool_calls,
+        }))
+    }
+
+    /// Keeps `calls` (journaled, without an intent) to run when the turn is resumed.
+    fn defer(&mut self, id: RequestId, calls: impl IntoIterator<Item = ToolCall>) {
+        let pending = calls
+            .into_iter()
+            .map(|call| PendingCall {
+                call,
+                intent: false,
+            })
+            .collect();
+        self.context.pending.insert(id, pending);
     }
 
     fn run_call(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
