@@ -76,3 +76,42 @@ fn a_truncated_batch_runs_nothing() {
     assert_eq!(answer, "recovered");
     assert!(!events.iter().any(|e| e["type"] == "tool_status"));
 }
+
+#[test]
+fn a_huge_refused_argument_costs_a_bounded_journal_and_says_what_was_left_out() {
+    // 8 MiB in a field whose refusal quotes the value: before, the journal held the argument
+    // and the quoted reason in full (16 MiB and more).
+    let big = "x".repeat(8 << 20);
+    let w = World::new();
+    let read = json!({"name": "read", "arguments": {"paths": ["a"], "mode": big, "offset": 1, "length": 5}});
+    let script = w.script(
+        "huge.json",
+        json!([{"tool_calls": [read]}, {"text": "{{tool_output:0}}"}]),
+    );
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("read it");
+    let answer = s.answer(rid);
+    s.finish();
+    assert!(
+        answer.starts_with("Invalid arguments for tool `read`"),
+        "{}",
+        &answer[..200]
+    );
+    assert!(
+        answer.len() < 16 * 1024,
+        "the reason given to the model is bounded"
+    );
+    assert!(
+        answer.contains("more bytes of this message not kept"),
+        "{}",
+        &answer[answer.len() - 300..]
+    );
+    let dir = crate::harness::only_session_dir(&w);
+    let journal = crate::harness::journal_text(&dir);
+    assert!(
+        journal.len() < 256 * 1024,
+        "journal of {} bytes for a refused call",
+        journal.len()
+    );
+    assert!(journal.contains("more bytes of arguments not kept"));
+}

@@ -4,6 +4,7 @@
 
 mod approve;
 mod compact;
+mod rejected;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -83,12 +84,15 @@ impl Output {
     }
 }
 
+/// One call's admission: what runs, or why it is refused.
+type Admission = Result<AdmittedCall, ToolCallError>;
+
 /// A model response after admission.
 enum Response {
     /// The final answer.
     Final(String),
-    /// Tool calls to admit and run as one batch.
-    Calls(Vec<ToolCall>),
+    /// Tool calls and their admissions, run as one batch.
+    Calls(Vec<ToolCall>, Vec<Admission>),
     /// Neither: the model was told why, and the next round asks again.
     Rejected,
 }
@@ -142,7 +146,8 @@ impl Worker {
                 return Err(Stop::Paused(Pause::UnknownOutcome));
             }
             let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
-            self.batch(id, mode, calls, &mut segment)?;
+            let admitted = self.admit_calls(mode, &calls);
+            self.batch(id, calls, admitted, &mut segment)?;
         }
         loop {
             self.check_cancel()?;
@@ -175,7 +180,7 @@ impl Worker {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
             }
             self.record_usage(id, generation, generated.usage)?;
-            let admitted = self.admit(id, generation, generated.turn)?;
+            let admitted = self.admit(id, generation, mode, generated.turn)?;
             self.context.generated(generation);
             match admitted {
                 Response::Final(text) => {
@@ -183,11 +188,11 @@ impl Worker {
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());
                 }
-                Response::Calls(calls) => {
+                Response::Calls(calls, admitted) => {
                     if let Some(text) = generated.commentary {
                         self.shared.lock().commentary(id, generation, text);
                     }
-                    self.batch(id, mode, calls, &mut segment)?
+                    self.batch(id, calls, admitted, &mut segment)?
                 }
                 Response::Rejected => segment.rounds += 1,
             }
@@ -196,7 +201,13 @@ impl Worker {
 
     /// Journals what the model answered; a response that cannot be acted on is answered with
     /// a note instead.
-    fn admit(&mut self, id: RequestId, generation: u64, turn: ModelTurn) -> Step<Response> {
+    fn admit(
+        &mut self,
+        id: RequestId,
+        generation: u64,
+        mode: Mode,
+        turn: ModelTurn,
+    ) -> Step<Response> {
         match turn {
             ModelTurn::Final { text } => {
                 let item = ContextItem::Assistant { text: text.clone() };
@@ -210,10 +221,17 @@ impl Worker {
                 Ok(Response::Rejected)
             }
             ModelTurn::ToolCalls(calls) => {
-                for call in &calls {
-                    self.journal_item(id, generation, ContextItem::ToolCall(call.clone()))?;
+                let admitted = self.admit_calls(mode, &calls);
+                for (call, admission) in calls.iter().zip(&admitted) {
+                    // A refused call never runs, so the journal keeps only a bounded part of
+                    // its arguments; the model is told the exact reason now.
+                    let kept = match admission {
+                        Err(_) => rejected::bounded_call(call),
+                        Ok(_) => call.clone(),
+                    };
+                    self.journal_item(id, generation, ContextItem::ToolCall(kept))?;
                 }
-                Ok(Response::Calls(calls))
+                Ok(Response::Calls(calls, admitted))
             }
             ModelTurn::Malformed { raw, reason } => {
                 self.malformed(id, generation, raw, &reason)?;
@@ -278,24 +296,28 @@ impl Worker {
         self.journal_item(id, generation, ContextItem::Note { text: note })
     }
 
-    /// Admits a whole batch; executes it only when every call is admissible.
+    /// Each call's admission in `mode`.
+    fn admit_calls(&self, mode: Mode, calls: &[ToolCall]) -> Vec<Admission> {
+        calls
+            .iter()
+            .map(|c| self.registry.admit(mode, &c.name, &c.arguments))
+            .collect()
+    }
+
+    /// Executes a whole batch, only when every call was admitted.
     fn batch(
         &mut self,
         id: RequestId,
-        mode: Mode,
         calls: Vec<ToolCall>,
+        admitted: Vec<Admission>,
         segment: &mut Segment,
     ) -> Step<()> {
-        let admitted: Vec<Result<AdmittedCall, ToolCallError>> = calls
-            .iter()
-            .map(|c| self.registry.admit(mode, &c.name, &c.arguments))
-            .collect();
         segment.rounds += 1;
         if let Some(first_bad) = admitted.iter().position(Result::is_err) {
             for (call, result) in calls.iter().zip(&admitted) {
                 let output = match result {
                     Err(e) => {
-                        let text = e.to_string();
+                        let text = rejected::bounded_reason(e.to_string());
                         let report = ToolReport::failed(&text);
                         Output::text(text, report)
                     }
