@@ -109,6 +109,7 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
         exec_env_deny: Vec::new(),
         access_mode: crate::config::AccessMode::FullAccess,
         allow_sudo: false,
+        allow_git_writes: false,
         process_timeout_ms: 10_000,
         process_output_bytes: 4096,
     };

@@ -20,6 +20,7 @@ pub(crate) const USER_ONLY: &[&str] = &[
     "provider",
     "access_mode",
     "allow_sudo",
+    "allow_git_writes",
     "exec_env_deny",
     "auth",
 ];
@@ -38,6 +39,7 @@ pub(crate) struct Layer {
     pub(crate) exclude: Option<Vec<String>>,
     pub(crate) access_mode: Option<AccessMode>,
     pub(crate) allow_sudo: Option<bool>,
+    pub(crate) allow_git_writes: Option<bool>,
     pub(crate) exec_env_deny: Option<Vec<String>>,
     /// Per-model settings (`"models": {"<model>": {"reasoning": bool}}`).
     pub(crate) models: Option<Vec<(String, ModelEntry)>>,
@@ -100,6 +102,7 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
                 )
             }
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
+            "allow_git_writes" => layer.allow_git_writes = Some(r.bool(key, v)?),
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
             "models" => layer.models = Some(models(&r, v)?),
             "auth" => layer.auth_issuer = Some(auth(&r, v)?),

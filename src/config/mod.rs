@@ -190,6 +190,8 @@ pub struct Config {
     pub access_mode: AccessMode,
     /// Whether direct `sudo` is allowed.
     pub allow_sudo: bool,
+    /// Whether the file tools may write inside `.git` without asking (user config only).
+    pub allow_git_writes: bool,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
     /// The Sign in with ChatGPT issuer (`auth.issuer`, user config only).

@@ -37,6 +37,10 @@ pub(crate) fn binding_value(c: &Config) -> Map<String, Value> {
     m.insert("exclude".into(), json!(c.exclude));
     m.insert("access_mode".into(), json!(c.access_mode.as_str()));
     m.insert("allow_sudo".into(), json!(c.allow_sudo));
+    // Bound only when set, so that sessions made before the field existed keep their digest.
+    if c.allow_git_writes {
+        m.insert("allow_git_writes".into(), json!(true));
+    }
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
     m.insert("reasoning".into(), json!(c.reasoning));
     m.insert("auth".into(), json!({"issuer": c.auth_issuer}));

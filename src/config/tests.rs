@@ -205,6 +205,7 @@ fn project_file_may_not_set_user_only_fields() {
         r#"{"access_mode":"full_access"}"#,
         r#"{"access_mode":"ask"}"#,
         r#"{"allow_sudo":false}"#,
+        r#"{"allow_git_writes":true}"#,
         r#"{"provider":{"kind":"offline"}}"#,
         r#"{"exec_env_deny":[]}"#,
     ] {

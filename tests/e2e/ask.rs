@@ -480,3 +480,46 @@ fn the_access_mode_is_part_of_the_session_binding() {
         "the refusal names the field: {err}"
     );
 }
+
+#[test]
+fn a_write_inside_git_is_asked_every_time_even_after_a_session_approval() {
+    // Outside .git, approving an action for the session covers the same action again; inside
+    // .git the same action is asked each time, with the danger in its summary.
+    let w = World::new();
+    std::fs::create_dir_all(w.ws().join(".git")).unwrap();
+    let files = |kind: &str| {
+        json!({"name": "files", "arguments": {"actions": [{"kind": kind, "path": ".git/hooks-note",
+            "to": null, "content": if kind == "create" { json!("x") } else { json!(null) }}]}})
+    };
+    let mut s = ask_session(
+        &w,
+        json!([
+            {"tool_calls": [files("create")]},
+            {"tool_calls": [files("remove")]},
+            {"tool_calls": [files("create")]},
+            {"text": "done"}
+        ]),
+    );
+    let rid = s.submit("write into .git");
+    let first = approval(&mut s);
+    let summary = first["summary"].as_str().unwrap();
+    assert!(
+        summary.contains("inside .git") && summary.contains(".git/hooks-note"),
+        "{summary}"
+    );
+    approve(&mut s, &first, "session", None);
+    let second = approval(&mut s);
+    approve(&mut s, &second, "session", None);
+    let third = approval(&mut s);
+    assert_eq!(
+        third["digest"], first["digest"],
+        "the same action, asked again"
+    );
+    approve(&mut s, &third, "once", None);
+    assert_eq!(s.answer(rid), "done");
+    s.finish();
+    assert_eq!(
+        std::fs::read_to_string(w.ws().join(".git/hooks-note")).unwrap(),
+        "x"
+    );
+}

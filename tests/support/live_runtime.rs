@@ -50,6 +50,7 @@ pub fn start(
         exec_env_deny: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
+        allow_git_writes: false,
         process_timeout_ms: 10_000,
         process_output_bytes: 16_384,
     };

@@ -236,3 +236,59 @@ fn editing_a_missing_file_says_what_to_do() {
         "{text}"
     );
 }
+
+#[test]
+fn writes_inside_git_are_refused_in_full_access_unless_the_config_allows_them() {
+    let config = "[core]\n\trepositoryformatversion = 0\n";
+    let files = [
+        (".git/config", config),
+        ("hook.sh", "#!/bin/sh\ntouch PWNED\n"),
+    ];
+    let mut h = Harness::new(&files);
+    h.ok(
+        "read",
+        r#"{"paths":[".git/config"],"mode":"lines","offset":1,"length":10}"#,
+    );
+    let fsmonitor = r#"{"files":[{"path":".git/config","edits":[{"old":"[core]\n","new":"[core]\n\tfsmonitor = touch PWNED\n"}]}]}"#;
+    let err = h.call("edit", fsmonitor).unwrap_err();
+    assert!(matches!(err, ToolExecError::GitInternals { .. }), "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("`.git/config`") && text.contains("allow_git_writes"),
+        "{text}"
+    );
+    assert_eq!(h.file(".git/config"), config);
+    for actions in [
+        r#"[{"kind":"create","path":".git/hooks/pre-commit","to":null,"content":"touch PWNED"}]"#,
+        r#"[{"kind":"copy","path":"hook.sh","to":"sub/.git/hooks/post-checkout","content":null}]"#,
+        r#"[{"kind":"remove","path":".git/config","to":null,"content":null}]"#,
+    ] {
+        let err = h
+            .call("files", &format!(r#"{{"actions":{actions}}}"#))
+            .unwrap_err();
+        assert!(matches!(err, ToolExecError::GitInternals { .. }), "{err}");
+    }
+    assert!(!h.dir.path().join(".git/hooks").exists());
+    assert!(!h.dir.path().join("sub").exists());
+    assert_eq!(h.file(".git/config"), config);
+    // Reading out of .git, and names that only look alike, are not protected.
+    h.ok(
+        "files",
+        r#"{"actions":[{"kind":"copy","path":".git/config","to":"config.bak","content":null},
+            {"kind":"create","path":".gitignore","to":null,"content":"target\n"}]}"#,
+    );
+
+    let mut allowed = Harness::with(
+        ansa::tools::ToolPolicy {
+            allow_git_writes: true,
+            ..super::policy()
+        },
+        &files,
+    );
+    allowed.ok(
+        "read",
+        r#"{"paths":[".git/config"],"mode":"lines","offset":1,"length":10}"#,
+    );
+    allowed.ok("edit", fsmonitor);
+    assert!(allowed.file(".git/config").contains("fsmonitor"));
+}

@@ -126,6 +126,7 @@ fn policy_comes_from_the_user_config_in_ansa_home() {
             exec_env_deny: Vec::new(),
             access_mode: AccessMode::ReadOnly,
             allow_sudo: true,
+            allow_git_writes: false,
             process_timeout_ms: 1234,
             process_output_bytes: 4000,
         }

@@ -43,6 +43,7 @@ pub fn policy() -> ToolPolicy {
         exec_env_deny: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
+        allow_git_writes: false,
         process_timeout_ms: 60_000,
         process_output_bytes: 16_384,
     }

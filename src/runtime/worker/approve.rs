@@ -35,10 +35,17 @@ impl Worker {
         let Ok(ready) = prepared.as_mut() else {
             return Ok(None);
         };
-        let Some(approval) = self.tools.approval(&admitted.args, ready) else {
+        let Some(mut approval) = self.tools.approval(&admitted.args, ready) else {
             return Ok(None);
         };
-        match self.decide(id, call, admitted, &approval)? {
+        let protected = self.tools.protected_write(&admitted.args).is_some();
+        if let Some(path) = self.tools.protected_write(&admitted.args) {
+            approval.summary = format!(
+                "{} — writes {path} inside .git: git may run it as a command (hooks, config)",
+                approval.summary
+            );
+        }
+        match self.decide(id, call, admitted, &approval, protected)? {
             Verdict::Run => {
                 if let Err(e) = self.tools.grant(ready, &approval) {
                     *prepared = Err(e);
@@ -65,20 +72,22 @@ impl Worker {
         }
     }
 
-    /// Puts `approval` to the user unless they approved this exact action for the session,
-    /// and waits for the decision.
+    /// Puts `approval` to the user unless they approved this exact action for the session
+    /// (a `protected` write is always asked), and waits for the decision.
     fn decide(
         &mut self,
         id: RequestId,
         call: &ToolCall,
         admitted: &AdmittedCall,
         approval: &Approval,
+        protected: bool,
     ) -> Result<Verdict, Stop> {
         let mut core = self.shared.lock();
-        if core
-            .session()
-            .state()
-            .approved_for_session(&approval.digest)
+        if !protected
+            && core
+                .session()
+                .state()
+                .approved_for_session(&approval.digest)
         {
             return Ok(Verdict::Run);
         }

@@ -53,6 +53,16 @@ pub enum ToolExecError {
         /// Why it is hidden.
         reason: ExclusionReason,
     },
+    /// A write inside a repository's `.git` in full access without `allow_git_writes`.
+    #[error(
+        "{tool} refused: `{path}` is inside a repository's `.git` directory, and writing there can run commands on the user's next git command (hooks, core.fsmonitor, aliases). Nothing was executed. Change files outside `.git`, or use git itself through exec. The user can allow such writes with \"allow_git_writes\": true in ~/.ansa/config.json, or run with --ask to approve each one."
+    )]
+    GitInternals {
+        /// The tool.
+        tool: &'static str,
+        /// The path as the model gave it.
+        path: String,
+    },
     /// The nested AGENTS.md of a directory the call touches could not be loaded, so the call
     /// was not run (the model must see a directory's instructions before its contents).
     #[error(

@@ -14,6 +14,7 @@ mod files;
 mod hide;
 mod ledger;
 mod policy;
+mod protected;
 mod requests;
 mod touched;
 
@@ -230,6 +231,7 @@ impl ToolExecutor {
     /// the files it changes). An `Err` means nothing ran and nothing was delivered.
     pub fn prepare(&mut self, args: &ToolArgs) -> Result<Prepared, ToolExecError> {
         self.check_excluded(args)?;
+        self.check_git_write(args)?;
         let read = self.policy.read_budget();
         let (tool, op, budget) = match args {
             ToolArgs::GetTestValue(a) => {
@@ -403,6 +405,27 @@ impl ToolExecutor {
         match self.policy.access_mode {
             AccessMode::FullAccess | AccessMode::Ask => Ok(()),
             AccessMode::ReadOnly => Err(ToolExecError::ReadOnly { tool }),
+        }
+    }
+
+    /// The path inside a `.git` that `args` writes and that the config does not allow
+    /// (`allow_git_writes`): in ask mode such a call is always put to the user.
+    pub fn protected_write<'a>(&self, args: &'a ToolArgs) -> Option<&'a str> {
+        protected::git_write(args).filter(|_| !self.policy.allow_git_writes)
+    }
+
+    /// Full access refuses a write inside `.git` unless the config allows it; ask mode lets
+    /// the user decide it (see [`Self::protected_write`]).
+    fn check_git_write(&self, args: &ToolArgs) -> Result<(), ToolExecError> {
+        if self.policy.access_mode != AccessMode::FullAccess {
+            return Ok(());
+        }
+        match self.protected_write(args) {
+            Some(path) => Err(ToolExecError::GitInternals {
+                tool: touched::tool_name(args),
+                path: path.to_owned(),
+            }),
+            None => Ok(()),
         }
     }
 

@@ -25,6 +25,8 @@ pub struct ToolPolicy {
     pub access_mode: AccessMode,
     /// Whether a direct `sudo` may run.
     pub allow_sudo: bool,
+    /// Whether `edit` and `files` may write inside `.git` in full access (`allow_git_writes`).
+    pub allow_git_writes: bool,
     /// Default `exec` timeout.
     pub process_timeout_ms: u64,
     /// Retained stdout+stderr of one command kept for the model.
@@ -39,6 +41,7 @@ impl ToolPolicy {
         ToolPolicy {
             access_mode: config.access_mode,
             allow_sudo: config.allow_sudo,
+            allow_git_writes: config.allow_git_writes,
             process_timeout_ms: config.process_timeout_ms,
             process_output_bytes: config.process_output_bytes,
             exec_env_deny: config.exec_env_deny.clone(),
