@@ -123,7 +123,9 @@ fn policy_comes_from_the_user_config_in_ansa_home() {
     assert_eq!(
         p,
         ToolPolicy {
-            withheld_env: Vec::new(),
+            withheld_env: ["AI_API_KEY", "OPENAI_API_KEY", "ASH_BROKER_TOKEN"]
+                .map(String::from)
+                .to_vec(),
             access_mode: AccessMode::ReadOnly,
             allow_sudo: true,
             process_timeout_ms: 1234,
