@@ -159,3 +159,30 @@ fn an_error_that_echoes_the_key_in_any_encoding_is_redacted_in_output_and_journa
         }
     }
 }
+
+#[test]
+fn a_refused_bearer_echoed_by_the_server_is_redacted() {
+    let w = World::new();
+    let mock = MockProvider::http();
+    // The mock refuses the bearer and echoes it percent-encoded and JSON-escaped (in a JSON
+    // message), as the signed-in tests' API does with access tokens.
+    mock.require_bearer(|_| false);
+    let out = w
+        .command(&["hello"])
+        .env("AI_PROVIDER", "chat")
+        .env("AI_ENDPOINT", mock.base_url())
+        .env("AI_MODEL", "m")
+        .env("AI_API_KEY", KEY)
+        .output()
+        .unwrap();
+    let printed = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        printed.contains("the bearer token <redacted> (<redacted>) is not accepted"),
+        "{printed}"
+    );
+    let mut text = printed;
+    files_text(&w.ansa_home(), &mut text);
+    for (name, _, core) in &FORMS[..7] {
+        assert!(!text.contains(core), "{name}: {text}");
+    }
+}
