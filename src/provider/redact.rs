@@ -90,9 +90,11 @@ impl Redactor {
                 Some(alphabet) => widen(bytes, i, end, alphabet),
                 None => (i, end),
             };
+            // Widening never reaches back into what an earlier match already replaced.
+            let start = start.max(copied);
             // A match starts at an ASCII byte or at the first byte of a character the
             // credential starts with, and ends after a whole character; widening adds ASCII.
-            if !text.is_char_boundary(start) || !text.is_char_boundary(end) || start < copied {
+            if !text.is_char_boundary(start) || !text.is_char_boundary(end) {
                 i += 1;
                 continue;
             }
@@ -103,16 +105,6 @@ impl Redactor {
         }
         out.push_str(&text[copied..]);
         out
-    }
-
-    /// Whether `text` holds a credential in any of the forms.
-    pub fn finds(&self, text: &str) -> bool {
-        let bytes = text.as_bytes();
-        (0..bytes.len()).any(|i| {
-            self.needles
-                .iter()
-                .any(|n| matched(bytes, i, &n.bytes).is_some())
-        })
     }
 }
 
