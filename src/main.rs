@@ -15,11 +15,20 @@ fn main() -> ExitCode {
     }
     #[allow(
         unsafe_code,
-        reason = "the allocator is tuned while this is the process's only thread"
+        reason = "the allocator and the environment are changed while this is the process's only thread"
     )]
     // SAFETY: no thread has been started yet: all that ansa starts, it starts in `cli::run`.
     unsafe {
         ash_engine::compute::pad_heap_growth();
+        // The commands ansa runs are the user's own processes: they must not read the keys
+        // from ansa's environment block or its memory (docs/security.md).
+        ash_engine::exec::secrecy::clear_environment_block();
+    }
+    if let Err(e) = ash_engine::exec::secrecy::forbid_inspection() {
+        eprintln!(
+            "ansa: cannot make the process non-dumpable ({e}); commands it runs could read its secrets"
+        );
+        return ExitCode::from(ansa::cli::Exit::Config.code());
     }
     let args = ansa::cli::Args::parse();
     ansa::cli::run(args).into()

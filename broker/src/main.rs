@@ -11,6 +11,15 @@ use ash_broker::server::{self, BrokerArgs, BrokerError, Options, Upstream};
 use clap::Parser;
 
 fn main() -> ExitCode {
+    // The token lives in this process's memory: the user's other processes (the commands
+    // `ansa` runs among them) must not read it through /proc or a debugger.
+    if let Err(e) = nix::sys::prctl::set_dumpable(false) {
+        let _ = writeln!(
+            std::io::stderr(),
+            "ash-broker: cannot make the process non-dumpable ({e}); not starting"
+        );
+        return ExitCode::from(1);
+    }
     let args = BrokerArgs::parse();
     match start(args) {
         Ok(()) => ExitCode::SUCCESS,

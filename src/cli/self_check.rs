@@ -106,7 +106,7 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
     let plane = ComputePlane::new(1).map_err(|e| e.to_string())?;
     let exclusion = FileExclusion::new(home, None, &ws, &[]).map_err(|e| e.to_string())?;
     let policy = ToolPolicy {
-        exec_env_deny: Vec::new(),
+        withheld_env: Vec::new(),
         access_mode: crate::config::AccessMode::FullAccess,
         allow_sudo: false,
         allow_git_writes: false,

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use super::endpoint::Endpoint;
 use super::error::ConfigError;
 use super::strict::check_name;
+use super::withheld::{KEY_VARIABLES, WithheldEnv};
 use super::{ApiKey, Provider, ProviderKind, Secret};
 
 /// `AI_PROVIDER`: `responses`, `chat` or `offline`.
@@ -57,6 +58,17 @@ impl Env {
         }
     }
 
+    /// A variable that holds a secret: registered in `withheld` before it is read, so whatever
+    /// ansa reads a secret from, its exec children never inherit.
+    pub(crate) fn secret(
+        &self,
+        name: &str,
+        withheld: &mut WithheldEnv,
+    ) -> Result<Option<String>, ConfigError> {
+        withheld.add(name);
+        self.get(name)
+    }
+
     /// The variable as UTF-8; unset and empty both read as `None`.
     pub(crate) fn get(&self, name: &str) -> Result<Option<String>, ConfigError> {
         match (self.lookup)(name).filter(|v| !v.is_empty()) {
@@ -79,8 +91,11 @@ pub(crate) struct Overrides {
     pub(crate) broker: Option<ash_broker::client::Route>,
 }
 
-/// Reads and validates every override variable.
-pub(crate) fn read_overrides(env: &Env) -> Result<Overrides, ConfigError> {
+/// Reads and validates every override variable; the broker token is registered in `withheld`.
+pub(crate) fn read_overrides(
+    env: &Env,
+    withheld: &mut WithheldEnv,
+) -> Result<Overrides, ConfigError> {
     let kind = match env.get(AI_PROVIDER)? {
         None => None,
         Some(s) => Some(match s.as_str() {
@@ -112,7 +127,10 @@ pub(crate) fn read_overrides(env: &Env) -> Result<Overrides, ConfigError> {
     };
     // Broker variables that do not name a usable broker only mean the process goes direct.
     let socket = env.get(ash_broker::wire::env::SOCKET).ok().flatten();
-    let token = env.get(ash_broker::wire::env::TOKEN).ok().flatten();
+    let token = env
+        .secret(ash_broker::wire::env::TOKEN, withheld)
+        .ok()
+        .flatten();
     let broker = ash_broker::client::Route::from_values(socket.as_deref(), token.as_deref())
         .ok()
         .flatten();
@@ -179,10 +197,16 @@ pub(crate) fn override_provider(
 
 /// Finds the API key: `AI_API_KEY`, then the chat provider's `api_key_env`, then (responses only)
 /// `OPENAI_API_KEY`. The OpenAI key is never sent to a `chat` server unless named explicitly.
-pub(crate) fn api_key(env: &Env, provider: &Provider) -> Result<Option<ApiKey>, ConfigError> {
-    let mut names: Vec<&str> = vec![AI_API_KEY];
+/// Every variable a key could come from is registered in `withheld`, the ones not used too.
+pub(crate) fn api_key(
+    env: &Env,
+    provider: &Provider,
+    withheld: &mut WithheldEnv,
+) -> Result<Option<ApiKey>, ConfigError> {
+    let [ai, openai] = KEY_VARIABLES;
+    let mut names: Vec<&str> = vec![ai];
     match provider {
-        Provider::Responses { .. } => names.push(OPENAI_API_KEY),
+        Provider::Responses { .. } => names.push(openai),
         Provider::Chat {
             api_key_env: Some(name),
             ..
@@ -192,11 +216,14 @@ pub(crate) fn api_key(env: &Env, provider: &Provider) -> Result<Option<ApiKey>, 
         }
         | Provider::Offline => {}
     }
+    for name in KEY_VARIABLES.iter().chain(&names) {
+        withheld.add(name);
+    }
     if matches!(provider, Provider::Offline) {
         return Ok(None);
     }
     for name in names {
-        if let Some(value) = env.get(name)? {
+        if let Some(value) = env.secret(name, withheld)? {
             if value.chars().any(|c| c.is_whitespace() || c.is_control()) {
                 return Err(ConfigError::env(
                     name,

@@ -5,7 +5,7 @@ use std::path::Path;
 use super::env::{self, Env};
 use super::error::ConfigError;
 use super::layer::{Layer, ModelEntry, Origin, parse_layer};
-use super::{AccessMode, Config, DEFAULT_AUTH_ISSUER, Provider, bounds};
+use super::{AccessMode, Config, DEFAULT_AUTH_ISSUER, Provider, WithheldEnv, bounds};
 use crate::home::{AnsaHome, CONFIG_FILE};
 use crate::safe_open::{Dir, Lookup};
 
@@ -144,11 +144,16 @@ pub(crate) fn finish(
     env: &Env,
     sources: Vec<std::path::PathBuf>,
 ) -> Result<Config, ConfigError> {
-    let o = env::read_overrides(env)?;
+    let mut withheld = WithheldEnv::built_in();
+    let o = env::read_overrides(env, &mut withheld)?;
     let file_provider = layer.provider.unwrap_or_else(|| Provider::Responses {
         base_url: Provider::default_responses_url(),
     });
+    // The file's key variable stays withheld when the environment selects another provider:
+    // the user keeps it set for the provider they configured.
+    withheld.add_provider(&file_provider);
     let provider = env::override_provider(file_provider, &o)?;
+    withheld.add_provider(&provider);
     // A returned_model from a file names the file's model; once AI_MODEL replaces the model it
     // would bind the session to a stale name, so it falls back to the new model.
     let (model, returned_model) = match o.model {
@@ -170,7 +175,11 @@ pub(crate) fn finish(
             (model, returned)
         }
     };
-    let api_key = env::api_key(env, &provider)?;
+    let api_key = env::api_key(env, &provider, &mut withheld)?;
+    let exec_env_deny = layer.exec_env_deny.unwrap_or_default();
+    for name in &exec_env_deny {
+        withheld.add(name);
+    }
     let configured = layer
         .models
         .as_ref()
@@ -199,7 +208,8 @@ pub(crate) fn finish(
         access_mode: layer.access_mode.unwrap_or(AccessMode::FullAccess),
         allow_sudo: layer.allow_sudo.unwrap_or(false),
         allow_git_writes: layer.allow_git_writes.unwrap_or(false),
-        exec_env_deny: layer.exec_env_deny.unwrap_or_default(),
+        exec_env_deny,
+        withheld_env: withheld,
         provider,
         api_key,
         ca_file: o.ca_file,

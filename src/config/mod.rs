@@ -10,6 +10,7 @@ mod output;
 mod strict;
 #[cfg(test)]
 mod tests;
+mod withheld;
 
 use std::fmt;
 use std::path::PathBuf;
@@ -18,6 +19,7 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use withheld::WithheldEnv;
 
 /// Bounds of the numeric fields, as in the table of docs/contract/agent-behaviour.md §2.
 pub mod bounds {
@@ -194,6 +196,9 @@ pub struct Config {
     pub allow_git_writes: bool,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
+    /// Every variable exec children never inherit: each one ansa reads a secret from (the key
+    /// variables, every provider's `api_key_env`, the broker token), then `exec_env_deny`.
+    pub withheld_env: WithheldEnv,
     /// The Sign in with ChatGPT issuer (`auth.issuer`, user config only).
     pub auth_issuer: String,
     /// Whether Responses requests ask for reasoning: `models.<model>.reasoning`, else OpenAI's

@@ -495,3 +495,33 @@ fn the_auth_issuer_is_a_user_setting_with_a_checked_url() {
     let e = f.load(&[]).unwrap_err().to_string();
     assert!(e.contains("may only be set in the user config"), "{e}");
 }
+
+#[test]
+fn every_key_variable_is_withheld_even_when_another_provider_is_selected() {
+    let f = fixture();
+    f.user(r#"{"model":"llama","exec_env_deny":["DEPLOY"],"provider":{"kind":"chat","base_url":"https://openrouter.example/api/v1","api_key_env":"OR_KEY"}}"#);
+    let chat = f.load(&[("OR_KEY", "k")]).unwrap();
+    assert_eq!(
+        chat.withheld_env.names(),
+        [
+            "AI_API_KEY",
+            "OPENAI_API_KEY",
+            "ASH_BROKER_TOKEN",
+            "OR_KEY",
+            "DEPLOY"
+        ]
+    );
+    // AI_PROVIDER picks the responses provider: OR_KEY is still the user's key, still withheld.
+    let responses = f.load(&[("AI_PROVIDER", "responses")]).unwrap();
+    assert!(
+        responses.withheld_env.names().iter().any(|n| n == "OR_KEY"),
+        "{:?}",
+        responses.withheld_env
+    );
+    let offline = fixture();
+    let c = offline.load(&[("AI_PROVIDER", "offline")]).unwrap();
+    assert_eq!(
+        c.withheld_env.names(),
+        ["AI_API_KEY", "OPENAI_API_KEY", "ASH_BROKER_TOKEN"]
+    );
+}

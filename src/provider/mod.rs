@@ -5,6 +5,7 @@ pub mod http;
 pub mod live;
 mod native;
 mod offline;
+pub mod redact;
 pub mod responses;
 mod scripted;
 pub mod sse;
@@ -185,6 +186,24 @@ pub enum ProviderError {
     /// The provider rejected the request (a 4xx other than auth and context length).
     #[error("{0}")]
     Rejected(String),
+}
+
+impl ProviderError {
+    /// The same error with every form of the credentials `redactor` knows taken out of its
+    /// text (text that came from a server).
+    pub fn redacted(self, redactor: &redact::Redactor) -> ProviderError {
+        match self {
+            ProviderError::Auth(s) => ProviderError::Auth(redactor.redact(&s)),
+            ProviderError::ContextLength(s) => ProviderError::ContextLength(redactor.redact(&s)),
+            ProviderError::Unavailable(s) => ProviderError::Unavailable(redactor.redact(&s)),
+            ProviderError::Inadmissible(s) => ProviderError::Inadmissible(redactor.redact(&s)),
+            ProviderError::Rejected(s) => ProviderError::Rejected(redactor.redact(&s)),
+            other @ (ProviderError::Cancelled
+            | ProviderError::ScriptExhausted { .. }
+            | ProviderError::MissingToolOutput { .. }
+            | ProviderError::NoTask) => other,
+        }
+    }
 }
 
 /// The instructions of a live compaction request.

@@ -372,6 +372,16 @@ fn shell_lifecycle(shell: &str) {
         "one broker, reused by the later tasks and the subshell"
     );
     assert_eq!(mock.handshakes(), 1, "three tasks, one connection");
+    // The token reaches the broker on stdin only: its environment block, which the user's
+    // other processes may be able to read, does not hold it.
+    // (Run by root the test may read it; otherwise the broker is non-dumpable and it may not.)
+    match std::fs::read(format!("/proc/{}/environ", brokers_on(&socket)[0])) {
+        Ok(environ) => assert!(
+            !String::from_utf8_lossy(&environ).contains(&token),
+            "the broker's environment holds the token"
+        ),
+        Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied, "{e}"),
+    }
 
     let mut second = Shell::start(shell, &w, &mock);
     let out = second.run("ansa 'four'; echo \"RC4=$?\"\necho \"SOCK=$ASH_BROKER_SOCKET\"");

@@ -246,6 +246,18 @@ fn a_refused_token_is_refreshed_once_and_retried_then_the_turn_pauses() {
     let reason = paused(&mut s, rid);
     assert!(reason.contains("auth"), "{reason}");
     assert!(reason.contains("ansa --login"), "{reason}");
+    // The API echoed the refused token percent-encoded and JSON-escaped: both are redacted.
+    let token = l.access_token();
+    let percent: String = token.bytes().map(|b| format!("%{b:02X}")).collect();
+    let escaped: String = token
+        .chars()
+        .map(|c| format!("\\u{:04x}", c as u32))
+        .collect();
+    assert!(reason.contains("<redacted>"), "{reason}");
+    for form in [&token, &percent, &escaped] {
+        assert!(!reason.contains(form.as_str()), "{reason}");
+        assert!(!s.stderr().contains(form.as_str()), "{}", s.stderr());
+    }
     assert!(
         s.seen
             .iter()

@@ -47,7 +47,7 @@ pub fn start(
     )
     .unwrap();
     let policy = ToolPolicy {
-        exec_env_deny: Vec::new(),
+        withheld_env: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
         allow_git_writes: false,

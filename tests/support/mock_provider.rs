@@ -482,10 +482,18 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Response<ChannelBo
         .and_then(|v| v.strip_prefix("Bearer "));
     let refused = authorizer.is_some_and(|accept| !accept(bearer));
     let scripted = if refused {
+        // Like servers that echo what they were sent, percent-encoded and JSON-escaped: the
+        // client must not show or journal the token in any form.
+        let token = bearer.unwrap_or("");
+        let percent: String = token.bytes().map(|b| format!("%{b:02X}")).collect();
+        let escaped: String = token
+            .chars()
+            .map(|c| format!("\\u{:04x}", c as u32))
+            .collect();
         Some(MockResponse::openai_error(
             401,
             "invalid_api_key",
-            "mock: the bearer token is not accepted",
+            &format!("mock: the bearer token {percent} ({escaped}) is not accepted"),
         ))
     } else {
         lock(&state.queues)

@@ -67,7 +67,7 @@ fn sudo_is_refused_unless_allowed() {
 fn read_only_refuses_mutation_tools_but_reads() {
     let mut h = Harness::with(
         ToolPolicy {
-            exec_env_deny: Vec::new(),
+            withheld_env: Vec::new(),
             access_mode: AccessMode::ReadOnly,
             ..policy()
         },
@@ -123,7 +123,9 @@ fn policy_comes_from_the_user_config_in_ansa_home() {
     assert_eq!(
         p,
         ToolPolicy {
-            exec_env_deny: Vec::new(),
+            withheld_env: ["AI_API_KEY", "OPENAI_API_KEY", "ASH_BROKER_TOKEN"]
+                .map(String::from)
+                .to_vec(),
             access_mode: AccessMode::ReadOnly,
             allow_sudo: true,
             allow_git_writes: false,

@@ -40,7 +40,7 @@ pub struct Harness {
 /// The default policy of the config spec.
 pub fn policy() -> ToolPolicy {
     ToolPolicy {
-        exec_env_deny: Vec::new(),
+        withheld_env: Vec::new(),
         access_mode: AccessMode::FullAccess,
         allow_sudo: false,
         allow_git_writes: false,

@@ -14,6 +14,7 @@ mod error;
 pub(crate) mod gate;
 mod launch;
 mod monitor;
+pub mod secrecy;
 pub mod spool;
 pub mod supervisor;
 mod tail;

@@ -33,9 +33,10 @@ __ansa_broker_start() {
   ASH_BROKER_LEASE="$__ansa_dir/broker-$__ansa_session.lease"
   ASH_BROKER_TOKEN="$__ansa_token"
   export ASH_BROKER_SOCKET ASH_BROKER_TOKEN ASH_BROKER_LEASE
-  # The token goes in on stdin, never on a command line; the broker is not a job of this
-  # shell and keeps no terminal.
-  (printf '%s\n' "$__ansa_token" | command ash-broker --socket "$ASH_BROKER_SOCKET" \
+  # The token goes in on stdin, never on a command line nor in the broker's environment (which
+  # its user's other processes could read); the broker is not a job of this shell and keeps no
+  # terminal.
+  (unset ASH_BROKER_TOKEN; printf '%s\n' "$__ansa_token" | command ash-broker --socket "$ASH_BROKER_SOCKET" \
     --parent-pid "$$" --lease "$ASH_BROKER_LEASE" --upstream "$__ansa_upstream" \
     >/dev/null 2>&1 &)
   unset __ansa_token

@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::HttpError;
 use super::target::sanitize;
+use crate::provider::redact::Redactor;
 
 /// Longest server message kept in an error.
 const MESSAGE_MAX: usize = 400;
@@ -186,12 +187,10 @@ fn seconds(value: &str, unit: f64) -> Option<Duration> {
     Some(Duration::try_from_secs_f64(n * unit).unwrap_or(Duration::MAX))
 }
 
-/// `message` without the secret and control characters, clipped.
+/// `message` without the secret (in any of the forms [`Redactor`] finds) and control
+/// characters, clipped.
 fn redact(message: &str, secret: Option<&str>) -> String {
-    let mut text = message.to_string();
-    if let Some(secret) = secret.filter(|s| s.len() >= 4) {
-        text = text.replace(secret, "<redacted>");
-    }
+    let text = Redactor::new(secret).redact(message);
     let text: String = text
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })

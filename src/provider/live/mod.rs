@@ -14,6 +14,7 @@ use super::chat::{ChatReducer, request_body as chat_body};
 use super::http::{
     ClientOptions, Headers, HttpClient, Limits, MimePolicy, StreamError, StreamRequest,
 };
+use super::redact::Redactor;
 use super::responses::{ResponsesReducer, StreamProfile, request_body as responses_body};
 use super::sse::SseLimits;
 use super::{
@@ -238,7 +239,8 @@ impl LiveProvider {
         mut attempt: impl FnMut(&Headers, &AtomicBool, Option<u64>) -> Result<T, Failure>,
     ) -> Result<T, ProviderError> {
         let Some(account) = &self.account else {
-            return attempt(&self.headers, cancel, None).map_err(|f| self.final_failure(f));
+            return attempt(&self.headers, cancel, None)
+                .map_err(|f| self.final_failure(f, &self.headers));
         };
         let mut force = false;
         loop {
@@ -256,20 +258,24 @@ impl LiveProvider {
             }
             match watched.out {
                 Err(Failure::Unauthorized(_)) if !force => force = true,
-                other => return other.map_err(|f| self.final_failure(f)),
+                other => return other.map_err(|f| self.final_failure(f, &headers)),
             }
         }
     }
 
-    /// A failure as the runtime sees it, once no attempt is left.
-    fn final_failure(&self, f: Failure) -> ProviderError {
-        match f {
+    /// A failure as the runtime sees it, once no attempt is left: whatever part of its text
+    /// came from the server (an error body, an error event of the stream) is searched for the
+    /// credential the attempt sent, in any encoding.
+    fn final_failure(&self, f: Failure, sent: &Headers) -> ProviderError {
+        let redactor = Redactor::new(sent.secret());
+        let e = match f {
             Failure::Other(e) => e,
             Failure::Unauthorized(e) if self.account.is_some() => ProviderError::Auth(format!(
                 "{e}; the token was refused even after a refresh: run `ansa --login`, then resume"
             )),
             Failure::Unauthorized(e) => errors::from_http(e, &self.model),
-        }
+        };
+        e.redacted(&redactor)
     }
 
     fn http_failure(&self, e: super::http::HttpError) -> Failure {

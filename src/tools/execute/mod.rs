@@ -56,7 +56,7 @@ pub fn session_config(policy: &ToolPolicy) -> SessionConfig {
         store: StoreQuota::default(),
         hardening: ExecHardening::strict(),
         hidden: None,
-        withheld_env: policy.withheld_env(),
+        withheld_env: policy.withheld_env.clone(),
     }
 }
 

@@ -15,9 +15,6 @@ pub const READ_MS: u64 = 30_000;
 /// Longest `exec` timeout a model may ask for (the config bound of `process_timeout_ms`).
 pub const MAX_EXEC_TIMEOUT_MS: u64 = 600_000;
 
-/// ansa's own secrets: exec children never inherit them, whatever the config says.
-pub const SECRET_ENV: &[&str] = &["AI_API_KEY", "OPENAI_API_KEY", "ASH_BROKER_TOKEN"];
-
 /// The config fields the executors obey.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolPolicy {
@@ -31,8 +28,8 @@ pub struct ToolPolicy {
     pub process_timeout_ms: u64,
     /// Retained stdout+stderr of one command kept for the model.
     pub process_output_bytes: u64,
-    /// Variables exec children never inherit besides [`SECRET_ENV`] (`exec_env_deny`).
-    pub exec_env_deny: Vec<String>,
+    /// Variables exec children never inherit: the config's [`crate::config::WithheldEnv`].
+    pub withheld_env: Vec<String>,
 }
 
 impl ToolPolicy {
@@ -44,20 +41,8 @@ impl ToolPolicy {
             allow_git_writes: config.allow_git_writes,
             process_timeout_ms: config.process_timeout_ms,
             process_output_bytes: config.process_output_bytes,
-            exec_env_deny: config.exec_env_deny.clone(),
+            withheld_env: config.withheld_env.names().to_vec(),
         }
-    }
-
-    /// Every variable removed from what exec children inherit: [`SECRET_ENV`], then the
-    /// config's own.
-    pub fn withheld_env(&self) -> Vec<String> {
-        let mut names: Vec<String> = SECRET_ENV.iter().map(|s| s.to_string()).collect();
-        for name in &self.exec_env_deny {
-            if !names.contains(name) {
-                names.push(name.clone());
-            }
-        }
-        names
     }
 
     /// The budget of read-side and mutation requests.
