@@ -318,6 +318,29 @@ mod tests {
     }
 
     #[test]
+    fn pages_given_back_behind_a_scan_read_the_file_again() {
+        let mut mapper = Mapper::new().unwrap();
+        let len = 3 * RELEASE_BYTES + 4321;
+        let (_dir, file, path) = file_of(len);
+        let content = std::fs::read(&path).unwrap();
+        let mapping = mapper.map(file.as_fd(), len).unwrap();
+        assert_eq!(mapping.bytes(), content);
+        // Less than RELEASE_BYTES behind: kept.
+        mapping.release_before(RELEASE_BYTES - 1);
+        assert_eq!(mapping.released.get(), 0);
+        // Given back up to the page below the offset.
+        mapping.release_before(RELEASE_BYTES + 5000);
+        let page = installed().unwrap().page;
+        assert_eq!(mapping.released.get(), (RELEASE_BYTES + 5000) & !(page - 1));
+        // Within RELEASE_BYTES of the end: left to the unmap.
+        mapping.release_before(len - 10);
+        assert_eq!(mapping.released.get(), (RELEASE_BYTES + 5000) & !(page - 1));
+        // What was given back reads as the file again.
+        assert_eq!(mapping.bytes(), content);
+        assert!(!mapping.truncated());
+    }
+
+    #[test]
     fn a_file_truncated_while_mapped_reads_zeros_and_says_so() {
         let mut mapper = Mapper::new().unwrap();
         let len = 5 * 4096 + 100;

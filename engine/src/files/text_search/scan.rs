@@ -605,7 +605,12 @@ pub(super) fn count_lf(bytes: &[u8]) -> usize {
 
 /// Bytes checked at a time by [`text_kind`] (a test uses smaller blocks): small enough that the CR search finds them in
 /// the first level cache where the UTF-8 check left them.
+#[cfg(not(test))]
 const CHECK_BLOCK: usize = 32 * 1024;
+/// Small in unit tests, so that their files span many segments (and a streamed file many
+/// parts).
+#[cfg(test)]
+const CHECK_BLOCK: usize = 4 * 1024;
 
 /// What [`Matcher::scan_file`] found the file to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
