@@ -427,9 +427,10 @@ fn files_with_more_matches_than_a_file_may_hold_are_handed_on_in_parts() {
     let f = Fixture::with_files(&named);
     assert!(line.len() * 40 > FILE_MATCH_BYTES);
     let mut expected = Vec::new();
+    let hit = regex::Regex::new("hit").unwrap();
     for (name, text) in &files {
         let text = std::str::from_utf8(text).unwrap();
-        for (line, column, text) in naive_rows(text, &regex::Regex::new("hit").unwrap()) {
+        for (line, column, text) in naive_rows(text, &hit) {
             expected.push((name.clone(), line, column, text));
         }
     }
