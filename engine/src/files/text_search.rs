@@ -424,7 +424,7 @@ impl Scanner<'_> {
         bytes: &[u8],
         matches: &mut scan::FileMatches,
         encoded: &mut String,
-        done: &mut dyn FnMut(usize),
+        done: &mut impl FnMut(usize),
     ) -> Result<Scanned, FsError> {
         let limits = scan::Limits {
             max: MAX_MATCHES_PER_FILE,

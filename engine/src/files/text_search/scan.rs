@@ -93,6 +93,7 @@ impl FileMatches {
     /// UTF-8 text, or a row does not end on a character (bytes changed under the scan). Lines
     /// that went past [`Limits::keep_bytes`] leave only their count and text bytes: these
     /// matches are then [`FileMatches::past_budget`].
+    #[inline]
     pub(super) fn finish_lines(&mut self, lines: Lines) -> Result<(), ScanStop> {
         if let Some(counted) = lines.counted {
             let Lines { text, rows, .. } = lines;
@@ -284,7 +285,7 @@ impl Matcher {
         bytes: &[u8],
         limits: Limits,
         out: &mut FileMatches,
-        done: &mut dyn FnMut(usize),
+        done: &mut impl FnMut(usize),
     ) -> Result<FileText, ScanStop> {
         self.scan_file_from(bytes, &mut Cursor::default(), limits, None, out, done)
     }
@@ -303,7 +304,7 @@ impl Matcher {
         limits: Limits,
         pause: Option<usize>,
         out: &mut FileMatches,
-        done: &mut dyn FnMut(usize),
+        done: &mut impl FnMut(usize),
     ) -> Result<FileText, ScanStop> {
         let mut lines = out.start_lines(limits);
         let Cursor {
@@ -361,6 +362,7 @@ impl Matcher {
     /// segment at a time gives the rows the whole file gives: no line spans two segments,
     /// and a segment starts a line, as `^` needs. No match starts before byte `from` (where
     /// [`text_kind`] found the literal first, so the search for it does not run twice).
+    #[inline]
     pub(super) fn scan_segment(
         &self,
         segment: &[u8],
@@ -551,6 +553,7 @@ impl Lines {
     }
 
     /// Adds line `number`, whose first match is `offset` bytes in.
+    #[inline]
     fn push(&mut self, number: u64, offset: usize, line: &[u8]) -> Result<(), ScanStop> {
         if let Some((count, bytes)) = &mut self.counted {
             if *count >= self.limits.max {

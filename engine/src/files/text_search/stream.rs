@@ -102,7 +102,7 @@ impl Scanner<'_> {
         &self,
         parts: &mut Parts<'_, '_>,
         bytes: &[u8],
-        done: &mut dyn FnMut(usize),
+        done: &mut impl FnMut(usize),
         truncated: &dyn Fn() -> bool,
     ) -> Result<(), FsError> {
         let mut cursor = Cursor::default();
