@@ -150,6 +150,8 @@ const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
 /// [`CHUNK_MATCH_BYTES`] of matches, and chunk k + 1 is scanned while the rows of chunk k are
 /// handed on, so memory follows the consumer (at most two chunks of matches are held, besides
 /// the up to [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
+/// A file with more than [`FILE_MATCH_BYTES`] of matches is handed on a part at a time, its
+/// rows in several [`FileRows`] in line order, so one file never holds more than a chunk.
 ///
 /// `encoder`, when given, runs on the scanning threads for each file with matches and may
 /// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on;
@@ -184,7 +186,8 @@ pub struct SearchQuery<'q, S> {
     pub encoder: Option<&'q RowEncoder<'q>>,
 }
 
-/// The consumer of a search's rows, one file at a time; an error stops the search.
+/// The consumer of a search's rows, one file (or part of a file) at a time; an error stops
+/// the search.
 pub type RowSink<'r> = dyn for<'a> FnMut(FileRows<'a>) -> Result<(), FsError> + Send + 'r;
 
 /// Writes a file's rows into the string it is given, on the thread that scanned the file, or
@@ -202,7 +205,8 @@ pub enum RowsNeeded {
     EncodingOnly,
 }
 
-/// The matching lines of one file, in line order.
+/// The matching lines of one file in line order: all of them, or the next part of them when
+/// the file has more than one file may hold (the next `FileRows` has the rest).
 pub struct FileRows<'a> {
     path: &'a str,
     matches: &'a scan::FileMatches,
@@ -453,9 +457,7 @@ impl Scanner<'_> {
             encoded: read::keep_encoded(encoded),
         }))
     }
-}
 
-impl Scanner<'_> {
     /// Has the encoder, if any, write the rows of `matches` (of the file `path`) into
     /// `encoded`, which is cleared first.
     fn encode(&self, path: &str, matches: &scan::FileMatches, encoded: &mut String) -> RowsNeeded {

@@ -91,8 +91,8 @@ impl FileMatches {
 
     /// Makes the collected `lines` these matches, or forgets them with `Err` if they are not
     /// UTF-8 text, or a row does not end on a character (bytes changed under the scan). Lines
-    /// that went past [`Limits::keep_bytes`] leave only their count and text bytes: these
-    /// matches are then [`FileMatches::past_budget`].
+    /// that went past [`Limits::keep_bytes`] leave only their count and text bytes
+    /// ([`FileMatches::lines_dropped`]).
     #[inline]
     pub(super) fn finish_lines(&mut self, lines: Lines) -> Result<(), ScanStop> {
         if let Some(counted) = lines.counted {
