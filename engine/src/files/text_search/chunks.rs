@@ -22,11 +22,11 @@ pub(super) const CHUNK_MATCH_BYTES: usize = 8 << 20;
 /// Small in unit tests, so that files are deferred and scanned again in their trees.
 #[cfg(test)]
 pub(super) const CHUNK_MATCH_BYTES: usize = 2 << 10;
-/// Bytes of matches one file may hold, so that a chunk's first file holds no more than a chunk
-/// may; a file with more is only counted when scanned, and handed on a part at a time
-/// (`stream.rs`).
+/// Bytes of matches one file may hold: half a chunk's, so that with their encoding (about as
+/// large again for long lines) a chunk's first file holds no more than a chunk may. A file with
+/// more is only counted when scanned, and handed on a part at a time (`stream.rs`).
 #[cfg(not(test))]
-pub(super) const FILE_MATCH_BYTES: usize = CHUNK_MATCH_BYTES;
+pub(super) const FILE_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 2;
 /// Larger than a chunk's budget in unit tests, so that files are deferred as well as streamed.
 #[cfg(test)]
 pub(super) const FILE_MATCH_BYTES: usize = 8 << 10;
