@@ -3,10 +3,14 @@
 //! - search over 400 MB of matching lines (4,000,000 lines: past the 1,000,000-match ceiling,
 //!   answered `601`), and over 90 MB (900,000 lines: cut to what L holds, the complete result
 //!   retained), each with `tok 65536`, `rec 100000`, by `ash run`; peak RSS from `wait4`;
+//! - the same search over long lines: 400 MB of matching 2,000-byte lines in 20 files of
+//!   20 MB (200,000 lines, whose evidence is past the store's 256 MiB quota: answered `601`),
+//!   and 200 MB of them in 10 files (cut, the complete result retained);
 //! - `ash rpc` sent 2,000,000 cancels by a client that never reads an answer; peak RSS
 //!   (`VmHWM`) once the client's writes stall or all are sent.
 //!
-//! Run: `cargo bench -p ash-engine --bench memory` (writes ~500 MB under the temp dir).
+//! Run: `cargo bench -p ash-engine --bench memory` (writes up to 400 MB at a time under the temp
+//! dir).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -23,11 +27,12 @@ use std::time::Instant;
 
 const ASH: &str = env!("CARGO_BIN_EXE_ash");
 
-/// Writes `files` files of `lines` matching lines of 100 bytes each.
-fn tree(dir: &Path, files: usize, lines: usize) {
+/// Writes `files` files of `lines` matching lines of `width` bytes each.
+fn tree(dir: &Path, files: usize, lines: usize, width: usize) {
     let line = format!(
-        "{:<99}\n",
-        "needle_marker and some filler text to make a line"
+        "{:<w$}\n",
+        "needle_marker and some filler text to make a line",
+        w = width - 1
     );
     let body = line.repeat(lines);
     for i in 0..files {
@@ -94,13 +99,27 @@ fn unread_cancels(dir: &Path, total: usize) {
 
 fn main() {
     let big = tempfile::tempdir().expect("temp dir");
-    tree(big.path(), 100, 40_000);
+    tree(big.path(), 100, 40_000, 100);
     search(big.path(), "400 MB, 4,000,000 matching lines");
     drop(big);
     let cut = tempfile::tempdir().expect("temp dir");
-    tree(cut.path(), 90, 10_000);
+    tree(cut.path(), 90, 10_000, 100);
     search(cut.path(), "90 MB, 900,000 matching lines");
     drop(cut);
+    let long = tempfile::tempdir().expect("temp dir");
+    tree(long.path(), 20, 10_000, 2_000);
+    search(
+        long.path(),
+        "400 MB, 200,000 matching lines of 2,000 B in 20 files",
+    );
+    drop(long);
+    let long_cut = tempfile::tempdir().expect("temp dir");
+    tree(long_cut.path(), 10, 10_000, 2_000);
+    search(
+        long_cut.path(),
+        "200 MB, 100,000 matching lines of 2,000 B in 10 files",
+    );
+    drop(long_cut);
     let empty = tempfile::tempdir().expect("temp dir");
     unread_cancels(empty.path(), 2_000_000);
 }

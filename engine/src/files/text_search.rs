@@ -9,6 +9,7 @@ mod chunks;
 mod mapped;
 mod read;
 mod scan;
+mod stream;
 #[cfg(test)]
 mod tests;
 
@@ -20,7 +21,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 pub use scan::{MatchFlags, Matcher, REGEX_SIZE_LIMIT};
 
-use chunks::{CHUNK_MATCH_BYTES, chunk_ranges, hand_range};
+use chunks::{CHUNK_MATCH_BYTES, FILE_MATCH_BYTES, chunk_ranges, hand_range};
 use read::{Scratch, open_bounded, read_bounded, with_scratch};
 
 use crate::compute::ComputePlane;
@@ -149,6 +150,8 @@ const WALK_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 16;
 /// [`CHUNK_MATCH_BYTES`] of matches, and chunk k + 1 is scanned while the rows of chunk k are
 /// handed on, so memory follows the consumer (at most two chunks of matches are held, besides
 /// the up to [`WALK_MATCH_BYTES`] of files scanned while the walk listed them), not the tree.
+/// A file with more than [`FILE_MATCH_BYTES`] of matches is handed on a part at a time, its
+/// rows in several [`FileRows`] in line order, so one file never holds more than a chunk.
 ///
 /// `encoder`, when given, runs on the scanning threads for each file with matches and may
 /// write the file's rows in the consumer's encoding, which [`FileRows::encoded`] hands on;
@@ -183,7 +186,8 @@ pub struct SearchQuery<'q, S> {
     pub encoder: Option<&'q RowEncoder<'q>>,
 }
 
-/// The consumer of a search's rows, one file at a time; an error stops the search.
+/// The consumer of a search's rows, one file (or part of a file) at a time; an error stops
+/// the search.
 pub type RowSink<'r> = dyn for<'a> FnMut(FileRows<'a>) -> Result<(), FsError> + Send + 'r;
 
 /// Writes a file's rows into the string it is given, on the thread that scanned the file, or
@@ -201,7 +205,8 @@ pub enum RowsNeeded {
     EncodingOnly,
 }
 
-/// The matching lines of one file, in line order.
+/// The matching lines of one file in line order: all of them, or the next part of them when
+/// the file has more than one file may hold (the next `FileRows` has the rest).
 pub struct FileRows<'a> {
     path: &'a str,
     matches: &'a scan::FileMatches,
@@ -270,6 +275,13 @@ enum FileScan {
     },
     /// Left for a later pass: its matches would have taken the chunk past its budget.
     Deferred,
+    /// Scanned, but its matches are more than one file may hold ([`FILE_MATCH_BYTES`]): only
+    /// counted, and scanned again a part at a time as it is handed on (`stream.rs`).
+    Streamed {
+        /// Matching lines the scan counted.
+        count: usize,
+        crlf: bool,
+    },
 }
 
 impl FileScan {
@@ -279,7 +291,7 @@ impl FileScan {
             FileScan::Scanned {
                 matches, encoded, ..
             } => matches.held_bytes() + encoded.capacity(),
-            FileScan::Skipped | FileScan::Deferred => 0,
+            FileScan::Skipped | FileScan::Deferred | FileScan::Streamed { .. } => 0,
         }
     }
 }
@@ -340,7 +352,6 @@ fn search_in_pool<S: AsRef<str> + Sync>(
         let done = visited.by_ref().take(range.len()).collect();
         move || scanner.scan_chunk(&entries[range], done)
     };
-    let rescan = |range: Range<usize>| scanner.scan_chunk(&entries[range], Vec::new());
     let Some(first) = chunks.first() else {
         return Ok(summary);
     };
@@ -348,7 +359,10 @@ fn search_in_pool<S: AsRef<str> + Sync>(
     for (at, range) in chunks.iter().enumerate() {
         let next = chunks.get(at + 1).map(|next| scan(next.clone()));
         let (handed, following) = rayon::join(
-            || hand_range(entries, range.clone(), scanned, &rescan, &mut summary, rows),
+            || {
+                let handing = chunks::Handing { scanner, entries };
+                hand_range(&handing, range.clone(), scanned, &mut summary, rows)
+            },
             || next.map(|scan_next| scan_next()),
         );
         handed?;
@@ -373,7 +387,8 @@ impl Scanner<'_> {
     /// memory map; if it was truncated or its matched lines changed while mapped, it is read
     /// and scanned again. What is kept of a file is copied out of the scratch exactly sized
     /// (growing each file's buffers from empty cost a dozen allocator calls a file with
-    /// matches, and fresh pages), or taken whole when larger than a thread keeps anyway.
+    /// matches, and fresh pages), or taken whole when larger than a thread keeps anyway. A
+    /// file with more than [`FILE_MATCH_BYTES`] of matches is [`FileScan::Streamed`].
     fn scan_file(&self, path: &str, file: &At, scratch: &mut Scratch) -> Result<FileScan, FsError> {
         let Some((file, size)) = open_bounded(self.workspace, path, file)? else {
             return Ok(FileScan::Skipped);
@@ -390,7 +405,9 @@ impl Scanner<'_> {
                 .get()
                 .and_then(|mapper| mapper.map(file.as_fd(), len))
         {
-            let scanned = self.scan_bytes(path, mapping.bytes(), matches, encoded);
+            let scanned = self.scan_bytes(path, mapping.bytes(), matches, encoded, &mut |done| {
+                mapping.release_before(done)
+            });
             if !mapping.truncated() && !matches!(scanned, Ok(Scanned::Torn)) {
                 return scanned.map(Scanned::into_file);
             }
@@ -399,42 +416,36 @@ impl Scanner<'_> {
             return Ok(FileScan::Skipped);
         };
         // A read buffer is this thread's alone: its lines cannot change while scanned.
-        self.scan_bytes(path, &read[..len], matches, encoded)
+        self.scan_bytes(path, &read[..len], matches, encoded, &mut |_| ())
             .map(Scanned::into_file)
     }
 
     /// Scans one file's `bytes` into the scratch `matches` and `encoded`, and returns what is
-    /// kept of them.
+    /// kept of them; `done` is told how far the scan will not read again.
     fn scan_bytes(
         &self,
         path: &str,
         bytes: &[u8],
         matches: &mut scan::FileMatches,
         encoded: &mut String,
+        done: &mut impl FnMut(usize),
     ) -> Result<Scanned, FsError> {
-        let crlf = match self.matcher.scan_file(bytes, MAX_MATCHES_PER_FILE, matches) {
+        let limits = scan::Limits {
+            max: MAX_MATCHES_PER_FILE,
+            keep_bytes: FILE_MATCH_BYTES,
+        };
+        let crlf = match self.matcher.scan_file(bytes, limits, matches, done) {
             Ok(scan::FileText::Text { crlf }) => crlf,
             Ok(scan::FileText::NotUtf8) => return Ok(Scanned::File(FileScan::Skipped)),
-            Err(scan::ScanStop::Torn) => return Ok(Scanned::Torn),
-            Err(scan::ScanStop::TooManyMatches) => {
-                return Err(FsError::Ceiling {
-                    path: path.to_owned(),
-                    ceiling: Ceiling::FileMatches {
-                        limit: MAX_MATCHES_PER_FILE,
-                    },
-                });
-            }
+            Err(stop) => return scan_stopped(path, stop),
         };
-        encoded.clear();
-        let mut needed = RowsNeeded::Rows;
-        if let Some(encode) = self.encoder.filter(|_| matches.len() > 0) {
-            let rows = FileRows {
-                path,
-                matches,
-                encoded: "",
-            };
-            needed = encode(&rows, encoded);
+        if matches.lines_dropped() {
+            return Ok(Scanned::File(FileScan::Streamed {
+                count: matches.len(),
+                crlf,
+            }));
         }
+        let needed = self.encode(path, matches, encoded);
         let kept = if needed == RowsNeeded::EncodingOnly && !encoded.is_empty() {
             matches.count_only()
         } else {
@@ -445,6 +456,36 @@ impl Scanner<'_> {
             crlf,
             encoded: read::keep_encoded(encoded),
         }))
+    }
+
+    /// Has the encoder, if any, write the rows of `matches` (of the file `path`) into
+    /// `encoded`, which is cleared first.
+    fn encode(&self, path: &str, matches: &scan::FileMatches, encoded: &mut String) -> RowsNeeded {
+        encoded.clear();
+        match self.encoder.filter(|_| matches.len() > 0) {
+            Some(encode) => {
+                let rows = FileRows {
+                    path,
+                    matches,
+                    encoded: "",
+                };
+                encode(&rows, encoded)
+            }
+            None => RowsNeeded::Rows,
+        }
+    }
+}
+
+/// What a scan of `path` stopped by `stop` gives: a torn file, or the per-file match ceiling.
+fn scan_stopped(path: &str, stop: scan::ScanStop) -> Result<Scanned, FsError> {
+    match stop {
+        scan::ScanStop::Torn => Ok(Scanned::Torn),
+        scan::ScanStop::TooManyMatches => Err(FsError::Ceiling {
+            path: path.to_owned(),
+            ceiling: Ceiling::FileMatches {
+                limit: MAX_MATCHES_PER_FILE,
+            },
+        }),
     }
 }
 

@@ -22,6 +22,14 @@ pub(super) const CHUNK_MATCH_BYTES: usize = 8 << 20;
 /// Small in unit tests, so that files are deferred and scanned again in their trees.
 #[cfg(test)]
 pub(super) const CHUNK_MATCH_BYTES: usize = 2 << 10;
+/// Bytes of matches one file may hold: half a chunk's, so that with their encoding (about as
+/// large again for long lines) a chunk's first file holds no more than a chunk may. A file with
+/// more is only counted when scanned, and handed on a part at a time (`stream.rs`).
+#[cfg(not(test))]
+pub(super) const FILE_MATCH_BYTES: usize = CHUNK_MATCH_BYTES / 2;
+/// Larger than a chunk's budget in unit tests, so that files are deferred as well as streamed.
+#[cfg(test)]
+pub(super) const FILE_MATCH_BYTES: usize = 8 << 10;
 /// Files per chunk, at most.
 #[cfg(not(test))]
 pub(super) const CHUNK_FILES: usize = 1024;
@@ -50,31 +58,69 @@ pub(super) fn chunk_ranges(files: usize) -> Vec<Range<usize>> {
     chunks
 }
 
+/// What handing on a chunk needs besides the chunk: the walked files and the scanner that
+/// scans deferred files again and streams the files with too many matches to hold.
+pub(super) struct Handing<'h> {
+    pub(super) scanner: &'h Scanner<'h>,
+    pub(super) entries: &'h [WalkEntry],
+}
+
 /// Hands on the rows of the scanned files `range`, scanning again from the first file that
 /// was deferred until every file of the range is handed on.
 pub(super) fn hand_range(
-    entries: &[WalkEntry],
+    handing: &Handing<'_>,
     mut range: Range<usize>,
     mut scans: Vec<Result<FileScan, FsError>>,
-    rescan: &(dyn Fn(Range<usize>) -> Vec<Result<FileScan, FsError>> + Sync),
     summary: &mut SearchSummary,
     rows: &mut RowSink<'_>,
 ) -> Result<(), FsError> {
     loop {
-        match hand_on(&entries[range.clone()], scans, summary, rows)? {
+        match hand_on(
+            handing,
+            &handing.entries[range.clone()],
+            scans,
+            summary,
+            rows,
+        )? {
             None => return Ok(()),
             Some(deferred) => {
                 // The chunk's first file is never deferred, so each pass makes progress.
                 range.start += deferred;
-                scans = rescan(range.clone());
+                scans = handing
+                    .scanner
+                    .scan_chunk(&handing.entries[range.clone()], Vec::new());
             }
         }
+    }
+}
+
+/// Counts `count` more matches, found in `path`: an error past the total match ceiling.
+pub(super) fn count_matches(
+    summary: &mut SearchSummary,
+    count: usize,
+    path: &str,
+) -> Result<(), FsError> {
+    if summary.total + count > MAX_MATCHES_TOTAL {
+        return Err(past_total(path));
+    }
+    summary.total += count;
+    Ok(())
+}
+
+/// The total match ceiling, reached in `path`.
+fn past_total(path: &str) -> FsError {
+    FsError::Ceiling {
+        path: path.to_owned(),
+        ceiling: Ceiling::TotalMatches {
+            limit: MAX_MATCHES_TOTAL,
+        },
     }
 }
 
 /// Hands one scanned chunk's rows to `rows`, in row order: entries are sorted by path and each
 /// file's matches by line. Stops at the first deferred file and returns its index in `chunk`.
 fn hand_on(
+    handing: &Handing<'_>,
     chunk: &[WalkEntry],
     scans: Vec<Result<FileScan, FsError>>,
     summary: &mut SearchSummary,
@@ -84,6 +130,15 @@ fn hand_on(
         match scanned? {
             FileScan::Skipped => summary.partial = true,
             FileScan::Deferred => return Ok(Some(index)),
+            FileScan::Streamed { count, crlf } => {
+                summary.normalized |= crlf;
+                // The ceiling is checked against the count, as for a file scanned whole,
+                // before any of its rows is handed on.
+                if summary.total + count > MAX_MATCHES_TOTAL {
+                    return Err(past_total(&entry.path));
+                }
+                handing.scanner.stream_file(entry, summary, rows)?;
+            }
             FileScan::Scanned {
                 matches,
                 crlf,
@@ -91,15 +146,7 @@ fn hand_on(
             } => {
                 summary.normalized |= crlf;
                 let count = matches.len();
-                if summary.total + count > MAX_MATCHES_TOTAL {
-                    return Err(FsError::Ceiling {
-                        path: entry.path.clone(),
-                        ceiling: Ceiling::TotalMatches {
-                            limit: MAX_MATCHES_TOTAL,
-                        },
-                    });
-                }
-                summary.total += count;
+                count_matches(summary, count, &entry.path)?;
                 if count > 0 {
                     rows(FileRows {
                         path: &entry.path,

@@ -14,6 +14,11 @@
 //! the file again instead. A `SIGBUS` at any other address goes to the handler that was there
 //! before, or ends the process as it would have.
 //!
+//! A mapped file's pages stay in the process's resident set until they are unmapped, so two
+//! threads scanning 64 MiB files would hold 128 MiB of them. The scan says how far it will not
+//! read again, and the pages behind that are given back ([`Mapping::release_before`]) every
+//! [`RELEASE_BYTES`]; a file of up to twice that is unmapped whole instead.
+//!
 //! A mapped file written while it is scanned can change under the scan, as a `read` racing
 //! a writer returns torn bytes; nothing here takes the mapped bytes as text: the matched
 //! lines are copied out and validated as UTF-8 after the scan (`scan.rs`).
@@ -22,6 +27,7 @@
     reason = "mmap of walked files, and the SIGBUS handler a truncated mapping needs"
 )]
 
+use std::cell::Cell;
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -29,6 +35,9 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 /// Files at least this large are mapped; a smaller one is read (see the module docs). At
 /// 1 MiB the copy a map saves is about five times the cost of the unmap.
 pub(super) const MAP_MIN_BYTES: u64 = 1 << 20;
+
+/// Bytes of pages behind a scan given back at a time (see the module docs).
+const RELEASE_BYTES: usize = 2 << 20;
 
 /// Mappers that can be live at once (a thread each, plus a thread's nested scans); past that
 /// a file is read instead.
@@ -194,6 +203,8 @@ impl Mapper {
         Some(Mapping {
             start,
             len,
+            page,
+            released: Cell::new(0),
             mapper: self,
         })
     }
@@ -226,6 +237,9 @@ fn map_private(file: BorrowedFd<'_>, len: usize) -> Option<usize> {
 pub(super) struct Mapping<'m> {
     start: usize,
     len: usize,
+    page: usize,
+    /// Bytes from the start whose pages were given back.
+    released: Cell<usize>,
     mapper: &'m mut Mapper,
 }
 
@@ -236,6 +250,31 @@ impl Mapping<'_> {
         // SAFETY: `start..start + len` is a readable mapping until `self` is dropped: a
         // truncation replaces its pages rather than removing them.
         unsafe { std::slice::from_raw_parts(self.start as *const u8, self.len) }
+    }
+
+    /// Says that the bytes before `offset` will not be read again: their pages are given
+    /// back to the kernel once [`RELEASE_BYTES`] of them are, unless the file ends within
+    /// that much (its unmap gives them back anyway). Bytes read after all are read again
+    /// from the file.
+    pub(super) fn release_before(&self, offset: usize) {
+        let released = self.released.get();
+        let upto = offset.min(self.len) & !(self.page - 1);
+        if upto < released + RELEASE_BYTES || self.len - upto < RELEASE_BYTES {
+            return;
+        }
+        // SAFETY: whole pages inside this live mapping. For a private read-only file mapping
+        // MADV_DONTNEED only drops the pages from this process: a later read faults them in
+        // again from the file (zero pages the SIGBUS handler put there read as zeros again).
+        let dropped = unsafe {
+            libc::madvise(
+                (self.start + released) as *mut libc::c_void,
+                upto - released,
+                libc::MADV_DONTNEED,
+            )
+        };
+        if dropped == 0 {
+            self.released.set(upto);
+        }
     }
 
     /// True when the file was truncated while mapped, and the bytes read may be zeros.
@@ -276,6 +315,29 @@ mod tests {
             assert_eq!(mapping.bytes(), std::fs::read(&path).unwrap(), "len {len}");
             assert!(!mapping.truncated());
         }
+    }
+
+    #[test]
+    fn pages_given_back_behind_a_scan_read_the_file_again() {
+        let mut mapper = Mapper::new().unwrap();
+        let len = 3 * RELEASE_BYTES + 4321;
+        let (_dir, file, path) = file_of(len);
+        let content = std::fs::read(&path).unwrap();
+        let mapping = mapper.map(file.as_fd(), len).unwrap();
+        assert_eq!(mapping.bytes(), content);
+        // Less than RELEASE_BYTES behind: kept.
+        mapping.release_before(RELEASE_BYTES - 1);
+        assert_eq!(mapping.released.get(), 0);
+        // Given back up to the page below the offset.
+        mapping.release_before(RELEASE_BYTES + 5000);
+        let page = installed().unwrap().page;
+        assert_eq!(mapping.released.get(), (RELEASE_BYTES + 5000) & !(page - 1));
+        // Within RELEASE_BYTES of the end: left to the unmap.
+        mapping.release_before(len - 10);
+        assert_eq!(mapping.released.get(), (RELEASE_BYTES + 5000) & !(page - 1));
+        // What was given back reads as the file again.
+        assert_eq!(mapping.bytes(), content);
+        assert!(!mapping.truncated());
     }
 
     #[test]

@@ -61,9 +61,15 @@ impl FileMatches {
         }
     }
 
-    /// True when only the count was kept ([`FileMatches::count_only`]).
+    /// True when only the count was kept ([`FileMatches::count_only`], or a scan past its
+    /// [`Limits::keep_bytes`]).
     pub(super) fn lines_dropped(&self) -> bool {
         self.dropped.is_some()
+    }
+
+    /// Bytes the lines and rows take as they are collected, before any copy.
+    fn collected_bytes(text: usize, rows: usize) -> usize {
+        text + rows * std::mem::size_of::<LineMatch>()
     }
 
     /// Bytes the matches hold.
@@ -71,20 +77,30 @@ impl FileMatches {
         self.text.capacity() + self.rows.capacity() * std::mem::size_of::<LineMatch>()
     }
 
-    /// Starts collecting a file's matches, at most `max` lines, in the buffers of these
-    /// (which are forgotten).
-    pub(super) fn start_lines(&mut self, max: usize) -> Lines {
+    /// Starts collecting a file's matches in the buffers of these (which are forgotten), as
+    /// `limits` say.
+    pub(super) fn start_lines(&mut self, limits: Limits) -> Lines {
         self.clear();
         Lines {
             text: std::mem::take(&mut self.text).into_bytes(),
             rows: std::mem::take(&mut self.rows),
-            max,
+            limits,
+            counted: None,
         }
     }
 
     /// Makes the collected `lines` these matches, or forgets them with `Err` if they are not
-    /// UTF-8 text, or a row does not end on a character (bytes changed under the scan).
+    /// UTF-8 text, or a row does not end on a character (bytes changed under the scan). Lines
+    /// that went past [`Limits::keep_bytes`] leave only their count and text bytes
+    /// ([`FileMatches::lines_dropped`]).
+    #[inline]
     pub(super) fn finish_lines(&mut self, lines: Lines) -> Result<(), ScanStop> {
+        if let Some(counted) = lines.counted {
+            let Lines { text, rows, .. } = lines;
+            self.reuse(text, rows);
+            self.dropped = Some(counted);
+            return Ok(());
+        }
         let Lines { text, rows, .. } = lines;
         let text = match String::from_utf8(text) {
             Ok(text) if rows.iter().all(|row| text.is_char_boundary(row.end)) => {
@@ -252,7 +268,7 @@ impl Matcher {
         max: usize,
         out: &mut FileMatches,
     ) -> Result<(), ScanStop> {
-        let mut lines = out.start_lines(max);
+        let mut lines = out.start_lines(Limits::keeping_all(max));
         let scanned = self.scan_segment(buf, crlf, 1, 0, &mut lines);
         out.finish_lines(lines).and(scanned.map(|_| ()))
     }
@@ -261,20 +277,44 @@ impl Matcher {
     /// line into `out`, a segment of about [`CHECK_BLOCK`] whole lines at a time: each segment
     /// is checked and then scanned while it is in the first level cache, and a segment
     /// without the literal is not scanned at all. Lines before a scanned segment are counted
-    /// only when one is. `Err` past `max` matches, or if the matched lines are no longer UTF-8
-    /// text.
+    /// only when one is (or when they are [`COUNT_LAG_BYTES`] behind). `Err` past
+    /// `limits.max` matches, or if the matched lines are no longer UTF-8 text. `done` is told,
+    /// after each segment, the offset before which the scan reads `bytes` no more.
     pub(super) fn scan_file(
         &self,
         bytes: &[u8],
-        max: usize,
+        limits: Limits,
         out: &mut FileMatches,
+        done: &mut impl FnMut(usize),
     ) -> Result<FileText, ScanStop> {
-        let mut lines = out.start_lines(max);
-        let mut crlf_any = false;
-        // Lines before `counted` are `number - 1`.
-        let (mut counted, mut number) = (0, 1);
-        let mut start = 0;
-        while start < bytes.len() {
+        self.scan_file_from(bytes, &mut Cursor::default(), limits, None, out, done)
+    }
+
+    /// [`Matcher::scan_file`] from `cursor` on, which it moves: with `pause` given, the scan
+    /// stops after the first segment that leaves at least `pause` bytes of lines collected,
+    /// before the file's end ([`Cursor::at_end`] says which), and goes on where it stopped
+    /// when called again with the same cursor and bytes. A file scanned in several calls
+    /// gives, call after call, the rows one call gives (the cursor keeps the line count), so
+    /// its matches can be handed on a part at a time. `crlf` of the text is for the bytes
+    /// scanned so far.
+    pub(super) fn scan_file_from(
+        &self,
+        bytes: &[u8],
+        cursor: &mut Cursor,
+        limits: Limits,
+        pause: Option<usize>,
+        out: &mut FileMatches,
+        done: &mut impl FnMut(usize),
+    ) -> Result<FileText, ScanStop> {
+        let mut lines = out.start_lines(limits);
+        let Cursor {
+            mut start,
+            mut counted,
+            mut number,
+            mut crlf_any,
+        } = *cursor;
+        let mut full = false;
+        while start < bytes.len() && !full {
             let end = segment_end(bytes, start);
             let segment = &bytes[start..end];
             let TextKind::Utf8 { crlf, match_from } = text_kind(segment, self.literal()) else {
@@ -297,9 +337,21 @@ impl Matcher {
                         return Err(stop);
                     }
                 }
+            } else if end - counted > COUNT_LAG_BYTES {
+                // Counted now, so that the bytes behind need not be read again.
+                number += count_lf(&bytes[counted..end]) as u64;
+                counted = end;
             }
             start = end;
+            done(counted);
+            full = pause.is_some_and(|pause| lines.collected() >= pause);
         }
+        *cursor = Cursor {
+            start,
+            counted,
+            number,
+            crlf_any,
+        };
         out.finish_lines(lines)?;
         Ok(FileText::Text { crlf: crlf_any })
     }
@@ -310,6 +362,7 @@ impl Matcher {
     /// segment at a time gives the rows the whole file gives: no line spans two segments,
     /// and a segment starts a line, as `^` needs. No match starts before byte `from` (where
     /// [`text_kind`] found the literal first, so the search for it does not run twice).
+    #[inline]
     pub(super) fn scan_segment(
         &self,
         segment: &[u8],
@@ -425,6 +478,61 @@ impl Reached {
     }
 }
 
+/// How far a scan of a file collects its matches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Limits {
+    /// Matching lines past which the scan stops with [`ScanStop::TooManyMatches`].
+    pub(super) max: usize,
+    /// Bytes of collected lines and rows past which lines are only counted, not kept: a scan
+    /// holds no more than this, whatever the file.
+    pub(super) keep_bytes: usize,
+}
+
+impl Limits {
+    /// Up to `max` lines, all kept.
+    #[cfg(test)]
+    pub(super) fn keeping_all(max: usize) -> Limits {
+        Limits {
+            max,
+            keep_bytes: usize::MAX,
+        }
+    }
+}
+
+/// Where [`Matcher::scan_file_from`] goes on: the next segment's start, and the lines before
+/// it counted so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Cursor {
+    start: usize,
+    /// Lines before this offset are `number - 1`.
+    counted: usize,
+    number: u64,
+    crlf_any: bool,
+}
+
+impl Default for Cursor {
+    fn default() -> Self {
+        Cursor {
+            start: 0,
+            counted: 0,
+            number: 1,
+            crlf_any: false,
+        }
+    }
+}
+
+impl Cursor {
+    /// True once the scan of a file of `len` bytes has reached its end.
+    pub(super) fn at_end(&self, len: usize) -> bool {
+        self.start >= len
+    }
+}
+
+/// Bytes of lines a scan may leave uncounted behind it, in a file with no match for that
+/// long: past them they are counted while they are still cached, so the scan never reads far
+/// back (a mapped file's pages behind the scan can then be given back, `mapped.rs`).
+const COUNT_LAG_BYTES: usize = 4 << 20;
+
 /// The matched lines of a scan as they are found: their bytes, and their rows. The lines are
 /// copied as bytes and validated together once, after the scan
 /// ([`FileMatches::finish_lines`]), so that bytes changing under the scan can never make a
@@ -432,14 +540,40 @@ impl Reached {
 pub(super) struct Lines {
     text: Vec<u8>,
     rows: Vec<LineMatch>,
-    max: usize,
+    limits: Limits,
+    /// Lines and their text bytes, once past [`Limits::keep_bytes`]: from then on lines are
+    /// only counted.
+    counted: Option<(usize, usize)>,
 }
 
 impl Lines {
+    /// Bytes the kept lines and rows take.
+    fn collected(&self) -> usize {
+        FileMatches::collected_bytes(self.text.len(), self.rows.len())
+    }
+
     /// Adds line `number`, whose first match is `offset` bytes in.
+    #[inline]
     fn push(&mut self, number: u64, offset: usize, line: &[u8]) -> Result<(), ScanStop> {
-        if self.rows.len() >= self.max {
+        if let Some((count, bytes)) = &mut self.counted {
+            if *count >= self.limits.max {
+                return Err(ScanStop::TooManyMatches);
+            }
+            *count += 1;
+            *bytes += line.len();
+            return Ok(());
+        }
+        if self.rows.len() >= self.limits.max {
             return Err(ScanStop::TooManyMatches);
+        }
+        let with_line =
+            FileMatches::collected_bytes(self.text.len() + line.len(), self.rows.len() + 1);
+        if with_line > self.limits.keep_bytes {
+            // The lines kept so far are of no use once the file is past its budget.
+            self.counted = Some((self.rows.len() + 1, self.text.len() + line.len()));
+            self.text.clear();
+            self.rows.clear();
+            return Ok(());
         }
         self.text.extend_from_slice(line);
         self.rows.push(LineMatch {
@@ -474,7 +608,12 @@ pub(super) fn count_lf(bytes: &[u8]) -> usize {
 
 /// Bytes checked at a time by [`text_kind`] (a test uses smaller blocks): small enough that the CR search finds them in
 /// the first level cache where the UTF-8 check left them.
+#[cfg(not(test))]
 const CHECK_BLOCK: usize = 32 * 1024;
+/// Small in unit tests, so that their files span many segments (and a streamed file many
+/// parts).
+#[cfg(test)]
+const CHECK_BLOCK: usize = 4 * 1024;
 
 /// What [`Matcher::scan_file`] found the file to be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,4 @@
-use super::chunks::CHUNK_FILES;
+use super::chunks::{CHUNK_FILES, FILE_MATCH_BYTES};
 use super::*;
 use crate::files::workspace::testutil::{Fixture, generated_tree, plane};
 
@@ -372,6 +372,135 @@ fn files_past_a_chunks_match_budget_are_scanned_again_and_handed_on_once() {
             .collect();
         assert_eq!(got, expected, "{workers} workers");
     }
+}
+
+/// Runs a literal search of `query` over `.` with an encoder that writes `path:line` per row,
+/// and returns, per `FileRows` handed on: its path, rows, text bytes and encoding.
+fn handed_parts(
+    f: &Fixture,
+    query: &str,
+    workers: usize,
+) -> Vec<(String, Vec<SearchMatch>, usize, String)> {
+    let matcher = compile(query, LITERAL).unwrap();
+    let encoder = |file: &FileRows<'_>, out: &mut String| {
+        for row in file.rows() {
+            out.push_str(&format!("{}:{}\n", row.path, row.line));
+        }
+        RowsNeeded::Rows
+    };
+    let query = SearchQuery {
+        matcher: &matcher,
+        roots: &["."],
+        hidden: false,
+        deadline: None,
+        encoder: Some(&encoder),
+    };
+    let mut parts = Vec::new();
+    search_into(&plane(workers), &f.ws, &query, &mut |file| {
+        let rows = file.rows().map(|m| m.to_match()).collect();
+        parts.push((
+            file.path().to_owned(),
+            rows,
+            file.text_bytes(),
+            file.encoded().to_owned(),
+        ));
+        Ok(())
+    })
+    .unwrap();
+    parts
+}
+
+#[test]
+fn files_with_more_matches_than_a_file_may_hold_are_handed_on_in_parts() {
+    // Long lines, every one matching: each `long` file's matches are past what one file may
+    // hold; the `short` files between them are handed on whole.
+    let line = format!("{:<299}\n", "hit and a long line");
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for i in 0..6 {
+        files.push((format!("f{i}-long"), line.repeat(40 + i).into_bytes()));
+        files.push((format!("f{i}-short"), b"x\nhit\n".to_vec()));
+    }
+    let named: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_slice()))
+        .collect();
+    let f = Fixture::with_files(&named);
+    assert!(line.len() * 40 > FILE_MATCH_BYTES);
+    let mut expected = Vec::new();
+    let hit = regex::Regex::new("hit").unwrap();
+    for (name, text) in &files {
+        let text = std::str::from_utf8(text).unwrap();
+        for (line, column, text) in naive_rows(text, &hit) {
+            expected.push((name.clone(), line, column, text));
+        }
+    }
+    for workers in [1, 2, 4] {
+        let parts = handed_parts(&f, "hit", workers);
+        let got: Vec<(String, u64, u64, String)> = parts
+            .iter()
+            .flat_map(|(_, rows, _, _)| rows)
+            .map(|m| (m.path.clone(), m.line, m.column, m.text.clone()))
+            .collect();
+        assert_eq!(got, expected, "{workers} workers");
+        for (path, rows, text_bytes, encoded) in &parts {
+            // A part holds no more than a file may, and its encoding is of its own rows.
+            assert!(*text_bytes <= FILE_MATCH_BYTES, "{path}: {text_bytes}");
+            let own: String = rows
+                .iter()
+                .map(|m| format!("{}:{}\n", m.path, m.line))
+                .collect();
+            assert_eq!(*encoded, own, "{path}");
+        }
+        for i in 0..6 {
+            let long = format!("f{i}-long");
+            let of_file = parts.iter().filter(|(path, ..)| *path == long).count();
+            assert!(of_file > 1, "{long} was handed on in {of_file} part");
+        }
+    }
+}
+
+#[test]
+fn the_total_match_ceiling_stops_a_streamed_file_before_its_rows_are_handed_on() {
+    // Ten files of the most matches a file may have reach the total ceiling exactly; the
+    // next file with a match is past it. Each is more than one file may hold.
+    let full = "m\n".repeat(MAX_MATCHES_PER_FILE);
+    let mut files: Vec<(String, String)> = (0..MAX_MATCHES_TOTAL / MAX_MATCHES_PER_FILE)
+        .map(|i| (format!("f{i:02}"), full.clone()))
+        .collect();
+    files.push(("g-over".to_owned(), "m\n".repeat(1000)));
+    let named: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(name, text)| (name.as_str(), text.as_bytes()))
+        .collect();
+    let f = Fixture::with_files(&named);
+    let matcher = compile("m", LITERAL).unwrap();
+    let query = SearchQuery {
+        matcher: &matcher,
+        roots: &["."],
+        hidden: false,
+        deadline: None,
+        encoder: None,
+    };
+    let mut handed: Vec<(String, usize)> = Vec::new();
+    let err = search_into(&plane(2), &f.ws, &query, &mut |file| {
+        handed.push((file.path().to_owned(), file.len()));
+        Ok(())
+    })
+    .unwrap_err();
+    assert_eq!(
+        err,
+        FsError::Ceiling {
+            path: "g-over".into(),
+            ceiling: Ceiling::TotalMatches {
+                limit: MAX_MATCHES_TOTAL
+            }
+        }
+    );
+    assert!(handed.iter().all(|(path, _)| path != "g-over"));
+    assert_eq!(
+        handed.iter().map(|(_, n)| n).sum::<usize>(),
+        MAX_MATCHES_TOTAL
+    );
 }
 
 #[test]
