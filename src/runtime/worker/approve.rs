@@ -35,7 +35,7 @@ impl Worker {
         let Ok(ready) = prepared.as_mut() else {
             return Ok(None);
         };
-        let Some(approval) = self.tools.approval(&admitted.args, ready) else {
+        let Some(approval) = self.tools.approval(ready) else {
             return Ok(None);
         };
         match self.decide(id, call, admitted, &approval)? {
