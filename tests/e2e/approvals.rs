@@ -213,3 +213,46 @@ fn line_mode_prints_the_whole_diff_and_created_content() {
     t.wait_text("[ansa exited 0]");
     assert!(!w.ws().join("PWNED_TAIL").exists());
 }
+
+/// An action too large to carry whole (five 900 KB arguments) is marked withheld, carries none
+/// of its text, and the runtime refuses to approve it whatever the frontend sends; a denial
+/// works.
+#[test]
+fn an_action_too_large_to_show_can_only_be_denied() {
+    let w = World::new();
+    let chunk = "x".repeat(900_000);
+    let mut args = vec![json!("-c"), json!("touch TOO_LARGE_PROOF")];
+    args.extend((0..5).map(|_| json!(chunk)));
+    let script = w.script(
+        "large.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": args,
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "denied"}
+        ]),
+    );
+    let mut s = w.jsonl(&["--ask", "--script", script.to_str().unwrap()]);
+    let rid = s.submit("run it");
+    let ev = s.expect_type("approval_required", &[]);
+    assert_eq!(ev["withheld"]["reason"], "too_large", "{}", ev["withheld"]);
+    assert!(ev.get("argv").is_none(), "nothing of it is carried");
+    let once = s.send(
+        "approve",
+        json!({"target": rid, "call": ev["call_id"], "decision": "once"}),
+    );
+    let err = s.expect_type("error", &[("command_id", json!(once))]);
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("can only be denied"),
+        "{err}"
+    );
+    s.send(
+        "approve",
+        json!({"target": rid, "call": ev["call_id"], "decision": "deny"}),
+    );
+    assert_eq!(s.answer(rid), "denied");
+    s.finish();
+    assert!(!w.ws().join("TOO_LARGE_PROOF").exists());
+}

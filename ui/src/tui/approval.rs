@@ -5,12 +5,14 @@
 //! it, and `y`/`a` are refused until all of it has been on screen. The typed input is left
 //! alone.
 
+use std::cell::RefCell;
+
 use ansa_sessions::protocol::{ApprovalRequest, CommandBody};
 use ansa_sessions::{ApprovalDecision, CallId, RequestId};
 use ratatui::text::{Line, Span};
 
 use super::app::{Action, App, Entry, Notice, Tone};
-use super::approval_body::{body, text_len};
+use super::approval_body::{BodyRow, body, text_len};
 use super::blocks::{INDENT, UNDER, truncate};
 use super::input::Input;
 use super::keys::Intent;
@@ -36,6 +38,8 @@ pub(crate) struct ApprovalPrompt {
     pub total: usize,
     /// `y` or `a` was refused because part of the text was not yet seen.
     pub refused: bool,
+    /// The text wrapped at a width, kept between drawings: an action may be megabytes.
+    wrapped: RefCell<Option<(u16, Vec<BodyRow>)>>,
 }
 
 /// The part of an approval's text one drawing showed.
@@ -79,6 +83,7 @@ impl App {
                 page: 1,
                 seen: 0,
                 refused: false,
+                wrapped: RefCell::new(None),
             });
         }
     }
@@ -233,7 +238,11 @@ pub(crate) fn lines(
         Span::styled("! ", strong),
         Span::styled(truncate(&head, head_room), strong),
     ]));
-    let (text, _) = body(request, width, theme);
+    let mut cache = prompt.wrapped.borrow_mut();
+    if cache.as_ref().is_none_or(|(at, _)| *at != width) {
+        *cache = Some((width, body(request, width, theme).0));
+    }
+    let text: &[BodyRow] = cache.as_ref().map_or(&[], |(_, rows)| rows);
     // The head, the key line, and a position line when the text is paged.
     let fixed = lines.len() + 1;
     let paged = text.len() + fixed > room;
