@@ -397,7 +397,7 @@ fn sudo_is_refused_without_asking_and_edits_show_their_diff() {
     assert_eq!(edit["summary"], "edit app.py (+1 −1)", "{edit}");
     assert_eq!(
         edit["diffs"][0]["lines"],
-        json!([{"sign": "removed", "text": "x = 1"}, {"sign": "added", "text": "x = 2"}])
+        json!([{"sign": "hunk", "text": "line 1"}, {"sign": "removed", "text": "x = 1"}, {"sign": "added", "text": "x = 2"}])
     );
     assert_eq!(
         std::fs::read_to_string(w.ws().join("app.py")).unwrap(),

@@ -6,6 +6,7 @@
     reason = "test code: a failed unwrap is the test failing, with its location"
 )]
 
+mod approvals;
 mod ask;
 mod auth;
 mod broker;

@@ -68,6 +68,11 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p", "-t", "t", "-S", "-2000"])
     }
 
+    /// The visible screen only, as text.
+    pub fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
     /// Whether the pane is on the alternate screen.
     pub fn alternate_on(&self) -> bool {
         self.tmux(&["display-message", "-p", "-t", "t", "#{alternate_on}"])

@@ -47,11 +47,8 @@ fn an_approved_action_runs_once_and_its_approval_cannot_be_used_again() {
     let mut h = Harness::with(ask(), &[]);
     let args = h.args("exec", &touch("made"));
     let mut ready = h.tools.prepare(&args).unwrap();
-    let approval = h
-        .tools
-        .approval(&args, &ready)
-        .expect("exec needs approval");
-    assert_eq!(approval.argv, ["touch", "made"]);
+    let approval = h.tools.approval(&ready).expect("exec needs approval");
+    assert_eq!(approval.shown.argv, ["touch", "made"]);
     assert_eq!(approval.summary, "run touch made");
     h.tools.grant(&mut ready, &approval).unwrap();
     let out = h
@@ -79,7 +76,7 @@ fn a_permit_for_one_argv_does_not_run_another() {
     let approved = h.args("exec", &touch("approved"));
     let other = h.args("exec", &touch("other"));
     let shown = h.tools.prepare(&approved).unwrap();
-    let approval = h.tools.approval(&approved, &shown).unwrap();
+    let approval = h.tools.approval(&shown).unwrap();
     let mut swapped = h.tools.prepare(&other).unwrap();
     h.tools.grant(&mut swapped, &approval).unwrap();
     let out = h
@@ -100,7 +97,7 @@ fn a_challenge_does_not_survive_a_restart() {
     let mut first = Harness::with(ask(), &[]);
     let args = first.args("exec", &touch("made"));
     let ready = first.tools.prepare(&args).unwrap();
-    let approval = first.tools.approval(&args, &ready).unwrap();
+    let approval = first.tools.approval(&ready).unwrap();
     // A new process: a new harness with a new key, on the same workspace.
     let mut second = Harness::with(ask(), &[]);
     let mut again = second.tools.prepare(&args).unwrap();
@@ -112,7 +109,7 @@ fn a_challenge_does_not_survive_a_restart() {
             source: PermitError::NotPending
         }
     );
-    let fresh = second.tools.approval(&args, &again).unwrap();
+    let fresh = second.tools.approval(&again).unwrap();
     assert_eq!(fresh.digest, approval.digest, "the same action");
     assert_ne!(
         fresh.challenge.nonce, approval.challenge.nonce,
@@ -129,7 +126,7 @@ fn an_edit_is_bound_to_the_file_it_was_shown_against() {
         r#"{"files":[{"path":"a.txt","edits":[{"old":"one\n","new":"two\n"}]}]}"#,
     );
     let mut ready = h.tools.prepare(&args).unwrap();
-    let approval = h.tools.approval(&args, &ready).unwrap();
+    let approval = h.tools.approval(&ready).unwrap();
     assert_eq!(approval.summary, "edit a.txt (+1 −1)");
     // The file changes while the user looks at the diff.
     std::fs::write(h.dir.path().join("a.txt"), "one\nmore\n").unwrap();
@@ -143,4 +140,41 @@ fn an_edit_is_bound_to_the_file_it_was_shown_against() {
         "a stale edit conflicts"
     );
     assert_eq!(h.file("a.txt"), "one\nmore\n");
+}
+
+/// What the user is shown comes from the very request the digest covers: the whole argv
+/// (the tail behind 300 spaces included), the cwd, every environment value and the stdin are
+/// shown, and they are in the action text whose digest the permit is bound to.
+#[test]
+fn what_is_shown_is_the_action_the_digest_covers() {
+    let mut h = Harness::with(ask(), &[]);
+    let padded = format!("echo hi{}; touch PWNED_TAIL", " ".repeat(300));
+    let call = serde_json::json!({"program": "sh", "args": ["-c", padded], "cwd": ".",
+        "env": ["TOKEN=abc  def"], "stdin": "line one\nline two\n", "timeout_ms": null});
+    let args = h.args("exec", &call.to_string());
+    let ready = h.tools.prepare(&args).unwrap();
+    let approval = h.tools.approval(&ready).unwrap();
+    let shown = &approval.shown;
+    assert_eq!(shown.argv, ["sh", "-c", padded.as_str()]);
+    assert_eq!(shown.cwd.as_deref(), Some("."));
+    assert_eq!(shown.env[0].value.as_deref(), Some("abc  def"));
+    assert_eq!(shown.stdin.as_deref(), Some("line one\nline two\n"));
+    assert!(
+        approval.action.contains("PWNED_TAIL"),
+        "{}",
+        approval.action
+    );
+    assert!(approval.action.contains("abc  def"), "{}", approval.action);
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(b"ash-approval-action-v1\0");
+    hasher.update(approval.action.as_bytes());
+    assert_eq!(hasher.finalize().to_hex().as_str(), approval.digest);
+    let request = approval.request(
+        ansa_sessions::RequestId(1),
+        ansa_sessions::CallId("c1".into()),
+        "exec",
+    );
+    assert_eq!(request.argv, shown.argv);
+    assert_eq!(request.stdin, shown.stdin);
+    assert_eq!(request.env, shown.env);
 }

@@ -4,12 +4,10 @@
 use std::io::{self, Write};
 
 use ansa_sessions::ApprovalDecision;
-use ansa_sessions::protocol::{ApprovalRequest, DiffSign};
+use ansa_sessions::protocol::ApprovalRequest;
 
+use crate::approval_text::{rows, visible};
 use crate::status::say;
-
-/// Diff lines printed with an approval.
-const DIFF_LINES: usize = 12;
 
 /// The user's answer to one approval.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,30 +25,20 @@ pub(crate) fn ask(
     read_line: &mut dyn FnMut() -> io::Result<Option<String>>,
     request: &ApprovalRequest,
 ) -> Answer {
-    say(status, &format!("ansa: approve? {}", request.summary));
-    if !request.argv.is_empty() {
-        say(status, &format!("    $ {}", request.argv.join(" ")));
+    say(
+        status,
+        &format!("ansa: approve? {}", visible(&request.summary)),
+    );
+    // The whole action, every row: what is shown is all of what runs.
+    for row in rows(request) {
+        say(status, &format!("    {}{}", row.mark, row.text));
     }
-    if let Some(cwd) = &request.cwd {
-        say(status, &format!("    in {cwd}"));
-    }
-    for action in &request.actions {
-        say(status, &format!("    {action}"));
-    }
-    let mut shown = 0;
-    for diff in &request.diffs {
-        for line in &diff.lines {
-            if shown == DIFF_LINES {
-                break;
-            }
-            let mark = match line.sign {
-                DiffSign::Added => '+',
-                DiffSign::Removed => '-',
-                DiffSign::Context => ' ',
-            };
-            say(status, &format!("    {mark} {}", line.text));
-            shown += 1;
-        }
+    if !request.approvable() {
+        say(status, "ansa: this action can only be denied");
+        return Answer {
+            decision: ApprovalDecision::Deny,
+            reason: Some("the action could not be shown in full".to_owned()),
+        };
     }
     loop {
         let _ = status.write_all(b"ansa: [y] once  [a] for this session  [n] deny (n REASON): ");
@@ -134,8 +122,12 @@ mod tests {
             summary: "run rm -rf build".into(),
             argv: vec!["rm".into(), "-rf".into(), "build".into()],
             cwd: None,
+            env: Vec::new(),
+            stdin: None,
             diffs: Vec::new(),
             actions: Vec::new(),
+            created: Vec::new(),
+            withheld: None,
         };
         let mut answers = vec![Ok(Some("what".to_owned())), Ok(Some("y".to_owned()))].into_iter();
         let mut out = Vec::new();
@@ -151,5 +143,82 @@ mod tests {
         assert!(printed.contains("answer y, a or n"), "{printed}");
         let got = ask(&mut Vec::new(), &mut || Ok(None), &request);
         assert_eq!(got.decision, ApprovalDecision::Deny);
+    }
+
+    fn request(tool: &str) -> ApprovalRequest {
+        ApprovalRequest {
+            request_id: ansa_sessions::RequestId(1),
+            call_id: ansa_sessions::CallId("c1".into()),
+            tool: tool.into(),
+            action: "v:1".into(),
+            digest: "00".repeat(32),
+            summary: format!("{tool} something"),
+            argv: Vec::new(),
+            cwd: None,
+            env: Vec::new(),
+            stdin: None,
+            diffs: Vec::new(),
+            actions: Vec::new(),
+            created: Vec::new(),
+            withheld: None,
+        }
+    }
+
+    #[test]
+    fn the_whole_diff_and_created_content_are_printed() {
+        use ansa_sessions::protocol::{CreatedFile, DiffLine, DiffSign, FileDiff};
+        let mut edit = request("edit");
+        let mut lines = Vec::new();
+        for n in 1..=20 {
+            lines.push(DiffLine {
+                sign: DiffSign::Removed,
+                text: format!("old {n}"),
+            });
+            lines.push(DiffLine {
+                sign: DiffSign::Added,
+                text: format!("new {n}"),
+            });
+        }
+        edit.diffs = vec![FileDiff {
+            path: "big.txt".into(),
+            added: 20,
+            removed: 20,
+            lines,
+        }];
+        let mut out = Vec::new();
+        ask(&mut out, &mut || Ok(Some("n".to_owned())), &edit);
+        let printed = String::from_utf8_lossy(&out);
+        for n in 1..=20 {
+            assert!(printed.contains(&format!("    - old {n}\n")), "{printed}");
+            assert!(printed.contains(&format!("    + new {n}\n")), "{printed}");
+        }
+        let mut create = request("files");
+        create.actions = vec!["create conftest.py".into()];
+        create.created = vec![CreatedFile {
+            path: "conftest.py".into(),
+            content: "import os\nos.system('touch PWNED')\n".into(),
+        }];
+        let mut out = Vec::new();
+        ask(&mut out, &mut || Ok(Some("n".to_owned())), &create);
+        let printed = String::from_utf8_lossy(&out);
+        assert!(printed.contains("    create conftest.py\n"), "{printed}");
+        assert!(
+            printed.contains("    │ os.system('touch PWNED')\n"),
+            "{printed}"
+        );
+    }
+
+    #[test]
+    fn an_action_that_cannot_be_shown_is_denied_without_asking() {
+        let mut big = request("exec");
+        big.withheld = Some(ansa_sessions::protocol::Withheld::TooLarge {
+            bytes: 9_000_000,
+            limit: 4_194_304,
+        });
+        let mut out = Vec::new();
+        let got = ask(&mut out, &mut || Ok(Some("y".to_owned())), &big);
+        assert_eq!(got.decision, ApprovalDecision::Deny);
+        let printed = String::from_utf8_lossy(&out);
+        assert!(printed.contains("can only be denied"), "{printed}");
     }
 }

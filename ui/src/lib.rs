@@ -9,6 +9,7 @@
 
 #![forbid(unsafe_code)]
 
+mod approval_text;
 mod ask;
 mod error;
 mod follow;

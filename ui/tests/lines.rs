@@ -371,6 +371,10 @@ fn an_approval_is_answered_from_the_next_input_line() {
             cwd: None,
             diffs: Vec::new(),
             actions: Vec::new(),
+            env: Vec::new(),
+            stdin: None,
+            created: Vec::new(),
+            withheld: None,
         })));
         let approve = rt.command();
         let CommandBody::Approve {

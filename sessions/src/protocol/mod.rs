@@ -6,7 +6,9 @@ mod event;
 mod report;
 mod strict;
 
-pub use approval::{ApprovalRequest, MAX_REASON_BYTES};
+pub use approval::{
+    ApprovalRequest, CreatedFile, EnvShown, MAX_REASON_BYTES, MAX_SHOWN_BYTES, Withheld,
+};
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
     ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,

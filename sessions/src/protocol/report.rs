@@ -35,6 +35,9 @@ pub enum DiffSign {
     Removed,
     /// Unchanged, shown for orientation.
     Context,
+    /// The start of a hunk: its text is where it is (`line 12`); an approval's diff has one
+    /// before each run of changes.
+    Hunk,
 }
 
 /// One line of an edit's diff.
@@ -43,7 +46,8 @@ pub enum DiffSign {
 pub struct DiffLine {
     /// Its side.
     pub sign: DiffSign,
-    /// The line, without its newline (cut to [`LINE_CHARS`]).
+    /// The line, without its newline (a report's lines are cut to [`LINE_CHARS`], an
+    /// approval's never).
     pub text: String,
 }
 
@@ -57,7 +61,8 @@ pub struct FileDiff {
     pub added: u64,
     /// Lines removed.
     pub removed: u64,
-    /// The first lines of the diff (all files together carry at most [`DIFF_LINES`]).
+    /// The diff's lines: a report carries the first ones (all files together at most
+    /// [`DIFF_LINES`]), an approval all of them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub lines: Vec<DiffLine>,
 }

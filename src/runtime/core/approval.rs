@@ -76,6 +76,14 @@ impl Core {
             self.refuse_approve(id, target, &call, &decision);
             return;
         };
+        // What the user could not see cannot be approved, whatever the frontend sends.
+        if decision.decision != ApprovalDecision::Deny
+            && let Some(withheld) = &waiting.request.withheld
+        {
+            let message = format!("call {call} of turn {target} can only be denied: {withheld}");
+            self.error(Some(id), ErrorCode::UnknownTarget, message);
+            return;
+        }
         let record = ApprovalDecided {
             request_id: target,
             call_id: call.clone(),

@@ -35,16 +35,18 @@ impl Worker {
         let Ok(ready) = prepared.as_mut() else {
             return Ok(None);
         };
-        let Some(mut approval) = self.tools.approval(&admitted.args, ready) else {
+        let Some(mut approval) = self.tools.approval(ready) else {
             return Ok(None);
         };
-        let protected = self.tools.protected_write(&admitted.args).is_some();
-        if let Some(path) = self.tools.protected_write(&admitted.args) {
+        // First in the summary, so that no cut of a long one can hide it.
+        let protected = self.tools.protected_write(&admitted.args);
+        if let Some(path) = protected {
             approval.summary = format!(
-                "{} — writes {path} inside .git: git may run it as a command (hooks, config)",
+                "writes {path} inside .git (git may run it as a command): {}",
                 approval.summary
             );
         }
+        let protected = protected.is_some();
         match self.decide(id, call, admitted, &approval, protected)? {
             Verdict::Run => {
                 if let Err(e) = self.tools.grant(ready, &approval) {

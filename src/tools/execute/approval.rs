@@ -11,9 +11,9 @@ use ash_engine::session::approval::{
     ApprovalAuthority, ApprovalPolicy, MAX_TTL_MS, PermitError, PolicyError,
 };
 
-use super::super::args::ToolArgs;
-use super::super::report;
-use ansa_sessions::protocol::{ApprovalRequest, FileDiff, cut_line};
+use super::current::CurrentFile;
+use super::shown::{self, Shown};
+use ansa_sessions::protocol::ApprovalRequest;
 use ansa_sessions::{CallId, RequestId};
 
 /// The policy id hashed into every challenge's policy digest.
@@ -30,14 +30,8 @@ pub struct Approval {
     pub digest: String,
     /// One line: `run cargo test`, `edit src/lib.rs (+3 −1)`, `move a → b`.
     pub summary: String,
-    /// An `exec`'s program and arguments.
-    pub argv: Vec<String>,
-    /// An `exec`'s working directory when it is not the workspace root.
-    pub cwd: Option<String>,
-    /// An edit's change per file.
-    pub diffs: Vec<FileDiff>,
-    /// File actions, or an `exec`'s environment changes and stdin.
-    pub actions: Vec<String>,
+    /// The whole action in words, derived from the same request as `action`.
+    pub shown: Shown,
 }
 
 /// Why ask mode could not be set up.
@@ -61,10 +55,14 @@ impl Approval {
             action: self.action.clone(),
             digest: self.digest.clone(),
             summary: self.summary.clone(),
-            argv: self.argv.clone(),
-            cwd: self.cwd.clone(),
-            diffs: self.diffs.clone(),
-            actions: self.actions.clone(),
+            argv: self.shown.argv.clone(),
+            cwd: self.shown.cwd.clone(),
+            env: self.shown.env.clone(),
+            stdin: self.shown.stdin.clone(),
+            diffs: self.shown.diffs.clone(),
+            actions: self.shown.actions.clone(),
+            created: self.shown.created.clone(),
+            withheld: self.shown.withheld.clone(),
         }
     }
 }
@@ -122,59 +120,24 @@ impl Harness {
     }
 }
 
-/// The engine's challenge for `request` and what it does in words; `None` when the request
-/// needs no approval (it may run at once).
-pub(super) fn ask(session: &Session, request: &Request, args: &ToolArgs) -> Option<Approval> {
+/// The engine's challenge for `request` and all it does in words, both from the request
+/// itself; `None` when it needs no approval (it may run at once). `preimages` are the files
+/// an edit's patch applies to.
+pub(super) fn ask(
+    session: &Session,
+    request: &Request,
+    preimages: &[CurrentFile],
+) -> Option<Approval> {
     let denied = session.authorize(request)?;
     let challenge = session.take_challenge(&denied)?;
-    let action = ash_engine::ason::encode(&request.action_document());
-    let mut approval = Approval {
+    let shown = shown::shown(request, preimages);
+    Some(Approval {
         challenge,
         digest: to_lower_hex(&challenge.action),
-        action,
-        summary: String::new(),
-        argv: Vec::new(),
-        cwd: None,
-        diffs: Vec::new(),
-        actions: Vec::new(),
-    };
-    describe(&mut approval, args);
-    Some(approval)
-}
-
-/// Fills in the words of an approval from the call's arguments.
-fn describe(approval: &mut Approval, args: &ToolArgs) {
-    match args {
-        ToolArgs::Exec(a) => {
-            approval.argv = std::iter::once(a.program.clone())
-                .chain(a.args.iter().cloned())
-                .collect();
-            approval.summary = cut_line(&format!("run {}", args.target()));
-            approval.cwd = (!matches!(a.cwd.as_str(), "" | ".")).then(|| a.cwd.clone());
-            for change in &a.env {
-                approval.actions.push(cut_line(&match change {
-                    super::super::EnvChange::Set { name, value } => format!("set {name}={value}"),
-                    super::super::EnvChange::Unset { name } => format!("unset {name}"),
-                }));
-            }
-            if let Some(stdin) = &a.stdin {
-                approval
-                    .actions
-                    .push(format!("stdin: {} bytes", stdin.len()));
-            }
-        }
-        _ => {
-            let preview = report::preview(args);
-            approval.summary = match args {
-                ToolArgs::Edit(_) => {
-                    cut_line(&format!("edit {} ({})", args.target(), preview.summary))
-                }
-                _ => preview.summary,
-            };
-            approval.diffs = preview.diffs;
-            approval.actions = preview.actions;
-        }
-    }
+        action: ash_engine::ason::encode(&request.action_document()),
+        summary: shown.summary.clone(),
+        shown,
+    })
 }
 
 #[cfg(test)]

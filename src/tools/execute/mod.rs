@@ -16,6 +16,7 @@ mod ledger;
 mod policy;
 mod protected;
 mod requests;
+mod shown;
 mod touched;
 
 pub use approval::{Approval, HarnessError};
@@ -105,6 +106,9 @@ enum PreparedKind {
     Engine {
         tool: &'static str,
         request: Request,
+        /// The files an edit's patch applies to, as read now: what its approval shows the
+        /// diff against.
+        preimages: Vec<CurrentFile>,
     },
 }
 
@@ -219,7 +223,7 @@ impl ToolExecutor {
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
         let prepared = self.prepare(args)?;
-        if self.approval(args, &prepared).is_some() {
+        if self.approval(&prepared).is_some() {
             return Err(ToolExecError::NeedsApproval {
                 tool: touched::tool_name(args),
             });
@@ -233,6 +237,7 @@ impl ToolExecutor {
         self.check_excluded(args)?;
         self.check_git_write(args)?;
         let read = self.policy.read_budget();
+        let mut preimages = Vec::new();
         let (tool, op, budget) = match args {
             ToolArgs::GetTestValue(a) => {
                 let output = ToolOutput {
@@ -271,7 +276,9 @@ impl ToolExecutor {
                     let id = self.fresh_id();
                     current.push(current_file(&self.session, id, "edit", &file.path)?);
                 }
-                ("edit", edit::patch(a, &current, &self.ledger)?, read)
+                let op = edit::patch(a, &current, &self.ledger)?;
+                preimages = current;
+                ("edit", op, read)
             }
             ToolArgs::Files(a) => {
                 self.writable("files")?;
@@ -281,16 +288,22 @@ impl ToolExecutor {
         };
         let request = self.request(tool, op, budget)?;
         Ok(Prepared {
-            kind: PreparedKind::Engine { tool, request },
+            kind: PreparedKind::Engine {
+                tool,
+                request,
+                preimages,
+            },
         })
     }
 
     /// In ask mode, the engine's challenge for a prepared call that changes something, and
     /// what it does in words; `None` when it may run without asking.
-    pub fn approval(&self, args: &ToolArgs, prepared: &Prepared) -> Option<Approval> {
+    pub fn approval(&self, prepared: &Prepared) -> Option<Approval> {
         self.harness.as_ref()?;
         match &prepared.kind {
-            PreparedKind::Engine { request, .. } => approval::ask(&self.session, request, args),
+            PreparedKind::Engine {
+                request, preimages, ..
+            } => approval::ask(&self.session, request, preimages),
             PreparedKind::Local(_) => None,
         }
     }
@@ -298,7 +311,7 @@ impl ToolExecutor {
     /// Signs the one-time permit for exactly the action the user approved into the prepared
     /// call, so [`Self::run`] runs it.
     pub fn grant(&self, prepared: &mut Prepared, approval: &Approval) -> Result<(), ToolExecError> {
-        let (Some(harness), PreparedKind::Engine { tool, request }) =
+        let (Some(harness), PreparedKind::Engine { tool, request, .. }) =
             (&self.harness, &mut prepared.kind)
         else {
             return Ok(());
@@ -319,7 +332,7 @@ impl ToolExecutor {
     ) -> Result<ToolOutput, ToolExecError> {
         let (tool, request) = match prepared.kind {
             PreparedKind::Local(output) => return Ok(output),
-            PreparedKind::Engine { tool, request } => (tool, request),
+            PreparedKind::Engine { tool, request, .. } => (tool, request),
         };
         // Last, so that a refusal above delivers nothing the model would never see.
         let delivery = self

@@ -66,16 +66,6 @@ pub fn report(args: &ToolArgs, response: &Response) -> ToolReport {
     report
 }
 
-/// What a call would do, from its arguments alone (an edit's diff, file actions), for an
-/// approval prompt before it runs.
-pub fn preview(args: &ToolArgs) -> ToolReport {
-    match args {
-        ToolArgs::Edit(a) => edit_report(a),
-        ToolArgs::Files(a) => files_report(a),
-        other => ToolReport::new(ReportTone::Ok, other.target()),
-    }
-}
-
 /// "1 file", "3 files", "1 match", "2 matches", "1 entry", "4 entries".
 fn count(n: u64, noun: &str) -> String {
     let plural = match noun {

@@ -1,19 +1,23 @@
-//! Ask mode in the TUI: the call waiting for approval is drawn above the input (its command
-//! line, the edit's diff or the file actions) and the keys decide it: `y` once, `a` for the
-//! session, `n` deny and then an optional reason. The typed input is left alone.
+//! Ask mode in the TUI: the call waiting for approval is drawn above the input with its
+//! whole action (command line, cwd, environment, stdin, file content, every diff line;
+//! wrapped, never cut) and the keys decide it: `y` once, `a` for the session, `n` deny and
+//! then an optional reason. When the action does not fit, PgDn/Space and PgUp page through
+//! it, and `y`/`a` are refused until all of it has been on screen. The typed input is left
+//! alone.
+
+use std::cell::RefCell;
 
 use ansa_sessions::protocol::{ApprovalRequest, CommandBody};
 use ansa_sessions::{ApprovalDecision, CallId, RequestId};
 use ratatui::text::{Line, Span};
 
 use super::app::{Action, App, Entry, Notice, Tone};
-use super::blocks::{INDENT, UNDER, diff_lines, one_line, truncate};
+use super::approval_body::{BodyRow, body, text_len};
+use super::blocks::{INDENT, UNDER, truncate};
 use super::input::Input;
 use super::keys::Intent;
 use super::sanitize::sanitize;
-
-/// Diff lines shown in an approval.
-const APPROVAL_DIFF_LINES: usize = 12;
+use crate::approval_text::visible;
 
 /// A call waiting for the user's decision.
 #[derive(Debug, Clone)]
@@ -24,6 +28,43 @@ pub(crate) struct ApprovalPrompt {
     pub reason: Option<Input>,
     /// The decision was sent; waiting for the runtime to record it.
     pub sent: bool,
+    /// First screen row of the action's text asked for (clamped when drawn).
+    pub top: usize,
+    /// Screen rows of the text the last drawing showed: a page.
+    pub page: usize,
+    /// Characters of the text, from its start, that have been on screen.
+    pub seen: usize,
+    /// Characters of the whole text.
+    pub total: usize,
+    /// `y` or `a` was refused because part of the text was not yet seen.
+    pub refused: bool,
+    /// The text wrapped at a width, kept between drawings: an action may be megabytes.
+    wrapped: RefCell<Option<(u16, Vec<BodyRow>)>>,
+}
+
+/// The part of an approval's text one drawing showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ApprovalWindow {
+    /// Its first screen row.
+    pub top: usize,
+    /// Its screen rows.
+    pub rows: usize,
+    /// The first character of the text shown.
+    pub start: usize,
+    /// One past the last.
+    pub end: usize,
+}
+
+impl ApprovalPrompt {
+    /// Whether every character of the action has been on screen.
+    pub(crate) fn seen_all(&self) -> bool {
+        self.seen >= self.total
+    }
+
+    /// Whether every character will have been on screen once `window` is drawn.
+    fn seen_with(&self, window: Option<ApprovalWindow>) -> bool {
+        self.seen_all() || window.is_some_and(|w| w.start <= self.seen && w.end >= self.total)
+    }
 }
 
 impl App {
@@ -34,9 +75,15 @@ impl App {
         });
         if !same {
             self.approval = Some(ApprovalPrompt {
+                total: text_len(&request),
                 request,
                 reason: None,
                 sent: false,
+                top: 0,
+                page: 1,
+                seen: 0,
+                refused: false,
+                wrapped: RefCell::new(None),
             });
         }
     }
@@ -97,10 +144,26 @@ impl App {
             }
             return true;
         }
+        let step = prompt.page.saturating_sub(1).max(1);
         match intent {
+            Intent::Insert('y' | 'Y' | 'a' | 'A') if !prompt.request.approvable() => self.say(
+                Tone::Warn,
+                "this action cannot be shown whole, so it can only be denied: n",
+            ),
+            Intent::Insert('y' | 'Y' | 'a' | 'A') if !prompt.seen_all() => {
+                prompt.refused = true;
+                self.say(
+                    Tone::Warn,
+                    "see the whole action first: PgDn or Space shows the rest, then y or a",
+                );
+            }
             Intent::Insert('y' | 'Y') => self.decide(ApprovalDecision::Once, None, out),
             Intent::Insert('a' | 'A') => self.decide(ApprovalDecision::Session, None, out),
             Intent::Insert('n' | 'N') => prompt.reason = Some(Input::default()),
+            Intent::PageDown | Intent::Insert(' ') => prompt.top += step,
+            Intent::Down => prompt.top += 1,
+            Intent::PageUp => prompt.top = prompt.top.saturating_sub(step),
+            Intent::Up => prompt.top = prompt.top.saturating_sub(1),
             Intent::Insert(_)
             | Intent::Submit
             | Intent::Newline
@@ -113,6 +176,19 @@ impl App {
             _ => return false,
         }
         true
+    }
+
+    /// A drawing showed `window` of the approval's text: it counts as seen when it follows
+    /// on from what was seen before.
+    pub(crate) fn approval_drawn(&mut self, window: ApprovalWindow) {
+        let Some(prompt) = self.approval.as_mut() else {
+            return;
+        };
+        prompt.top = window.top;
+        prompt.page = window.rows.max(1);
+        if window.start <= prompt.seen {
+            prompt.seen = prompt.seen.max(window.end);
+        }
     }
 
     fn decide(
@@ -140,49 +216,67 @@ impl App {
     }
 }
 
-/// The approval block of the live region.
-pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+/// The approval block of the live region in at most `room` rows when it can (the text
+/// paged to fit), and the part of the text it shows — `None` when nothing of the text can be
+/// counted as on screen.
+pub(crate) fn lines(
+    app: &App,
+    width: u16,
+    room: usize,
+) -> (Vec<Line<'static>>, Option<ApprovalWindow>) {
     let Some(prompt) = &app.approval else {
-        return Vec::new();
+        return (Vec::new(), None);
     };
     let theme = app.theme;
     let request = &prompt.request;
-    let room = usize::from(width).saturating_sub(UNDER.len()).max(1);
-    let under = |text: &str, style| {
-        Line::from(vec![
-            Span::raw(UNDER),
-            Span::styled(truncate(&one_line(&sanitize(text)), room), style),
-        ])
-    };
+    let strong = theme.accent().patch(theme.bold());
     let mut lines = vec![Line::default()];
-    let head = format!("approve? {}", request.summary);
+    let head = format!("approve? {}", visible(&request.summary));
+    let head_room = usize::from(width).saturating_sub(INDENT.len() + 2).max(1);
     lines.push(Line::from(vec![
         Span::raw(INDENT),
-        Span::styled("! ", theme.accent().patch(theme.bold())),
-        Span::styled(
-            truncate(&one_line(&sanitize(&head)), room),
-            theme.accent().patch(theme.bold()),
-        ),
+        Span::styled("! ", strong),
+        Span::styled(truncate(&head, head_room), strong),
     ]));
-    if !request.argv.is_empty() {
-        lines.push(under(
-            &format!("$ {}", shell_words(&request.argv)),
-            theme.bold(),
+    let mut cache = prompt.wrapped.borrow_mut();
+    if cache.as_ref().is_none_or(|(at, _)| *at != width) {
+        *cache = Some((width, body(request, width, theme).0));
+    }
+    let text: &[BodyRow] = cache.as_ref().map_or(&[], |(_, rows)| rows);
+    // The head, the key line, and a position line when the text is paged.
+    let fixed = lines.len() + 1;
+    let paged = text.len() + fixed > room;
+    let rows = if paged {
+        room.saturating_sub(fixed + 1).max(1)
+    } else {
+        text.len()
+    };
+    let top = prompt.top.min(text.len().saturating_sub(rows));
+    let shown = &text[top..(top + rows).min(text.len())];
+    lines.extend(shown.iter().map(|r| r.line.clone()));
+    let window = match (shown.first(), shown.last()) {
+        (Some(first), Some(last)) => Some(ApprovalWindow {
+            top,
+            rows,
+            start: first.start,
+            end: last.end,
+        }),
+        _ => None,
+    };
+    if paged {
+        let end = top + shown.len();
+        let mut at = format!("{UNDER}rows {}–{end} of {}", top + 1, text.len());
+        if end < text.len() {
+            at.push_str(" · PgDn/Space more");
+        }
+        if top > 0 {
+            at.push_str(" · PgUp back");
+        }
+        lines.push(Line::styled(
+            truncate(&at, usize::from(width)),
+            theme.accent(),
         ));
     }
-    if let Some(cwd) = &request.cwd {
-        lines.push(under(&format!("in {cwd}"), theme.dim()));
-    }
-    for action in &request.actions {
-        lines.push(under(action, theme.dim()));
-    }
-    lines.extend(diff_lines(
-        &request.diffs,
-        APPROVAL_DIFF_LINES,
-        "",
-        width,
-        theme,
-    ));
     let keys = match (&prompt.reason, prompt.sent) {
         (_, true) => Line::styled(format!("{UNDER}recording the decision…"), theme.dim()),
         (Some(reason), false) => Line::from(vec![
@@ -191,42 +285,59 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
             Span::raw(sanitize(reason.text()).into_owned()),
             Span::styled("▏", theme.accent()),
         ]),
+        (None, false) if !request.approvable() => Line::from(vec![
+            Span::raw(UNDER),
+            Span::styled("n", strong),
+            Span::styled(
+                " deny (the only choice: it cannot be shown whole)",
+                theme.dim(),
+            ),
+        ]),
+        (None, false) if !prompt.seen_with(window) => {
+            let wait = if prompt.refused {
+                Span::styled("y/a refused until all is seen", theme.warn())
+            } else {
+                Span::styled("y/a once all is seen", theme.dim())
+            };
+            Line::from(vec![
+                Span::raw(UNDER),
+                Span::styled("PgDn", strong),
+                Span::styled(" shows the rest · ", theme.dim()),
+                wait,
+                Span::styled(" · ", theme.dim()),
+                Span::styled("n", strong),
+                Span::styled(" deny", theme.dim()),
+            ])
+        }
         (None, false) => Line::from(vec![
             Span::raw(UNDER),
-            Span::styled("y", theme.accent().patch(theme.bold())),
+            Span::styled("y", strong),
             Span::styled(" once · ", theme.dim()),
-            Span::styled("a", theme.accent().patch(theme.bold())),
+            Span::styled("a", strong),
             Span::styled(" for this session · ", theme.dim()),
-            Span::styled("n", theme.accent().patch(theme.bold())),
+            Span::styled("n", strong),
             Span::styled(" deny", theme.dim()),
         ]),
     };
     lines.push(keys);
-    lines
+    // Rows the live region trims from the top are not on screen; count nothing then.
+    let window = window.filter(|_| lines.len() <= room);
+    (lines, window)
 }
 
 /// The footer's hints while an approval waits.
-pub(crate) fn hints(app: &App) -> Option<&'static [&'static str]> {
+pub(crate) fn hints(app: &App, window: Option<ApprovalWindow>) -> Option<&'static [&'static str]> {
     let prompt = app.approval.as_ref().filter(|a| !a.sent)?;
     Some(match prompt.reason {
         Some(_) => &["Enter deny", "Esc back", "Ctrl+C cancel"],
-        None => &["y once", "a session", "n deny", "Ctrl+C cancel"],
+        None if !prompt.request.approvable() => &["n deny", "Ctrl+C cancel"],
+        None if !prompt.seen_with(window) => &["PgDn/Space more", "n deny", "Ctrl+C cancel"],
+        None => &[
+            "y once",
+            "a session",
+            "n deny",
+            "PgUp/PgDn scroll",
+            "Ctrl+C cancel",
+        ],
     })
-}
-
-/// An argv as a shell would need it typed: words with spaces or quotes are single-quoted.
-fn shell_words(argv: &[String]) -> String {
-    argv.iter()
-        .map(|w| {
-            let plain = !w.is_empty()
-                && w.chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c));
-            if plain {
-                w.clone()
-            } else {
-                format!("'{}'", w.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }

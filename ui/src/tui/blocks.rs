@@ -237,6 +237,7 @@ pub(crate) fn diff_lines(
                 DiffSign::Added => ("+ ", theme.added()),
                 DiffSign::Removed => ("− ", theme.removed()),
                 DiffSign::Context => ("  ", theme.dim()),
+                DiffSign::Hunk => ("@@ ", theme.accent()),
             };
             lines.push(under(&line.text, mark, style));
             shown += 1;

@@ -16,6 +16,7 @@
 
 mod app;
 mod approval;
+mod approval_body;
 #[doc(hidden)]
 pub mod bench;
 mod blocks;

@@ -164,6 +164,7 @@ fn diff_lines(report: &ToolReport) -> Option<Vec<String>> {
                 DiffSign::Added => "+ ",
                 DiffSign::Removed => "− ",
                 DiffSign::Context => "  ",
+                DiffSign::Hunk => "@@ ",
             };
             lines.push(format!("{mark}{}", line.text));
         }

@@ -296,7 +296,12 @@ pub(crate) fn render<W: Write>(term: &mut InlineTerminal<W>, app: &mut App) -> i
         term.invalidate();
     }
     let live = view::live(app);
-    term.draw(&blocks::to_buffer(&live.lines, width), live.cursor)
+    term.draw(&blocks::to_buffer(&live.lines, width), live.cursor)?;
+    // Only what was drawn counts as seen by the user.
+    if let Some(window) = live.approval {
+        app.approval_drawn(window);
+    }
+    Ok(())
 }
 
 /// Frames for the real terminal: bytes are collected and written to stdout in one go on

@@ -36,6 +36,8 @@ pub(crate) struct Live {
     pub lines: Vec<Line<'static>>,
     /// Cursor position within them.
     pub cursor: Option<(u16, u16)>,
+    /// The part of a waiting approval's text these lines show.
+    pub approval: Option<super::approval::ApprovalWindow>,
 }
 
 /// The lines an entry adds to scrollback.
@@ -198,7 +200,11 @@ fn tokens(n: u64) -> String {
     }
 }
 
-fn footer(app: &App, width: u16) -> Line<'static> {
+fn footer(
+    app: &App,
+    width: u16,
+    approval: Option<super::approval::ApprovalWindow>,
+) -> Line<'static> {
     let theme = app.theme;
     let mode = match app.mode {
         Mode::Basic => Span::styled("basic", theme.dim()),
@@ -206,7 +212,7 @@ fn footer(app: &App, width: u16) -> Line<'static> {
     };
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
-    let hints: &[&str] = if let Some(hints) = super::approval::hints(app) {
+    let hints: &[&str] = if let Some(hints) = super::approval::hints(app, approval) {
         hints
     } else if keys::slash_completion(app.input.text()).is_some() {
         &["Tab complete", "Enter run"]
@@ -416,7 +422,6 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.push(Line::default());
         lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
     }
-    lines.extend(super::approval::lines(app, width));
     if app.status_open {
         lines.push(Line::default());
         lines.extend(status_lines(app, width));
@@ -495,11 +500,20 @@ pub(crate) fn live(app: &App) -> Live {
     if rule {
         bottom.push(Line::styled("─".repeat(usize::from(width)), theme.dim()));
     }
+    let room = height.saturating_sub(bottom.len() + usize::from(footer_row));
+    // A waiting approval comes last above the input and gets the room first: its text is
+    // paged to fit, and what is above it gives way.
+    let (approval, window) = super::approval::lines(app, width, room);
+    // The footer's keys follow what this drawing shows of the approval.
     if footer_row {
-        bottom.push(footer(app, width));
+        bottom.push(footer(app, width, window));
     }
     let mut lines = upper(app, width);
-    let room = height.saturating_sub(bottom.len());
+    let room_above = room.saturating_sub(approval.len());
+    if lines.len() > room_above {
+        lines.drain(..lines.len() - room_above);
+    }
+    lines.extend(approval);
     if lines.len() > room {
         lines.drain(..lines.len() - room);
     }
@@ -512,7 +526,11 @@ pub(crate) fn live(app: &App) -> Live {
             u16::try_from(row).unwrap_or(u16::MAX),
         )
     });
-    Live { lines, cursor }
+    Live {
+        lines,
+        cursor,
+        approval: window,
+    }
 }
 
 /// How to continue this session after the TUI has ended.

@@ -796,6 +796,10 @@ fn approval_keys_decide_and_leave_the_typed_input_alone() {
         cwd: None,
         diffs: Vec::new(),
         actions: Vec::new(),
+        env: Vec::new(),
+        stdin: None,
+        created: Vec::new(),
+        withheld: None,
     };
     h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
     let sent = h.sent.len();
@@ -841,4 +845,119 @@ fn approval_keys_decide_and_leave_the_typed_input_alone() {
         (ApprovalDecision::Deny, Some("too slow"))
     );
     assert_eq!(h.app.input.text(), "draft", "typed input is kept");
+}
+
+/// An approval whose text does not fit: `y` and `a` are refused until paging has put all of
+/// it on screen; one that cannot be shown whole can only be denied.
+#[test]
+fn an_approval_that_does_not_fit_is_approved_only_after_it_was_all_seen() {
+    use ansa_sessions::protocol::{ApprovalRequest, DiffLine, DiffSign, FileDiff, Withheld};
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    let request = h.submit_accepted("edit a lot", 1);
+    let lines = (1..=40)
+        .map(|n| DiffLine {
+            sign: DiffSign::Added,
+            text: format!("added line {n}"),
+        })
+        .collect();
+    let asked = |call: &str| ApprovalRequest {
+        request_id: request,
+        call_id: CallId(call.into()),
+        tool: "edit".into(),
+        action: "v:1\no:p".into(),
+        digest: "cd".repeat(32),
+        summary: "edit big.txt (+40 −0)".into(),
+        argv: Vec::new(),
+        cwd: None,
+        env: Vec::new(),
+        stdin: None,
+        diffs: vec![FileDiff {
+            path: "big.txt".into(),
+            added: 40,
+            removed: 0,
+            lines: Vec::clone(&lines),
+        }],
+        actions: Vec::new(),
+        created: Vec::new(),
+        withheld: None,
+    };
+    h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
+    let sent = h.sent.len();
+    let screen = |h: &Harness| -> Vec<String> {
+        super::super::view::live(&h.app)
+            .lines
+            .iter()
+            .map(line_text)
+            .collect()
+    };
+    let first = screen(&h);
+    assert!(
+        first.iter().any(|l| l.contains("PgDn/Space more")),
+        "{first:#?}"
+    );
+    assert!(
+        !first.iter().any(|l| l.contains("added line 40")),
+        "{first:#?}"
+    );
+    h.type_text("y");
+    h.type_text("a");
+    assert_eq!(h.sent.len(), sent, "nothing is approved unseen");
+    assert!(
+        screen(&h)
+            .iter()
+            .any(|l| l.contains("y/a refused until all is seen")),
+        "{:#?}",
+        screen(&h)
+    );
+    // Page to the end, collecting what was on screen: every line, none skipped.
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..20 {
+        let now = screen(&h);
+        seen.extend(now.iter().cloned());
+        if !now.iter().any(|l| l.contains("PgDn/Space more")) {
+            break;
+        }
+        h.press(KeyCode::PageDown);
+    }
+    for n in 1..=40 {
+        assert!(
+            seen.iter().any(|l| l.trim() == format!("+ added line {n}")),
+            "{n}"
+        );
+    }
+    // Going back up does not undo having seen it.
+    h.press(KeyCode::PageUp);
+    h.type_text("y");
+    let CommandBody::Approve { decision, .. } = &h.last().body else {
+        panic!("not an approve: {:?}", h.last());
+    };
+    assert_eq!(*decision, ansa_sessions::ApprovalDecision::Once);
+    h.event(EventBody::ApprovalDecided {
+        request_id: request,
+        call_id: CallId("c1".into()),
+        decision: ansa_sessions::ApprovalDecision::Once,
+        reason: None,
+    });
+    // An action that cannot be shown whole is never approved.
+    let mut withheld = asked("c2");
+    withheld.diffs = Vec::new();
+    withheld.withheld = Some(Withheld::TooLarge {
+        bytes: 5_000_000,
+        limit: 4_194_304,
+    });
+    h.event(EventBody::ApprovalRequired(Box::new(withheld)));
+    let sent = h.sent.len();
+    h.type_text("y");
+    assert_eq!(h.sent.len(), sent);
+    assert!(
+        screen(&h).iter().any(|l| l.contains("the only choice")),
+        "{:#?}",
+        screen(&h)
+    );
+    h.type_text("n");
+    h.press(KeyCode::Enter);
+    let CommandBody::Approve { decision, .. } = &h.last().body else {
+        panic!("not an approve: {:?}", h.last());
+    };
+    assert_eq!(*decision, ansa_sessions::ApprovalDecision::Deny);
 }

@@ -155,6 +155,10 @@ impl Harness {
             }
         }
         self.drain();
+        // As the real loop does after every event and key: draw, and note what was shown.
+        if let Some(window) = view::live(&self.app).approval {
+            self.app.approval_drawn(window);
+        }
     }
 
     /// Moves committed entries into `scrollback` as rendered lines.

