@@ -7,10 +7,10 @@ use ansa_sessions::{ApprovalDecision, CallId, RequestId};
 use ratatui::text::{Line, Span};
 
 use super::app::{Action, App, Entry, Notice, Tone};
-use super::blocks::{INDENT, UNDER, diff_lines, one_line, truncate};
+use super::blocks::{INDENT, UNDER, diff_lines, truncate};
 use super::input::Input;
 use super::keys::Intent;
-use super::sanitize::sanitize;
+use crate::sanitize::{Form, exact, flowing};
 
 /// Diff lines shown in an approval.
 const APPROVAL_DIFF_LINES: usize = 12;
@@ -151,7 +151,7 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let under = |text: &str, style| {
         Line::from(vec![
             Span::raw(UNDER),
-            Span::styled(truncate(&one_line(&sanitize(text)), room), style),
+            Span::styled(truncate(&exact(text), room), style),
         ])
     };
     let mut lines = vec![Line::default()];
@@ -160,7 +160,7 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::raw(INDENT),
         Span::styled("! ", theme.accent().patch(theme.bold())),
         Span::styled(
-            truncate(&one_line(&sanitize(&head)), room),
+            truncate(&exact(&head), room),
             theme.accent().patch(theme.bold()),
         ),
     ]));
@@ -182,13 +182,14 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         "",
         width,
         theme,
+        Form::Exact,
     ));
     let keys = match (&prompt.reason, prompt.sent) {
         (_, true) => Line::styled(format!("{UNDER}recording the decision…"), theme.dim()),
         (Some(reason), false) => Line::from(vec![
             Span::raw(UNDER),
             Span::styled("reason (optional): ", theme.dim()),
-            Span::raw(sanitize(reason.text()).into_owned()),
+            Span::raw(flowing(reason.text()).into_owned()),
             Span::styled("▏", theme.accent()),
         ]),
         (None, false) => Line::from(vec![
