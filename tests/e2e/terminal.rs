@@ -52,13 +52,14 @@ fn with_terminal_stdin(mut command: Command, answers: &str) -> Output {
     let mut master = std::fs::File::from(pty.master);
     // The line discipline keeps the answer until ansa reads it.
     master.write_all(answers.as_bytes()).unwrap();
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
     let start = Instant::now();
     while !waiter.is_finished() {
-        assert!(
-            start.elapsed() < Duration::from_secs(60),
-            "ansa did not finish"
-        );
+        if start.elapsed() > Duration::from_secs(60) {
+            let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            panic!("ansa did not finish within 60 s");
+        }
         std::thread::sleep(Duration::from_millis(20));
     }
     let out = waiter.join().unwrap();
