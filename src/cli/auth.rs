@@ -9,7 +9,8 @@ use ansa_auth::{
     AuthDir, AuthError, BROWSER_WAIT, BrowserSignIn, Discovery, Http, Location, locate,
     sign_in_browser, sign_in_device, sign_out, status,
 };
-use serde_json::json;
+use ansa_ui::sanitize::{exact, json_line};
+use serde_json::{Value, json};
 
 use super::{Args, Exit, Failure, start};
 use crate::config::Env;
@@ -72,12 +73,14 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
                 &http,
                 BROWSER_WAIT,
                 |code| {
+                    // The URIs and the code are the server's text.
                     eprintln!(
                         "To sign in, open {} and enter the code {}",
-                        code.verification_uri, code.user_code
+                        exact(&code.verification_uri),
+                        exact(&code.user_code)
                     );
                     if let Some(complete) = &code.verification_uri_complete {
-                        eprintln!("(or open {complete})");
+                        eprintln!("(or open {})", exact(complete));
                     }
                 },
             ))
@@ -90,24 +93,20 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
                 wait: BROWSER_WAIT,
             };
             runtime.block_on(sign_in_browser(request, |url| {
-                eprintln!("To sign in, open this URL in a browser:\n{url}");
+                eprintln!("To sign in, open this URL in a browser:\n{}", exact(url));
                 open_browser(url);
             }))
         }
         .map_err(auth_failure)?;
         let minutes = signed.expires_at_ms.saturating_sub(ansa_auth::now_ms()) / 60_000;
-        println!(
-            "{}",
-            json!({"signed_in": true, "expires_in_minutes": minutes, "store": place.path})
-        );
+        print_json(&json!({"signed_in": true, "expires_in_minutes": minutes, "store": place.path}));
         return Ok(Exit::Success);
     }
     let Some(store) = existing(&place)? else {
         if args.logout {
             // Signing out twice is not an error: there is simply nothing to delete.
-            println!(
-                "{}",
-                json!({"signed_out": false, "remote_revocation_confirmed": false, "reason": "nobody was signed in"})
+            print_json(
+                &json!({"signed_out": false, "remote_revocation_confirmed": false, "reason": "nobody was signed in"}),
             );
             return Ok(Exit::Success);
         }
@@ -128,15 +127,12 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
         ansa_auth::Revocation::Confirmed => None,
         ansa_auth::Revocation::NotConfirmed(why) => Some(why.clone()),
     };
-    println!(
-        "{}",
-        json!({
-            "signed_out": out.local_deleted,
-            "remote_revocation_confirmed": out.remote.confirmed(),
-            "reason": reason,
-            "users_stopped": out.users_stopped,
-        })
-    );
+    print_json(&json!({
+        "signed_out": out.local_deleted,
+        "remote_revocation_confirmed": out.remote.confirmed(),
+        "reason": reason,
+        "users_stopped": out.users_stopped,
+    }));
     Ok(Exit::Success)
 }
 
@@ -169,7 +165,7 @@ fn print_status(place: &Location) -> Result<Exit, Failure> {
         }
         None => json!({"state": "signed_out", "account_hash": null, "store": place.path}),
     };
-    println!("{shown}");
+    print_json(&shown);
     Ok(Exit::Success)
 }
 
@@ -191,4 +187,10 @@ fn open_browser(url: &str) {
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn();
+}
+
+/// Prints one JSON document on a line; the server's and the store's text in it cannot act on
+/// a terminal (`json_line`).
+fn print_json(value: &Value) {
+    println!("{}", json_line(&value.to_string()));
 }

@@ -1,5 +1,9 @@
 //! The `ansa` command line: parses arguments, picks a frontend and a profile, and wires the
 //! session, the runtime and the frontend together. Errors leave as one line and an exit code.
+//!
+//! Everything this module and its children print that did not come from ansa itself (a
+//! provider's error body, a file name, a server's answer) goes through `ansa_ui::sanitize`
+//! first, like every frontend's output (docs/security.md, "Terminal output").
 
 mod args;
 mod auth;
@@ -17,6 +21,7 @@ pub use args::Args;
 pub use exit::{Exit, Failure};
 
 use ansa_sessions::Mode;
+use ansa_ui::sanitize::{exact, json_line};
 
 use crate::config::Env;
 use crate::home::AnsaHome;
@@ -26,7 +31,8 @@ pub fn run(args: Args) -> Exit {
     match dispatch(&args) {
         Ok(code) => code,
         Err(f) => {
-            let _ = writeln!(io::stderr(), "ansa: {}", f.message);
+            // A failure may carry a provider's error body, a path or a server's text.
+            let _ = writeln!(io::stderr(), "ansa: {}", exact(&f.message));
             f.exit
         }
     }
@@ -61,7 +67,7 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     if args.print_config {
         let cwd = start::workspace(args.cwd.as_deref(), None)?;
         let config = start::load_config(&home, &cwd, &env, args)?;
-        println!("{}", config.to_print_json());
+        println!("{}", json_line(&config.to_print_json()));
         return Ok(Exit::Success);
     }
     if args.self_check {

@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::sync::atomic::AtomicBool;
 
+use ansa_ui::sanitize::exact;
+
 use super::{Args, Exit, Failure, start};
 use crate::config::Env;
 use crate::home::AnsaHome;
@@ -14,7 +16,7 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
     let cwd = start::workspace(args.cwd.as_deref(), None)?;
     let config = start::load_config(home, &cwd, env, args)?;
     if start::offline(args, &config) {
-        println!("{}", config.model);
+        println!("{}", exact(&config.model));
         return Ok(Exit::Success);
     }
     let signin = start::signin_source(home, args, &config)?;
@@ -31,7 +33,8 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
         })?;
     let mut out = std::io::stdout().lock();
     for id in ids {
-        let _ = writeln!(out, "{id}");
+        // The IDs are the server's text.
+        let _ = writeln!(out, "{}", exact(&id));
     }
     Ok(Exit::Success)
 }

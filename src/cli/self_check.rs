@@ -9,6 +9,8 @@ use ansa_sessions::{AcceptedAction, CommandId, JournalOptions, Mode, Profile, Se
 use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 
+use ansa_ui::sanitize::exact;
+
 use super::{Args, Exit, Failure, start};
 use crate::config::{DEFAULT_RESPONSES_BASE_URL, Env};
 use crate::home::{AnsaHome, ensure_private_dir};
@@ -28,7 +30,8 @@ pub fn run(home: &AnsaHome, args: &Args, env: &Env) -> Result<Exit, Failure> {
                 format!("FAIL  {name}: {detail}")
             }
         };
-        let _ = writeln!(out, "{line}");
+        // A detail may quote a server's answer or a path.
+        let _ = writeln!(out, "{}", exact(&line));
     };
     report("home", check_home(home));
     let cwd = start::workspace(args.cwd.as_deref(), None)?;

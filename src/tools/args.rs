@@ -261,7 +261,9 @@ const TARGET_CHARS: usize = 120;
 
 impl ToolArgs {
     /// What the call works on, in one short line for status displays: the paths, the query,
-    /// the command line, the retained reference or the key.
+    /// the command line, the retained reference or the key. Control characters are kept: a
+    /// frontend shows them visibly (`ansa_ui::sanitize`), so a `\n` or an escape sequence in
+    /// an argument is seen, not turned into a harmless-looking space.
     pub fn target(&self) -> String {
         let joined = |paths: &[String]| paths.join(" ");
         let text = match self {
@@ -288,15 +290,11 @@ impl ToolArgs {
                 .join(" "),
             ToolArgs::GetTestValue(a) => a.key.clone(),
         };
-        let one_line: String = text
-            .chars()
-            .map(|c| if c.is_control() { ' ' } else { c })
-            .collect();
-        if one_line.chars().count() > TARGET_CHARS {
-            let cut: String = one_line.chars().take(TARGET_CHARS - 1).collect();
+        if text.chars().nth(TARGET_CHARS).is_some() {
+            let cut: String = text.chars().take(TARGET_CHARS - 1).collect();
             format!("{cut}…")
         } else {
-            one_line
+            text
         }
     }
 }

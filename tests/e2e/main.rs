@@ -35,5 +35,6 @@ mod secrets;
 mod signed_in;
 #[path = "../support/tasks.rs"]
 mod tasks;
+mod terminal;
 mod tmux;
 mod tui;

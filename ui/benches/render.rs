@@ -1,5 +1,5 @@
 //! Benchmarks of the Carbon TUI text path: a 10,000-line Markdown answer (paragraphs, lists,
-//! code) rendered at width 100, word wrap alone of 10,000 lines at width 100, and sanitize
+//! code) rendered at width 100, word wrap alone of 10,000 lines at width 100, and sanitize (`flowing`)
 //! throughput on clean and hostile text. Prints the p50 (and min) of several runs.
 //!
 //! Run: `cargo bench -p ansa-ui --bench render`.
@@ -12,10 +12,10 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use ansa_ui::sanitize::flowing;
 use ansa_ui::tui::Theme;
 use ansa_ui::tui::bench::BenchFrame;
 use ansa_ui::tui::markdown::render_markdown;
-use ansa_ui::tui::sanitize::sanitize;
 use ansa_ui::tui::tail::render_preview;
 use ansa_ui::tui::wrap::wrap_plain;
 use ratatui::style::Style;
@@ -54,13 +54,13 @@ fn main() {
     report("wrap_plain (10,000 lines)", wrap, LINES, out_lines);
 
     let clean = measure(|| {
-        black_box(sanitize(black_box(&answer)));
+        black_box(flowing(black_box(&answer)));
     });
     throughput("sanitize clean (borrowed)", clean, answer.len());
 
     let hostile = hostile_text(answer.len());
     let dirty = measure(|| {
-        black_box(sanitize(black_box(&hostile)));
+        black_box(flowing(black_box(&hostile)));
     });
     throughput("sanitize hostile (rewritten)", dirty, hostile.len());
 }

@@ -209,8 +209,9 @@ fn shell_words(argv: &[String]) -> String {
 }
 
 /// `text` (one line) with nothing invisible: a run of 2–8 spaces as that many `·`, a longer
-/// run as `␠×N`, a space at the end as `·`, a tab as `→`, and control, format (zero-width,
-/// bidi) and other whitespace characters as `\xNN` / `\u{NNNN}` escapes.
+/// run as `␠×N`, a space at the end as `·`, a tab as `→`, whitespace other than the plain
+/// space and variation selectors as `<U+NNNN>`, and every control and format character in the
+/// one sanitiser's notation ([`crate::sanitize::exact`]: `␛`, `␍`, `<U+202E>`, …).
 pub(crate) fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars().peekable();
@@ -230,16 +231,24 @@ pub(crate) fn visible(text: &str) -> String {
                 }
             }
             '\t' => out.push('→'),
-            c if u32::from(c) < 0x80 && c.is_control() => {
-                let _ = write!(out, "\\x{:02x}", u32::from(c));
-            }
-            c if hidden(c) => {
-                let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+            // What the sanitiser leaves as it is but an approval must not: blank or invisible
+            // characters a reader would take for a space or for nothing.
+            c if !c.is_ascii() && hidden(c) && sanitizer_keeps(c) => {
+                let _ = write!(out, "<U+{:04X}>", u32::from(c));
             }
             c => out.push(c),
         }
     }
-    out
+    crate::sanitize::exact(&out).into_owned()
+}
+
+/// Whether the one sanitiser shows `c` as itself.
+fn sanitizer_keeps(c: char) -> bool {
+    let mut buf = [0u8; 4];
+    matches!(
+        crate::sanitize::exact(c.encode_utf8(&mut buf)),
+        std::borrow::Cow::Borrowed(_)
+    )
 }
 
 /// A character that shows as nothing or as blank: controls, whitespace other than the plain

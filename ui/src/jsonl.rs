@@ -1,5 +1,6 @@
 //! The JSONL driver (docs/contract/agent-behaviour.md §7): commands on input, events on output, one JSON per line.
 
+use std::borrow::Cow;
 use std::io::{BufRead, ErrorKind, Write};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread;
@@ -11,6 +12,7 @@ use ansa_sessions::protocol::{
 use crate::error::UiError;
 use crate::follow::{context, event_type};
 use crate::line_reader::{LineContent, LineReader, not_utf8_message};
+use crate::sanitize::json_line;
 use crate::status::say;
 use crate::{CommandSender, SessionLink, ToRuntime};
 
@@ -94,10 +96,16 @@ pub fn run_jsonl(
 
 /// Writes one event line and flushes; `Ok(false)` when the output pipe is closed.
 fn write_event(output: &mut impl Write, event: &Event) -> Result<bool, UiError> {
-    let mut line = event.to_json().map_err(|source| UiError::Encode {
+    let json = event.to_json().map_err(|source| UiError::Encode {
         stream_sequence: event.stream_sequence,
         source,
     })?;
+    // The same value, with no raw character a terminal could act on (no copy when clean).
+    let escaped = match json_line(&json) {
+        Cow::Owned(escaped) => Some(escaped),
+        Cow::Borrowed(_) => None,
+    };
+    let mut line = escaped.unwrap_or(json);
     line.push('\n');
     match output
         .write_all(line.as_bytes())

@@ -18,6 +18,7 @@ mod line_reader;
 mod lines;
 mod oneshot;
 mod outcome;
+pub mod sanitize;
 mod status;
 pub mod tui;
 

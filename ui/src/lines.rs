@@ -10,11 +10,12 @@ use crate::error::UiError;
 use crate::follow::{Follower, Progress};
 use crate::line_reader::{LineContent, LineReader, not_utf8_message};
 use crate::outcome::{EXIT_SESSION_UNUSABLE, LinesOutcome};
+use crate::sanitize::flowing;
 use crate::status::{end_line, progress_line, reopen_command, say};
 
 /// Runs line mode: reads tasks from `input` one line at a time (blank lines are skipped),
 /// submits each in `mode`, waits for its turn to end and prints the final answer to
-/// `output`, with a blank line between answers. Compact progress (one line per tool call)
+/// `output` (sanitised with [`flowing`]), with a blank line between answers. Compact progress (one line per tool call)
 /// and problems go to `status` as plain text (never colour).
 ///
 /// A paused turn stops the run (it waits for an explicit resume; the message names
@@ -139,8 +140,9 @@ fn finish(follower: Follower, status: &mut dyn Write) {
     follower.finish(&mut |p| report(status, p));
 }
 
-/// Prints one answer; `Ok(false)` when the output pipe is closed.
+/// Prints one answer, sanitised ([`flowing`]); `Ok(false)` when the output pipe is closed.
 fn print_answer(output: &mut impl Write, answer: &str, separate: bool) -> Result<bool, UiError> {
+    let answer = flowing(answer);
     let result = (|| {
         if separate {
             output.write_all(b"\n")?;

@@ -8,13 +8,15 @@ use crate::SessionLink;
 use crate::error::UiError;
 use crate::follow::{Follower, Progress};
 use crate::outcome::OneShotOutcome;
+use crate::sanitize::flowing;
 use crate::status::{end_line, progress_line, reopen_command, say};
 
 /// Runs one task: submits `task` in `mode`, closes input as soon as the runtime accepts it
 /// (so the runtime stops after the turn), and waits until the runtime has stopped.
 ///
-/// `output` receives only the verified final answer (the `text_delta` text, plus a newline
-/// when it does not end with one), and only when the turn is done. Tool progress, a paused,
+/// `output` receives only the verified final answer (the `text_delta` text sanitised with
+/// [`flowing`], plus a newline when it does not end with one), and only when the turn is
+/// done. Tool progress, a paused,
 /// cancelled or failed turn (with its reason and how to continue), and an `error` event
 /// answering the submit go to `status` as plain text. [`OneShotOutcome::exit_code`] maps
 /// the result to the process exit code. The caller rejects a blank task as a usage error.
@@ -89,8 +91,10 @@ fn report(status: &mut dyn Write, progress: Progress<'_>) {
     }
 }
 
-/// Prints the answer; a closed output pipe is not an error (nobody is reading).
+/// Prints the answer, sanitised ([`flowing`]); a closed output pipe is not an error (nobody
+/// is reading).
 fn print_answer(output: &mut impl Write, answer: &str) -> Result<(), UiError> {
+    let answer = flowing(answer);
     let result = (|| {
         output.write_all(answer.as_bytes())?;
         if !answer.ends_with('\n') {

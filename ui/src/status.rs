@@ -1,18 +1,22 @@
 //! Plain-text status lines for stderr (no colour, so NO_COLOR and TERM=dumb are always
-//! respected).
+//! respected). Every line is shown [`exact`]: whatever part of it came from a model, a tool,
+//! a file or a server, its control characters are visible and one line stays one line.
 
 use std::io::Write;
 
-use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::protocol::{ReportTone, ToolPhase};
 use ansa_sessions::{Profile, TurnState};
 
 use crate::follow::{Progress, TaskEnd};
+use crate::sanitize::exact;
 
-/// Writes one status line in a single write (so lines from other writers of the same
-/// stream do not split it); stderr failures must not stop the task, so they are ignored.
+/// Writes one status line, sanitised ([`exact`]), in a single write (so lines from other
+/// writers of the same stream do not split it); stderr failures must not stop the task, so
+/// they are ignored.
 pub(crate) fn say(status: &mut dyn Write, line: &str) {
+    let line = exact(line);
     let mut buf = String::with_capacity(line.len() + 1);
-    buf.push_str(line);
+    buf.push_str(&line);
     buf.push('\n');
     let _ = status.write_all(buf.as_bytes());
     let _ = status.flush();
@@ -22,10 +26,25 @@ pub(crate) fn say(status: &mut dyn Write, line: &str) {
 pub(crate) fn progress_line(progress: Progress<'_>) -> Option<String> {
     match progress {
         Progress::Accepted(_) => None,
-        Progress::Tool { tool, phase } => Some(match phase {
+        Progress::Tool {
+            tool,
+            phase,
+            report,
+        } => Some(match phase {
             ToolPhase::Started => format!("  · {tool} started"),
-            ToolPhase::Finished => format!("  ✓ {tool}"),
-            ToolPhase::Failed => format!("  ✗ {tool} failed"),
+            // A call can finish with the engine's refusal or a failing command: say so.
+            ToolPhase::Finished => match report.map(|r| (r.tone, r.summary.trim())) {
+                Some((ReportTone::Error, reason)) if !reason.is_empty() => {
+                    format!("  ✗ {tool}: {reason}")
+                }
+                Some((ReportTone::Warn, what)) if !what.is_empty() => format!("  ! {tool}: {what}"),
+                _ => format!("  ✓ {tool}"),
+            },
+            // The reason is bounded where the report is made (`ToolReport::failed`).
+            ToolPhase::Failed => match report.map(|r| r.summary.trim()) {
+                Some(reason) if !reason.is_empty() => format!("  ✗ {tool} failed: {reason}"),
+                _ => format!("  ✗ {tool} failed"),
+            },
             ToolPhase::EffectUnknown => {
                 format!("  ? {tool}: effect unknown (it may or may not have run)")
             }
@@ -123,10 +142,63 @@ mod tests {
             progress_line(Progress::Tool {
                 tool: "exec",
                 phase: ToolPhase::Failed,
+                report: None,
             })
             .unwrap(),
         ] {
             assert!(!line.contains('\u{1b}'), "no escape sequences: {line:?}");
         }
+    }
+
+    #[test]
+    fn a_status_line_shows_every_control_and_stays_one_line() {
+        let mut out = Vec::new();
+        say(
+            &mut out,
+            "ansa: approve? run true; #\x1b[2K\x1b[1A\nansa: approve? run echo hello",
+        );
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(
+            out,
+            "ansa: approve? run true; #␛[2K␛[1A␊ansa: approve? run echo hello\n"
+        );
+    }
+
+    #[test]
+    fn a_failed_tool_says_why() {
+        let report = ansa_sessions::protocol::ToolReport::failed("program `nope` not found");
+        let line = progress_line(Progress::Tool {
+            tool: "exec",
+            phase: ToolPhase::Failed,
+            report: Some(&report),
+        });
+        assert_eq!(
+            line.as_deref(),
+            Some("  ✗ exec failed: program `nope` not found")
+        );
+        let finished = |tone, summary: &str| {
+            let report = ansa_sessions::protocol::ToolReport::new(tone, summary);
+            progress_line(Progress::Tool {
+                tool: "exec",
+                phase: ToolPhase::Finished,
+                report: Some(&report),
+            })
+        };
+        assert_eq!(
+            finished(
+                ReportTone::Error,
+                "failed to start: program or cwd not found"
+            )
+            .as_deref(),
+            Some("  ✗ exec: failed to start: program or cwd not found")
+        );
+        assert_eq!(
+            finished(ReportTone::Warn, "exit 2").as_deref(),
+            Some("  ! exec: exit 2")
+        );
+        assert_eq!(
+            finished(ReportTone::Ok, "exit 0").as_deref(),
+            Some("  ✓ exec")
+        );
     }
 }

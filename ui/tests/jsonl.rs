@@ -259,3 +259,46 @@ fn failing_input_is_reported_after_the_runtime_finishes() {
     );
     assert_eq!(runtime.join().unwrap(), vec![ToRuntime::InputClosed]);
 }
+
+#[test]
+fn events_carry_no_raw_character_a_terminal_acts_on_and_the_same_text() {
+    const HOSTILE: &str = "a\x1b[2J b\u{9b}2J c\u{202e}d \u{2028} e\x7f \u{e0041}";
+    let (link, runtime) = spawn(|rt| {
+        rt.snapshot(0);
+        while let Some(msg) = rt.recv() {
+            match msg {
+                ToRuntime::Command(c) => {
+                    rt.accept(&c, 1);
+                    rt.answer(1, HOSTILE);
+                }
+                ToRuntime::InputClosed => break,
+                _ => {}
+            }
+        }
+    });
+    let mut out = Vec::new();
+    run_jsonl(
+        link,
+        Cursor::new(format!("{SUBMIT}\n")),
+        &mut out,
+        io::sink(),
+    )
+    .unwrap();
+    runtime.join().unwrap();
+    let text = String::from_utf8(out).unwrap();
+    assert!(
+        text.chars()
+            .all(|c| c == '\n' || (c.is_ascii() && !c.is_ascii_control())),
+        "{text:?}"
+    );
+    assert!(
+        text.contains(r"\u009b2J") && text.contains(r"\u202e"),
+        "{text}"
+    );
+    let lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let answer = events(&lines).into_iter().find_map(|e| match e.body {
+        EventBody::TextDelta { text, .. } => Some(text),
+        _ => None,
+    });
+    assert_eq!(answer.as_deref(), Some(HOSTILE), "the value is unchanged");
+}

@@ -15,8 +15,8 @@ pub use event::{
     SnapshotEvent, ToolPhase,
 };
 pub use report::{
-    DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, ReportTone, TAIL_LINES, ToolReport,
-    cut_line,
+    DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,
+    ToolReport, cut_line,
 };
 
 use crate::ids::{Incarnation, Profile};

@@ -12,6 +12,9 @@ pub const TAIL_LINES: usize = 3;
 pub const DIFF_LINES: usize = 200;
 /// Most characters of a summary, a tail line or a diff line.
 pub const LINE_CHARS: usize = 200;
+/// Most characters of a failed call's reason in its summary: a few terminal lines, enough
+/// for a reason and its fix, while the model gets the whole text.
+pub const REASON_CHARS: usize = 600;
 
 /// How a row reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -103,10 +106,35 @@ impl ToolReport {
         }
     }
 
-    /// A failed call: its reason's first line.
+    /// A failed call: its whole reason on one line (line breaks become spaces), cut after
+    /// [`REASON_CHARS`] characters with a marker that says how many bytes are left out.
     pub fn failed(reason: &str) -> Self {
-        ToolReport::new(ReportTone::Error, reason)
+        ToolReport {
+            summary: reason_line(reason),
+            ..ToolReport::new(ReportTone::Error, "")
+        }
     }
+}
+
+/// `reason` on one line, cut after [`REASON_CHARS`] characters with `… (N more bytes)`.
+fn reason_line(reason: &str) -> String {
+    let reason = reason.trim();
+    let mut line = String::with_capacity(reason.len().min(REASON_CHARS * 4));
+    let mut taken = 0;
+    let mut chars = reason.char_indices().peekable();
+    while let Some((at, c)) = chars.next() {
+        if taken == REASON_CHARS {
+            line.push_str(&format!("… ({} more bytes)", reason.len() - at));
+            break;
+        }
+        match c {
+            '\r' if chars.peek().is_some_and(|&(_, next)| next == '\n') => {}
+            '\n' => line.push(' '),
+            c => line.push(c),
+        }
+        taken += 1;
+    }
+    line
 }
 
 /// The first line of `text`, cut to [`LINE_CHARS`] characters with `…`.
@@ -120,5 +148,27 @@ pub fn cut_line(line: &str) -> String {
     match line.char_indices().nth(LINE_CHARS) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_call_keeps_its_whole_reason_on_one_line() {
+        let report = ToolReport::failed("  first line\r\nsecond line\n");
+        assert_eq!(report.tone, ReportTone::Error);
+        assert_eq!(report.summary, "first line second line");
+    }
+
+    #[test]
+    fn a_long_reason_is_cut_with_the_bytes_left_out() {
+        let reason = format!("{}{}", "é".repeat(REASON_CHARS), "x".repeat(1_000_000));
+        let summary = ToolReport::failed(&reason).summary;
+        let kept = "é".repeat(REASON_CHARS);
+        assert_eq!(summary, format!("{kept}… (1000000 more bytes)"));
+        let exact = "y".repeat(REASON_CHARS);
+        assert_eq!(ToolReport::failed(&exact).summary, exact);
     }
 }

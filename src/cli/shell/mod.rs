@@ -6,6 +6,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use ansa_ui::sanitize::exact;
+
 use super::{Args, Exit, Failure, start};
 use crate::config::Env;
 use crate::home::AnsaHome;
@@ -111,8 +113,8 @@ pub fn install(home: &AnsaHome, shell: Shell, overwrite: bool) -> Result<Exit, F
         "{} the {} integration: {} (sourced from {}); open a new shell to use it",
         if same || had { "updated" } else { "installed" },
         shell.name(),
-        script.display(),
-        rc.display()
+        exact(&script.display().to_string()),
+        exact(&rc.display().to_string())
     );
     Ok(Exit::Success)
 }

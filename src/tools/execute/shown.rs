@@ -51,7 +51,7 @@ pub fn shown(request: &Request, preimages: &[CurrentFile]) -> Shown {
         // Any other changing operation (no agent tool sends one today) is shown as its
         // canonical document, which is exactly what the digest covers.
         other => Shown {
-            summary: one_line(&format!("engine operation `{}`", other.letter())),
+            summary: cut_summary(&format!("engine operation `{}`", other.letter())),
             actions: vec![ash_engine::ason::encode(&request.action_document())],
             ..Shown::default()
         },
@@ -107,7 +107,7 @@ fn exec_shown(exec: &ExecArgs) -> Shown {
         .chain(exec.argv.iter().cloned())
         .collect();
     let mut shown = Shown {
-        summary: one_line(&format!("run {}", argv.join(" "))),
+        summary: cut_summary(&format!("run {}", argv.join(" "))),
         cwd: Some(if exec.cwd.is_empty() {
             ".".to_owned()
         } else {
@@ -166,7 +166,7 @@ fn fs_shown(fs: &FsArgs) -> Shown {
         shown.actions.push(line);
     }
     shown.summary = match shown.actions.as_slice() {
-        [one] => one_line(one),
+        [one] => cut_summary(one),
         many => format!("{} actions", many.len()),
     };
     shown
@@ -205,7 +205,7 @@ fn patch_shown(patch: &PatchArgs, preimages: &[CurrentFile]) -> Shown {
         .iter()
         .fold((0, 0), |(a, r), d| (a + d.added, r + d.removed));
     let paths: Vec<&str> = patch.files.iter().map(|f| f.path.as_str()).collect();
-    shown.summary = one_line(&format!("edit {} (+{added} −{removed})", paths.join(" ")));
+    shown.summary = cut_summary(&format!("edit {} (+{added} −{removed})", paths.join(" ")));
     shown
 }
 
@@ -322,15 +322,13 @@ fn text_of(bytes: &[u8]) -> String {
     out
 }
 
-/// `text` on one line (control characters as spaces), cut to [`SUMMARY_CHARS`] with `…`.
-fn one_line(text: &str) -> String {
-    let line: String = text
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    match line.char_indices().nth(SUMMARY_CHARS) {
-        Some((at, _)) => format!("{}…", &line[..at]),
-        None => line,
+/// `text` cut to [`SUMMARY_CHARS`] with `…`.
+fn cut_summary(text: &str) -> String {
+    // Control characters stay: every frontend shows them in the one sanitiser's notation, so
+    // a newline or an escape in an argument is seen as such in the summary too.
+    match text.char_indices().nth(SUMMARY_CHARS) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
     }
 }
 

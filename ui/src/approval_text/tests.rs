@@ -38,12 +38,12 @@ fn runs_of_whitespace_and_invisible_characters_are_made_visible() {
     );
     assert_eq!(visible("trailing "), "trailing·");
     assert_eq!(visible("\tindented"), "→indented");
-    assert_eq!(visible("esc\x1b[2Kx"), "esc\\x1b[2Kx");
-    assert_eq!(visible("cr\r"), "cr\\x0d");
-    assert_eq!(visible("nb\u{a0}sp"), "nb\\u{a0}sp");
-    assert_eq!(visible("zero\u{200b}width"), "zero\\u{200b}width");
-    assert_eq!(visible("rtl\u{202e}txt"), "rtl\\u{202e}txt");
-    assert_eq!(visible("csi\u{9b}31m"), "csi\\u{9b}31m");
+    assert_eq!(visible("esc\x1b[2Kx"), "esc␛[2Kx");
+    assert_eq!(visible("cr\r"), "cr␍");
+    assert_eq!(visible("nb\u{a0}sp"), "nb<U+00A0>sp");
+    assert_eq!(visible("zero\u{200b}width"), "zero<U+200B>width");
+    assert_eq!(visible("rtl\u{202e}txt"), "rtl<U+202E>txt");
+    assert_eq!(visible("csi\u{9b}31m"), "csi<U+009B>31m");
     assert_eq!(visible("naïve café 日本"), "naïve café 日本");
 }
 

@@ -5,6 +5,7 @@ use std::sync::mpsc::RecvError;
 
 use ansa_sessions::protocol::{
     ApprovalRequest, Command, CommandBody, ErrorCode, Event, EventBody, SnapshotEvent, ToolPhase,
+    ToolReport,
 };
 use ansa_sessions::{CallId, CommandId, Mode, Profile, RequestId, TranscriptQuery, TurnState};
 
@@ -25,6 +26,8 @@ pub(crate) enum Progress<'a> {
         tool: &'a str,
         /// New phase.
         phase: ToolPhase,
+        /// What it did or why it failed, once it finished or failed.
+        report: Option<&'a ToolReport>,
     },
     /// A runtime message not tied to the task (an error event, lost events).
     Notice(&'a str),
@@ -234,10 +237,12 @@ impl Follower {
                     request_id,
                     tool,
                     status,
+                    report,
                     ..
                 } if task.ours(request_id) => on(Progress::Tool {
                     tool: &tool,
                     phase: status,
+                    report: report.as_ref(),
                 }),
                 EventBody::TextDelta { request_id, text } if task.ours(request_id) => {
                     answer = Some(text);

@@ -16,7 +16,6 @@ use super::approval_body::{BodyRow, body, text_len};
 use super::blocks::{INDENT, UNDER, truncate};
 use super::input::Input;
 use super::keys::Intent;
-use super::sanitize::sanitize;
 use crate::approval_text::visible;
 
 /// A call waiting for the user's decision.
@@ -282,7 +281,7 @@ pub(crate) fn lines(
         (Some(reason), false) => Line::from(vec![
             Span::raw(UNDER),
             Span::styled("reason (optional): ", theme.dim()),
-            Span::raw(sanitize(reason.text()).into_owned()),
+            Span::raw(crate::sanitize::flowing(reason.text()).into_owned()),
             Span::styled("▏", theme.accent()),
         ]),
         (None, false) if !request.approvable() => Line::from(vec![

@@ -15,9 +15,9 @@ use unicode_width::UnicodeWidthChar;
 
 use super::markdown::render_markdown;
 use super::model::{Notice, Tone, ToolLine};
-use super::sanitize::sanitize;
 use super::theme::Theme;
 use super::wrap::{display_width, wrap_prefixed};
+use crate::sanitize::{Form, exact, flowing};
 
 /// The prompt before the first input row.
 pub(crate) const PROMPT: &str = "› ";
@@ -78,9 +78,17 @@ pub(crate) fn truncate(s: &str, max: usize) -> String {
     out
 }
 
-/// `s` sanitized onto one line.
+/// `s` sanitized ([`flowing`]) onto one line: `\n` and `\t` become spaces.
 pub(crate) fn one_line(s: &str) -> String {
-    sanitize(s).replace(['\n', '\t'], " ")
+    flowing(s).replace(['\n', '\t'], " ")
+}
+
+/// `s` on one line in `form`: [`one_line`] when flowing; exact text has no `\n` or `\t` left.
+fn line_in(s: &str, form: Form) -> String {
+    match form {
+        Form::Exact => exact(s).into_owned(),
+        Form::Flowing => one_line(s),
+    }
 }
 
 /// One tool call: its row (state, name, target, how it went, duration) and, once it ended,
@@ -187,6 +195,7 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
         " (Ctrl+O)",
         width,
         theme,
+        Form::Flowing,
     ));
     if report.actions.len() > 1 {
         for action in &report.actions {
@@ -204,20 +213,22 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
 }
 
 /// The first `max` lines of edits' diffs under a row (file names first when there are
-/// several), then how many more there are and `more` (where to see them).
+/// several), then how many more there are and `more` (where to see them); the text in `form`
+/// (exact in an approval, where every control must be seen).
 pub(crate) fn diff_lines(
     diffs: &[FileDiff],
     max: usize,
     more: &str,
     width: u16,
     theme: Theme,
+    form: Form,
 ) -> Vec<Line<'static>> {
     let room = usize::from(width).saturating_sub(UNDER.len() + 2).max(1);
     let under = |text: &str, mark: &'static str, style: Style| {
         Line::from(vec![
             Span::raw(UNDER),
             Span::styled(mark, style),
-            Span::styled(truncate(&one_line(text), room), style),
+            Span::styled(truncate(&line_in(text, form), room), style),
         ])
     };
     let mut lines = Vec::new();
@@ -259,7 +270,7 @@ pub(crate) fn notice_lines(notice: &Notice, width: u16, theme: Theme) -> Vec<Lin
         Tone::Warn => ("! ", theme.accent()),
         Tone::Error => ("✗ ", theme.error()),
     };
-    let text = sanitize(&notice.text);
+    let text = flowing(&notice.text);
     wrap_prefixed(
         &[Span::styled(text.as_ref(), style)],
         width,
@@ -270,7 +281,7 @@ pub(crate) fn notice_lines(notice: &Notice, width: u16, theme: Theme) -> Vec<Lin
 
 /// The user's text, sanitized and wrapped with the prompt before the first row.
 pub(crate) fn user_lines(text: &str, width: u16, style: Style, theme: Theme) -> Vec<Line<'static>> {
-    let text = sanitize(text);
+    let text = flowing(text);
     wrap_prefixed(
         &[Span::styled(text.as_ref(), style)],
         width,

@@ -28,7 +28,6 @@ pub mod markdown;
 mod model;
 mod output;
 mod run;
-pub mod sanitize;
 mod streamed;
 pub mod tail;
 mod terminal;

@@ -21,6 +21,7 @@ use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
 use super::view;
 use super::{TuiExit, TuiInfo};
 use crate::error::UiError;
+use crate::sanitize::exact;
 use crate::{CommandSender, SessionLink, ToRuntime};
 
 /// Shortest time between two frames.
@@ -259,7 +260,8 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     drop(input);
     drop(guard);
     after.store(true, Ordering::SeqCst);
-    eprintln!("{}", view::continue_line(&main.app));
+    // The session hint is a path the user gave, printed after the TUI's own screen is gone.
+    eprintln!("{}", exact(&view::continue_line(&main.app)));
     match end {
         End::Exit(code) => Ok(TuiExit { code }),
         End::RuntimeStopped if main.app.cursor.is_none() => {

@@ -3,7 +3,7 @@
 //! turn, status, notice, input, footer), all as styled lines of at most the terminal width.
 //!
 //! Model answers go through [`render_markdown`]; user text, tool names and targets, reasons
-//! and runtime messages through [`sanitize`] and the word wrapper, so nothing from the
+//! and runtime messages through [`flowing`] and the word wrapper, so nothing from the
 //! model, a tool or the user can reach the terminal as a control sequence.
 
 use ansa_sessions::{Mode, Profile};
@@ -18,8 +18,8 @@ use super::blocks::{
 use super::keys;
 use super::markdown::render_markdown;
 use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
-use super::sanitize::sanitize;
 use super::tail::render_preview;
+use crate::sanitize::flowing;
 
 /// Rows of the reasoning summary shown while the model thinks.
 const REASONING_ROWS: usize = 3;
@@ -138,7 +138,7 @@ fn output_pane(app: &App, width: u16) -> Vec<Line<'static>> {
 
 /// One line of tool output made safe for the terminal (tabs as spaces).
 fn one_line_raw(line: &str) -> String {
-    sanitize(line).replace('\t', "    ")
+    flowing(line).replace('\t', "    ")
 }
 
 fn state_text(app: &App) -> (String, Style) {
@@ -368,7 +368,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         // The last few rows only: it is context for the wait, not something to read back.
         let rendered = wrap_prefixed(
             &[Span::styled(
-                sanitize(reasoning).into_owned(),
+                flowing(reasoning).into_owned(),
                 theme.dim().patch(theme.italic()),
             )],
             width,

@@ -13,9 +13,9 @@ use pulldown_cmark::{
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
-use super::sanitize::sanitize;
 use super::theme::Theme;
 use super::wrap::{display_width, hard_wrap, wrap_prefixed};
+use crate::sanitize::flowing;
 
 /// Bullet of unordered list items.
 const BULLET: &str = "• ";
@@ -46,7 +46,7 @@ const CODE_MARGIN: &str = "  ";
 pub fn render_markdown(text: &str, width: u16, theme: Theme) -> Vec<Line<'static>> {
     // Whole sequences go before parsing (the parser splits text at `[` and `]`); every piece
     // of parsed text is sanitized again for what entities decode to.
-    let text = sanitize(text);
+    let text = flowing(text);
     let mut renderer = Renderer::new(width.max(1), theme);
     let options = Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TABLES;
     for event in Parser::new_ext(&text, options) {
@@ -135,7 +135,7 @@ impl<'a> Renderer<'a> {
             Event::Start(tag) => self.start(tag),
             Event::End(tag) => self.end(tag),
             Event::Text(text) => match &mut self.code {
-                Some(code) => code.push_str(&sanitize(&text)),
+                Some(code) => code.push_str(&flowing(&text)),
                 None => self.text(text, self.style()),
             },
             Event::Code(text) => self.text(text, self.style().patch(self.theme.code())),
@@ -163,8 +163,8 @@ impl<'a> Renderer<'a> {
 
     fn text(&mut self, text: CowStr<'a>, style: Style) {
         let text: Cow<'a, str> = match text {
-            CowStr::Borrowed(s) => sanitize(s),
-            other => Cow::Owned(sanitize(&other).into_owned()),
+            CowStr::Borrowed(s) => flowing(s),
+            other => Cow::Owned(flowing(&other).into_owned()),
         };
         self.inline.push(Span::styled(text, style));
     }
@@ -206,7 +206,7 @@ impl<'a> Renderer<'a> {
                     CodeBlockKind::Fenced(info) => info
                         .split_whitespace()
                         .next()
-                        .map(|lang| sanitize(lang).into_owned()),
+                        .map(|lang| flowing(lang).into_owned()),
                     CodeBlockKind::Indented => None,
                 };
             }
@@ -265,8 +265,8 @@ impl<'a> Renderer<'a> {
 
     fn open_link(&mut self, url: CowStr<'a>, link_type: LinkType, image: bool) {
         let url = match url {
-            CowStr::Borrowed(s) => sanitize(s),
-            other => Cow::Owned(sanitize(&other).into_owned()),
+            CowStr::Borrowed(s) => flowing(s),
+            other => Cow::Owned(flowing(&other).into_owned()),
         };
         let auto = matches!(link_type, LinkType::Autolink | LinkType::Email);
         let start = self.inline.len();

@@ -184,8 +184,10 @@ fn model_escape_sequences_never_reach_the_screen() {
     let mut all = h.scrollback_text().join("\n");
     all.push_str(&format!("{}", terminal.backend()));
     assert!(!all.contains('\x1b'), "{all:?}");
-    assert!(all.contains("red text"), "{all}");
-    assert!(all.contains("› say hi"), "{all}");
+    // Colour goes silently; every other sequence is shown, never interpreted.
+    assert!(all.contains("red text␛[2J"), "{all}");
+    assert!(all.contains("› say ␛]52;c;AAAA␇hi"), "{all}");
+    assert!(all.contains("ex␛[1Aec"), "{all}");
 }
 
 fn styles(buffer: &Buffer) -> impl Iterator<Item = Style> + '_ {
@@ -645,6 +647,32 @@ fn approval_request(request: ansa_sessions::RequestId) -> ansa_sessions::protoco
         created: Vec::new(),
         withheld: None,
     }
+}
+
+#[test]
+fn an_approval_shows_every_control_character_of_what_it_asks_about() {
+    let mut h = Harness::opened(120, 24, false, vec![]);
+    let request = h.submit_accepted("go", 1);
+    let mut asked = approval_request(request);
+    asked.summary = "run sh -c touch PWNED; #\x1b[2K\x1b[1A\x1b[2Kecho hello".into();
+    asked.argv = vec![
+        "sh".into(),
+        "-c".into(),
+        "touch PWNED; #\x1b[2K\x1b[1A\x1b[2Kecho hello".into(),
+    ];
+    asked.diffs[0].lines[1].text = "let last = \x1b[31mlines.len();\tx".into();
+    h.event(ansa_sessions::protocol::EventBody::ApprovalRequired(
+        Box::new(asked),
+    ));
+    let shown = screen(&h);
+    assert!(!shown.contains('\x1b'), "{shown}");
+    assert!(
+        shown.contains("approve? run sh -c touch PWNED; #␛[2K␛[1A␛[2Kecho hello"),
+        "{shown}"
+    );
+    assert!(shown.contains("#␛[2K␛[1A␛[2Kecho hello"), "{shown}");
+    // In an approval even colour and tabs are shown.
+    assert!(shown.contains("let last = ␛[31mlines.len();→x"), "{shown}");
 }
 
 #[test]
