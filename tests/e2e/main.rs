@@ -35,3 +35,4 @@ mod signed_in;
 mod tasks;
 mod tmux;
 mod tui;
+mod txn_recovery;
