@@ -253,3 +253,7 @@ fn unknown(tool: &str, why: &str) -> (ToolOutcomeStatus, String) {
         ),
     )
 }
+
+#[cfg(test)]
+#[path = "reconcile/txn_tests.rs"]
+mod txn_tests;

@@ -20,9 +20,7 @@ const AFTER_COMMIT_MARKER: &str = "9";
 fn edit_both(w: &World) -> std::path::PathBuf {
     std::fs::write(w.ws().join("a.txt"), "alpha\n").unwrap();
     std::fs::write(w.ws().join("b.txt"), "beta\n").unwrap();
-    let change = |path: &str, old: &str, new: &str| {
-        json!({"path": path, "edits": [{"old": old, "new": new}]})
-    };
+    let change = |path: &str, old: &str, new: &str| json!({"path": path, "edits": [{"old": old, "new": new}]});
     w.script(
         "edit.json",
         json!([
