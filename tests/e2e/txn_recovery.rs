@@ -131,3 +131,40 @@ fn a_crash_after_the_commit_marker_is_completed_when_ansa_starts_again() {
     );
     s.finish();
 }
+
+fn state_dir_litter(w: &World) -> Vec<String> {
+    std::fs::read_dir(w.ws())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ash.new-"))
+        .collect()
+}
+
+#[test]
+fn a_kill_while_the_state_directory_is_made_leaves_litter_the_next_start_reclaims() {
+    let w = World::new();
+    let dir = w.path("session");
+    let script = edit_both(&w);
+    let mut s = open(&w, &dir, &script, &[("ASH_CRASH_STATE_DIR_AT", "1")]);
+    s.send("submit", json!({"text": "edit both"}));
+    assert_eq!(
+        s.wait_dead().signal(),
+        Some(9),
+        "the cut point was not reached"
+    );
+    assert_eq!(
+        state_dir_litter(&w).len(),
+        1,
+        "the kill left the private directory"
+    );
+    assert!(!w.ws().join(".ash").exists());
+    let mut s = open(&w, &dir, &script, &[]);
+    // No journal was ever published, so nothing attributes the call: its effect stays unknown.
+    let row = edit_row(&mut s);
+    assert_eq!(row["status"], "effect_unknown", "{row}");
+    // The tools opened the workspace before the first event: the litter is gone.
+    assert_eq!(state_dir_litter(&w), Vec::<String>::new());
+    assert_eq!(files(&w), ("alpha\n".into(), "beta\n".into()));
+    s.finish();
+    assert_eq!(state_dir_litter(&w), Vec::<String>::new());
+}
