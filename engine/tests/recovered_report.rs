@@ -173,3 +173,19 @@ fn an_untagged_request_is_reported_without_a_tag_and_a_clean_workspace_reports_n
         (None, &Outcome::RolledBack)
     );
 }
+
+#[test]
+fn the_session_says_which_litter_it_reclaimed() {
+    let ws = workspace();
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("spawn true");
+    let pid = child.id();
+    child.wait().expect("wait true");
+    let name = format!(".ash.new-{pid}-42");
+    std::fs::create_dir(ws.path().join(&name)).expect("mkdir");
+    let session = open(ws.path());
+    assert_eq!(session.reclaimed(), [name.clone()]);
+    assert!(!ws.path().join(&name).exists());
+    assert!(open(ws.path()).reclaimed().is_empty());
+}

@@ -36,13 +36,7 @@ pub(crate) fn recover_reporting(
 ) -> Result<(), TxnError> {
     let preparing = PREPARING;
     let unpublished = fsx::probe(ws, preparing).map_err(|e| unprovable(preparing, &e));
-    let unpublished = settle(
-        found,
-        || journal::read_tag(ws, preparing),
-        Vec::new,
-        unpublished,
-    )?;
-    if unpublished.is_some() {
+    if settle(found, || None, Vec::new, unpublished)?.is_some() {
         // Read before it goes: nothing of an unpublished journal was ever applied.
         let tag = journal::read_tag(ws, preparing);
         let removed = fsx::remove_tree(ws, preparing)
