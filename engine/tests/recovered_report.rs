@@ -185,7 +185,7 @@ fn the_session_says_which_litter_it_reclaimed() {
     let name = format!(".ash.new-{pid}-42");
     std::fs::create_dir(ws.path().join(&name)).expect("mkdir");
     let session = open(ws.path());
-    assert_eq!(session.reclaimed(), [name.clone()]);
+    assert_eq!(session.reclaimed(), std::slice::from_ref(&name));
     assert!(!ws.path().join(&name).exists());
     assert!(open(ws.path()).reclaimed().is_empty());
 }
