@@ -124,7 +124,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         supervisor,
     } = setup;
     binding::check_or_record(&mut session, &binding)?;
-    let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir)?;
+    // The engine recovered the workspace when the tools opened it, before anything ran.
+    let recovered = tools.take_recovered();
+    let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir, &recovered)?;
     let replayed = context::replay(&session.read_records()?)?;
     tools.restore_delivered(replayed.delivered.iter().cloned());
     // A new session's environment message is collected while the user types the first task.
@@ -145,6 +147,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         context: replayed,
         evidence_dir,
         supervisor,
+        session_id: shared.lock().session().meta().id.clone(),
         control: commands_tx.clone(),
         environment,
     };

@@ -1,15 +1,18 @@
 //! Tool intents without an outcome after a crash: recovered from the exec supervisor's saved
-//! evidence when it exists, otherwise recorded as `effect_unknown` (which blocks Resume).
-//! Nothing is ever re-run here.
+//! evidence, or from what the engine's recovery did with the call's workspace transaction
+//! when the workspace was opened (matched by the transaction's tag, [`txn_tag`]); otherwise
+//! recorded as `effect_unknown` (which blocks Resume). Nothing is ever re-run here.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{
-    CallId, OpenIntent, Record, RequestId, Session, SessionError, ToolOutcome, ToolOutcomeStatus,
+    CallId, OpenIntent, Record, RequestId, Session, SessionError, SessionId, ToolOutcome,
+    ToolOutcomeStatus,
 };
 use ash_engine::exec::supervisor::{Evidence, Termination, read_evidence};
+use ash_engine::txn::{Outcome, Recovered, Tag};
 
 use super::context::encode_output;
 use crate::tools::ToolRegistry;
@@ -30,6 +33,22 @@ pub struct Reconciled {
     pub tool: String,
     /// What frontends are told.
     pub phase: ToolPhase,
+    /// What the tool row shows, when reconciliation knows more than the phase.
+    pub report: Option<ToolReport>,
+}
+
+/// The tag of the workspace transaction one call makes: the same call of the same session
+/// always gets the same tag, and another call (of any session) practically never does.
+/// (Always `Some`: the text is 37 printable ASCII bytes.)
+pub fn txn_tag(session: &SessionId, request_id: RequestId, call_id: &CallId) -> Option<Tag> {
+    let mut hasher = blake3::Hasher::new();
+    for part in [session.as_str(), &request_id.0.to_string(), &call_id.0] {
+        // Length-prefixed, so no two different triples hash the same bytes.
+        hasher.update(&(part.len() as u64).to_be_bytes());
+        hasher.update(part.as_bytes());
+    }
+    let hex = hasher.finalize().to_hex();
+    Tag::new(format!("ansa-{}", &hex[..32])).ok()
 }
 
 /// Where the supervisor of one exec call leaves its evidence.
@@ -40,20 +59,33 @@ pub fn evidence_path(dir: &Path, request_id: RequestId, call_id: &CallId) -> Pat
 
 /// Records an outcome for every open intent of the journal.
 /// A tool the registry marks `read_only` changes nothing, so a lost result can simply be
-/// asked for again.
+/// asked for again. `recovered` is what opening the workspace did with interrupted
+/// transactions; a call whose transaction is among them gets that outcome.
 pub fn open_intents(
     session: &mut Session,
     registry: &ToolRegistry,
     evidence_dir: &Path,
+    recovered: &[Recovered],
 ) -> Result<Vec<Reconciled>, SessionError> {
     if session.read_only().is_some() {
         return Ok(Vec::new());
     }
     let open: Vec<OpenIntent> = session.recovery().open_intents.clone();
+    let session_id = session.meta().id.clone();
     let mut done = Vec::new();
     for intent in open {
         let read_only = registry.get(&intent.tool).is_some_and(|t| t.read_only());
-        let (status, output) = decide(&intent, read_only, evidence_dir);
+        let tag = txn_tag(&session_id, intent.request_id, &intent.call_id);
+        let transaction = recovered
+            .iter()
+            .find(|r| tag.is_some() && r.tag.as_ref() == tag.as_ref());
+        let (status, output, report) = match transaction {
+            Some(r) if !read_only => from_transaction(&intent.tool, r),
+            _ => {
+                let (status, output) = decide(&intent, read_only, evidence_dir);
+                (status, output, None)
+            }
+        };
         let phase = match status {
             ToolOutcomeStatus::EffectUnknown => ToolPhase::EffectUnknown,
             ToolOutcomeStatus::Ok => ToolPhase::Finished,
@@ -77,6 +109,7 @@ pub fn open_intents(
             call_id: intent.call_id,
             tool: intent.tool,
             phase,
+            report,
         });
     }
     if !done.is_empty() {
@@ -120,6 +153,53 @@ fn decide(
         tool,
         "there is no trustworthy record of whether it was applied",
     )
+}
+
+/// The outcome of a call whose transaction the engine recovered when the workspace opened.
+fn from_transaction(tool: &str, r: &Recovered) -> (ToolOutcomeStatus, String, Option<ToolReport>) {
+    let paths = if r.paths.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", r.paths.join(", "))
+    };
+    match &r.outcome {
+        Outcome::RolledBack => (
+            ToolOutcomeStatus::Error,
+            format!(
+                "The runtime stopped while this `{tool}` call was being applied. When the workspace was opened again, its transaction was rolled back: none of its changes remain, and every file it touched{paths} holds what it held before the call. It was not re-run and will not be; make the change again if you still need it."
+            ),
+            Some(ToolReport::new(
+                ReportTone::Warn,
+                format!("interrupted by a crash and rolled back: nothing changed{paths}"),
+            )),
+        ),
+        Outcome::Committed => (
+            ToolOutcomeStatus::Ok,
+            format!(
+                "The runtime stopped just after this `{tool}` call's transaction had committed: all of its changes are in place{paths}. Its answer was not saved, so read the files again if you need their new digests. It was not re-run."
+            ),
+            Some(ToolReport::new(
+                ReportTone::Warn,
+                format!("applied before a crash; recovered on restart{paths}"),
+            )),
+        ),
+        Outcome::Unresolved { reason } => {
+            let (status, text) = unknown(
+                tool,
+                &format!(
+                    "the workspace's transaction journal could not be recovered ({reason}); the journal and the files were left as they are for inspection, and every later `edit` or `files` call fails (recovery required) until it is resolved"
+                ),
+            );
+            (
+                status,
+                text,
+                Some(ToolReport::new(
+                    ReportTone::Error,
+                    format!("transaction journal unrecoverable: {reason}"),
+                )),
+            )
+        }
+    }
 }
 
 fn wait_for(path: &Path) -> Result<Option<Evidence>, String> {
@@ -173,3 +253,7 @@ fn unknown(tool: &str, why: &str) -> (ToolOutcomeStatus, String) {
         ),
     )
 }
+
+#[cfg(test)]
+#[path = "reconcile/txn_tests.rs"]
+mod txn_tests;

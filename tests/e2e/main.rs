@@ -38,3 +38,4 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod txn_recovery;

@@ -46,6 +46,8 @@ pub(crate) struct Answer<'s> {
     pub output: u64,
     /// The embedder's exec supervisor for this request (`x` only; never for batch children).
     pub supervision: Option<&'s Supervision>,
+    /// The embedder's tag for this request's transaction (never for batch children).
+    pub tag: Option<&'s crate::txn::Tag>,
     /// Whose output ceiling the answer is charged to.
     pub charge: Charge,
     /// Output bytes reserved so far (see [`Answer::reserve`]).

@@ -31,6 +31,9 @@ pub(crate) struct Shared {
     pub(crate) processes: Gate,
     pub(crate) hardening: ExecHardening,
     pub(crate) withheld_env: Arc<[String]>,
+    // What opening the session recovered, until the embedder takes it.
+    pub(crate) recovered: Mutex<Vec<crate::txn::Recovered>>,
+    pub(crate) reclaimed: Vec<String>,
 }
 
 impl Shared {

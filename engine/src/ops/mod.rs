@@ -17,9 +17,9 @@ use crate::answer::pathdict::PathDelta;
 use crate::answer::{Answer, Charge, Executed, Shared};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
-use crate::exec::supervisor::Supervision;
 use crate::files::workspace::FsError;
 use crate::protocol::{CancelResult, Data, ErrorCode, ErrorRecord, Op, Request, Response, Stage};
+use crate::session::Attachments;
 
 /// Runs the request in `answer`; an `Err` becomes an error response.
 fn dispatch(answer: &mut Answer<'_>) -> Result<Response, ErrorRecord> {
@@ -64,7 +64,7 @@ pub(crate) fn perform(
     cancel: CancelToken,
     deadline: Deadline,
     output: u64,
-    supervision: Option<&Supervision>,
+    attached: &Attachments,
     charge: Charge,
 ) -> Executed {
     let id = request.id;
@@ -75,7 +75,8 @@ pub(crate) fn perform(
         deadline,
         cancel,
         output,
-        supervision,
+        supervision: attached.supervision.as_ref(),
+        tag: attached.tag.as_ref(),
         charge,
         reserved: 0,
         applies: false,

@@ -26,7 +26,7 @@ pub(crate) fn commit(
 ) -> Result<Response, ErrorRecord> {
     // Last check before anything changes: the success answer can be sent.
     let reply = plan(answer, &planned)?;
-    match txn.commit(actions) {
+    match txn.with_tag(answer.tag.cloned()).commit(actions) {
         Ok(()) => respond(answer, reply, planned),
         Err(failure) => {
             abandon(answer, reply);

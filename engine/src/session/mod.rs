@@ -23,6 +23,7 @@ use crate::protocol::{
 };
 use crate::store::{RetainedStore, StoreQuota};
 use crate::sync::lock;
+use crate::txn::{Recovered, Tag};
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -63,6 +64,19 @@ impl SessionConfig {
     }
 }
 
+/// What an embedder attaches to one request for its own crash recovery; not part of the wire.
+#[derive(Debug, Clone, Default)]
+pub struct Attachments {
+    /// Runs an `x` request (not one inside a batch) under the exec supervisor, which ends the
+    /// command's whole tree and writes the call's evidence file (see
+    /// [`crate::exec::supervisor`]).
+    pub supervision: Option<Supervision>,
+    /// Names a `p`, `f` or `>` request's transaction journal, so that recovery after a crash
+    /// reports which request it belonged to ([`Session::take_recovered`]). Never given to
+    /// batch children: one request's tag must name at most one transaction.
+    pub tag: Option<Tag>,
+}
+
 /// Why a session could not be opened.
 #[derive(Debug, Error)]
 pub enum SessionError {
@@ -87,7 +101,10 @@ pub struct Session {
 }
 
 impl Session {
-    /// Opens a session on `root` (canonicalised) with its own compute plane handle.
+    /// Opens a session on `root` (canonicalised) with its own compute plane handle. Before it
+    /// returns, an interrupted transaction in the workspace is recovered (see
+    /// [`Session::take_recovered`]) and the private directories of killed `.ash` creators are
+    /// reclaimed, so no request of this session sees a half-applied tree.
     pub fn open(
         root: &Path,
         config: SessionConfig,
@@ -107,6 +124,7 @@ impl Session {
                 source,
             })?
             .with_filter(config.hidden);
+        let opened = crate::txn::at_open::open(&workspace);
         Ok(Session {
             shared: Arc::new(Shared {
                 workspace,
@@ -120,8 +138,23 @@ impl Session {
                 processes: Gate::host(),
                 hardening: config.hardening,
                 withheld_env: config.withheld_env.into(),
+                recovered: Mutex::new(opened.recovered),
+                reclaimed: opened.reclaimed,
             }),
         })
+    }
+
+    /// What opening this session recovered of interrupted transactions (each once: the list
+    /// is empty afterwards). An embedder reconciles its own requests by their tags and tells
+    /// its user about the rest.
+    pub fn take_recovered(&self) -> Vec<Recovered> {
+        std::mem::take(&mut *lock(&self.shared.recovered))
+    }
+
+    /// The `.ash.new-*` directories of killed state-directory creators that opening this
+    /// session removed.
+    pub fn reclaimed(&self) -> &[String] {
+        &self.shared.reclaimed
     }
 
     /// The retained-result store (read access for embedders and tests). The guard holds the
@@ -248,9 +281,24 @@ impl Session {
         cancel: CancelToken,
         supervision: Option<Supervision>,
     ) -> (Response, String) {
+        let attached = Attachments {
+            supervision,
+            tag: None,
+        };
+        self.execute_attached(request, cancel, &attached)
+    }
+
+    /// [`Session::execute_cancellable`] with the embedder's [`Attachments`]; the answer is the
+    /// same with or without them.
+    pub fn execute_attached(
+        &mut self,
+        request: &Request,
+        cancel: CancelToken,
+        attached: &Attachments,
+    ) -> (Response, String) {
         let deadline = Deadline::after_ms(request.budget.ms);
         let output = self.remaining_output();
-        let executed = self.run_with(request, cancel, deadline, output, supervision.as_ref());
+        let executed = self.run_with(request, cancel, deadline, output, attached);
         self.seal(executed)
     }
 
@@ -259,7 +307,7 @@ impl Session {
     /// in request order with [`Session::seal`].
     pub fn run(&self, request: &Request, cancel: CancelToken, deadline: Deadline) -> Executed {
         let output = self.remaining_output();
-        self.run_with(request, cancel, deadline, output, None)
+        self.run_with(request, cancel, deadline, output, &Attachments::default())
     }
 
     /// [`Session::run`] under an explicit remaining-output budget (batch children get a share).
@@ -269,7 +317,7 @@ impl Session {
         cancel: CancelToken,
         deadline: Deadline,
         output: u64,
-        supervision: Option<&Supervision>,
+        attached: &Attachments,
     ) -> Executed {
         let id = request.id;
         if !request
@@ -291,7 +339,7 @@ impl Session {
             cancel,
             deadline,
             output,
-            supervision,
+            attached,
             Charge::Session,
         )
     }

@@ -2,7 +2,8 @@
 //!
 //! Only with the `crash-points` cargo feature (enabled for test builds through the crate's
 //! self dev-dependency): the process SIGKILLs itself when the n-th forward cut point equals
-//! `ASH_CRASH_AT=n`, or the n-th recovery cut point equals `ASH_CRASH_RECOVERY_AT=n`.
+//! `ASH_CRASH_AT=n`, the n-th recovery cut point equals `ASH_CRASH_RECOVERY_AT=n`, or the
+//! n-th state directory creation reaches its cut point with `ASH_CRASH_STATE_DIR_AT=n`.
 //! Without the feature both functions are empty and compile away.
 //!
 //! The same feature offers one in-process hook for tests: [`on_published`] runs a closure on
@@ -15,6 +16,7 @@ mod hook {
 
     pub(super) static FORWARD: AtomicU64 = AtomicU64::new(0);
     pub(super) static RECOVERY: AtomicU64 = AtomicU64::new(0);
+    pub(super) static STATE_DIR: AtomicU64 = AtomicU64::new(0);
 
     thread_local! {
         pub(super) static PUBLISHED: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
@@ -41,6 +43,12 @@ pub(crate) fn forward() {
 pub(crate) fn recovery() {
     #[cfg(feature = "crash-points")]
     hook::hit(&hook::RECOVERY, "ASH_CRASH_RECOVERY_AT");
+}
+
+/// The state directory is built under its private name and not yet renamed to `.ash`.
+pub(crate) fn state_dir() {
+    #[cfg(feature = "crash-points")]
+    hook::hit(&hook::STATE_DIR, "ASH_CRASH_STATE_DIR_AT");
 }
 
 /// The journal was published and nothing is applied yet.

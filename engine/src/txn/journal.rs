@@ -2,6 +2,7 @@
 //! `COMMITTED` marker and deletion.
 
 use super::manifest::{self, Entry};
+use super::tag::{MAX_TAG_BYTES, Tag};
 use super::{Action, Stop, TxnError, crash, fsx, io_err};
 use crate::files::workspace::Workspace;
 use crate::protocol::to_lower_hex;
@@ -14,6 +15,9 @@ pub(crate) const PUBLISHED: &str = ".ash/transaction";
 /// The state directory holding both.
 pub(crate) const STATE: &str = ".ash";
 const MANIFEST: &str = "MANIFEST";
+/// The embedder's tag of the request (absent for an untagged one); not part of the reference
+/// layout, which ignores extra files (docs/protocol.md).
+const TAG: &str = "TAG";
 const COMMITTED: &str = "COMMITTED";
 const COMMITTED_NEW: &str = "COMMITTED.new";
 /// Exact content of the commit marker.
@@ -113,8 +117,12 @@ pub(crate) fn delete(ws: &Workspace, dir: &str, durable: bool) -> Result<(), Txn
 pub(crate) enum Found {
     /// No `transaction/`.
     Nothing,
-    /// Committed, or deletion had started: only cleanup remains.
-    Finished,
+    /// Committed (`committed`), or deletion had started: only cleanup remains. Deletion starts
+    /// after a commit and after a rollback alike, so without the marker the outcome is unknown.
+    Finished {
+        /// The `COMMITTED` marker is present: every action was applied.
+        committed: bool,
+    },
     /// An interrupted transaction to roll back.
     Pending(Journal),
 }
@@ -133,7 +141,9 @@ pub(crate) fn open(ws: &Workspace) -> Result<Found, TxnError> {
     }
     let committed = format!("{dir}/{COMMITTED}");
     match read_small(ws, &committed, COMMITTED_MARKER.len() as u64) {
-        Ok(marker) if marker == COMMITTED_MARKER => return Ok(Found::Finished),
+        Ok(marker) if marker == COMMITTED_MARKER => {
+            return Ok(Found::Finished { committed: true });
+        }
         Ok(_) => {
             return Err(TxnError::Recovery(format!(
                 "{dir} holds an invalid COMMITTED marker"
@@ -145,12 +155,31 @@ pub(crate) fn open(ws: &Workspace) -> Result<Found, TxnError> {
     let manifest_path = format!("{dir}/{MANIFEST}");
     let bytes = match read_small(ws, &manifest_path, manifest::MAX_MANIFEST_BYTES as u64) {
         Ok(bytes) => bytes,
-        Err(e) if fsx::is_missing(&e) => return Ok(Found::Finished),
+        Err(e) if fsx::is_missing(&e) => return Ok(Found::Finished { committed: false }),
         Err(e) => return Err(io_err("reading", &manifest_path, &e)),
     };
     let entries = manifest::decode(&bytes)
         .map_err(|why| TxnError::Recovery(format!("{manifest_path}: {why}")))?;
     Ok(Found::Pending(Journal::new(ws, entries, &bytes)))
+}
+
+/// The tag in journal directory `dir` (prepared or published); missing, unreadable or
+/// malformed is no tag.
+pub(crate) fn read_tag(ws: &Workspace, dir: &str) -> Option<Tag> {
+    let bytes = read_small(ws, &format!("{dir}/{TAG}"), MAX_TAG_BYTES as u64).ok()?;
+    Tag::from_journal(&bytes)
+}
+
+/// The actions a journal directory's manifest names, best effort (for reports only: an
+/// unreadable or invalid manifest is none).
+pub(crate) fn read_entries(ws: &Workspace, dir: &str) -> Option<Vec<Entry>> {
+    let bytes = read_small(
+        ws,
+        &format!("{dir}/{MANIFEST}"),
+        manifest::MAX_MANIFEST_BYTES as u64,
+    )
+    .ok()?;
+    manifest::decode(&bytes).ok()
 }
 
 /// At most `limit + 1` bytes of a journal file (one more than allowed shows it is too long).
@@ -169,8 +198,9 @@ pub(crate) fn prepare(
     ws: &Workspace,
     actions: &[Action],
     stop: &Stop,
+    tag: Option<&Tag>,
 ) -> Result<Journal, TxnError> {
-    let result = build(ws, PREPARING, actions, stop);
+    let result = build(ws, PREPARING, actions, stop, tag);
     let bytes = match result {
         Ok(bytes) => bytes,
         Err(e) => {
@@ -196,9 +226,21 @@ pub(crate) fn prepare(
     Ok(journal)
 }
 
-fn build(ws: &Workspace, new: &str, actions: &[Action], stop: &Stop) -> Result<Vec<u8>, TxnError> {
+fn build(
+    ws: &Workspace,
+    new: &str,
+    actions: &[Action],
+    stop: &Stop,
+    tag: Option<&Tag>,
+) -> Result<Vec<u8>, TxnError> {
     let mkdir = |dir: &str| fsx::mkdir(ws, dir, 0o700).map_err(|e| io_err("creating", dir, &e));
     mkdir(new)?;
+    if let Some(tag) = tag {
+        // First, so that even a journal discarded before publication can be attributed.
+        let path = format!("{new}/{TAG}");
+        fsx::write_new(ws, &path, tag.as_bytes(), Some(0o600))
+            .map_err(|e| io_err("writing", &path, &e))?;
+    }
     let (stage, removed) = (format!("{new}/stage"), format!("{new}/removed"));
     mkdir(&stage)?;
     mkdir(&removed)?;

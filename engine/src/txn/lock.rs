@@ -60,16 +60,19 @@ pub(crate) fn state_dir_absent(ws: &Workspace) -> bool {
 }
 
 /// Builds the directory under a private name and renames it into place without replacing, so
-/// `.ash` never exists without its marker and a concurrent creator simply wins.
+/// `.ash` never exists without its marker and a concurrent creator simply wins. The private
+/// directory is flocked while it is built: that lock, with the PID in its name, is how
+/// [`super::litter`] tells a creator at work from the remains of a killed one.
 fn create_state_dir(ws: &Workspace) -> Result<(), TxnError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.subsec_nanos());
-    let temp = format!(".ash.new-{}-{nanos}", std::process::id());
+    let temp = super::litter::temp_name(std::process::id(), nanos);
     fsx::mkdir(ws, &temp, 0o700).map_err(|e| io_err("creating", &temp, &e))?;
     let built = (|| {
-        let fd = ws.open_dir(&temp)?;
-        File::from(fd).set_permissions(Permissions::from_mode(0o700))?;
+        let dir = File::from(ws.open_dir(&temp)?);
+        dir.lock()?;
+        dir.set_permissions(Permissions::from_mode(0o700))?;
         fsx::write_new(
             ws,
             &format!("{temp}/FORMAT"),
@@ -78,6 +81,7 @@ fn create_state_dir(ws: &Workspace) -> Result<(), TxnError> {
             None,
         )?;
         fsx::sync_dir(ws, &temp)?;
+        super::crash::state_dir();
         fsx::rename_new(ws, &temp, STATE_DIR)?;
         fsx::sync_dir(ws, ".")
     })();
@@ -103,18 +107,11 @@ pub(crate) fn acquire(ws: &Workspace, stop: &Stop) -> Result<Locked, TxnError> {
         drop(busy);
         std::thread::sleep(POLL);
     }
-    let lock_path = ".ash/LOCK";
-    let opened = ws.locate(lock_path).and_then(|at| {
-        let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        openat(at.dir(), at.name(), flags, Mode::from_bits_truncate(0o666))
-            .map(File::from)
-            .map_err(std::io::Error::from)
-    });
-    let file = match opened {
+    let file = match open_lock(ws) {
         Ok(file) => file,
         Err(e) => {
             release_slot(&root);
-            return Err(io_err("opening", lock_path, &e));
+            return Err(e);
         }
     };
     loop {
@@ -127,10 +124,53 @@ pub(crate) fn acquire(ws: &Workspace, stop: &Stop) -> Result<Locked, TxnError> {
             Err(TryLockError::WouldBlock) => std::thread::sleep(POLL),
             Err(TryLockError::Error(e)) => {
                 release_slot(&root);
-                return Err(io_err("locking", lock_path, &e));
+                return Err(io_err("locking", LOCK, &e));
             }
         }
     }
+}
+
+/// Both locks if they are free now; `None` when this process or another one holds either.
+pub(crate) fn try_acquire(ws: &Workspace) -> Result<Option<Locked>, TxnError> {
+    let root = ws.root().to_path_buf();
+    {
+        let mut busy = BUSY.lock().unwrap_or_else(PoisonError::into_inner);
+        if !busy.get_or_insert_with(HashSet::new).insert(root.clone()) {
+            return Ok(None);
+        }
+    }
+    let file = match open_lock(ws) {
+        Ok(file) => file,
+        Err(e) => {
+            release_slot(&root);
+            return Err(e);
+        }
+    };
+    match file.try_lock() {
+        Ok(()) => Ok(Some(Locked { root, _file: file })),
+        Err(TryLockError::WouldBlock) => {
+            release_slot(&root);
+            Ok(None)
+        }
+        Err(TryLockError::Error(e)) => {
+            release_slot(&root);
+            Err(io_err("locking", LOCK, &e))
+        }
+    }
+}
+
+const LOCK: &str = ".ash/LOCK";
+
+/// Opens (creating) `.ash/LOCK` without following a symlink.
+fn open_lock(ws: &Workspace) -> Result<File, TxnError> {
+    ws.locate(LOCK)
+        .and_then(|at| {
+            let flags = OFlag::O_RDWR | OFlag::O_CREAT | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
+            openat(at.dir(), at.name(), flags, Mode::from_bits_truncate(0o666))
+                .map(File::from)
+                .map_err(std::io::Error::from)
+        })
+        .map_err(|e| io_err("opening", LOCK, &e))
 }
 
 fn release_slot(root: &Path) {

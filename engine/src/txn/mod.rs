@@ -4,18 +4,29 @@
 //! preflight its actions, stages them into `.ash/transaction.new`, publishes the journal by
 //! renaming it to `.ash/transaction`, applies the actions in order and finally marks and deletes
 //! the journal. Any failure after publication rolls applied actions back.
+//!
+//! Recovery also runs when a session opens the workspace ([`at_open`]), so no request reads a
+//! tree an interrupted transaction left half-applied; what it did is reported as
+//! [`Recovered`], attributed by the [`Tag`] the embedder gave the request.
 
 mod apply;
+pub(crate) mod at_open;
 mod crash;
 #[cfg(feature = "crash-points")]
 pub use crash::on_published;
 mod fsx;
 mod journal;
+mod litter;
 mod lock;
 mod manifest;
 pub(crate) mod preflight;
 mod recover;
+mod recovered;
 pub mod stats;
+mod tag;
+
+pub use recovered::{Outcome, Recovered};
+pub use tag::{MAX_TAG_BYTES, Tag, TagError};
 
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
@@ -118,6 +129,7 @@ pub(crate) struct Action {
 pub(crate) struct Txn {
     ws: Workspace,
     stop: Stop,
+    tag: Option<Tag>,
     _lock: lock::Locked,
 }
 
@@ -131,8 +143,15 @@ impl Txn {
         Ok(Txn {
             ws: ws.clone(),
             stop,
+            tag: None,
             _lock: locked,
         })
+    }
+
+    /// Names the journal after the request's tag, so recovery can attribute it.
+    pub(crate) fn with_tag(mut self, tag: Option<Tag>) -> Txn {
+        self.tag = tag;
+        self
     }
 
     /// The workspace, whose root descriptor every path of the transaction is reached through.
@@ -151,7 +170,8 @@ impl Txn {
             error,
             rolled_back: 0,
         };
-        let journal = journal::prepare(&self.ws, &actions, &self.stop).map_err(unapplied)?;
+        let journal = journal::prepare(&self.ws, &actions, &self.stop, self.tag.as_ref())
+            .map_err(unapplied)?;
         drop(actions);
         apply::apply_all(&journal, &self.stop)?;
         journal.commit().map_err(unapplied)

@@ -5,6 +5,8 @@
 use super::apply::place_temp;
 use super::journal::{self, Found, Journal, PREPARING, PUBLISHED, STATE};
 use super::manifest::{Entry, Kind};
+use super::recovered::{Outcome, Recovered};
+use super::tag::Tag;
 use super::{MAX_FILE_BYTES, TxnError, crash, fsx};
 use crate::files::workspace::Workspace;
 
@@ -23,24 +25,96 @@ enum State {
 /// Runs at the start of every transaction, under the locks: discards an unpublished journal,
 /// finishes a committed one and rolls back an interrupted one.
 pub(crate) fn recover(ws: &Workspace) -> Result<(), TxnError> {
+    recover_reporting(ws, &mut Vec::new())
+}
+
+/// [`recover`], adding to `found` what it did with each journal it met (also when it fails:
+/// the failure is then the last entry, [`Outcome::Unresolved`]).
+pub(crate) fn recover_reporting(
+    ws: &Workspace,
+    found: &mut Vec<Recovered>,
+) -> Result<(), TxnError> {
     let preparing = PREPARING;
-    if fsx::probe(ws, preparing)
-        .map_err(|e| unprovable(preparing, &e))?
-        .is_some()
-    {
-        fsx::remove_tree(ws, preparing).map_err(|e| unprovable(preparing, &e))?;
-        fsx::sync_dir(ws, STATE).map_err(|e| unprovable(STATE, &e))?;
+    let unpublished = fsx::probe(ws, preparing).map_err(|e| unprovable(preparing, &e));
+    if settle(found, || None, Vec::new, unpublished)?.is_some() {
+        // Read before it goes: nothing of an unpublished journal was ever applied.
+        let tag = journal::read_tag(ws, preparing);
+        let removed = fsx::remove_tree(ws, preparing)
+            .and_then(|()| fsx::sync_dir(ws, STATE))
+            .map_err(|e| unprovable(preparing, &e));
+        settle(found, || tag.clone(), Vec::new, removed)?;
         crash::recovery();
+        found.push(Recovered {
+            tag,
+            paths: Vec::new(),
+            outcome: Outcome::RolledBack,
+        });
     }
-    match journal::open(ws).map_err(as_recovery)? {
+    let tag = || journal::read_tag(ws, PUBLISHED);
+    let opened = journal::open(ws).map_err(as_recovery);
+    match settle(found, tag, Vec::new, opened)? {
         Found::Nothing => Ok(()),
-        Found::Finished => {
+        Found::Finished { committed } => {
+            if committed {
+                // Known before the cleanup below, which removes the evidence.
+                found.push(Recovered {
+                    tag: tag(),
+                    paths: journal::read_entries(ws, PUBLISHED)
+                        .map(|entries| paths_of(&entries))
+                        .unwrap_or_default(),
+                    outcome: Outcome::Committed,
+                });
+            }
             journal::delete(ws, PUBLISHED, false).map_err(as_recovery)?;
             crash::recovery();
             Ok(())
         }
-        Found::Pending(j) => roll_back(&j, j.entries.len()),
+        Found::Pending(j) => {
+            let (tag, paths) = (tag(), paths_of(&j.entries));
+            let rolled = roll_back(&j, j.entries.len());
+            settle(found, || tag.clone(), || paths.clone(), rolled)?;
+            found.push(Recovered {
+                tag,
+                paths,
+                outcome: Outcome::RolledBack,
+            });
+            Ok(())
+        }
     }
+}
+
+/// Passes `result` through, first recording a failure as unresolved in `found`.
+fn settle<T>(
+    found: &mut Vec<Recovered>,
+    tag: impl FnOnce() -> Option<Tag>,
+    paths: impl FnOnce() -> Vec<String>,
+    result: Result<T, TxnError>,
+) -> Result<T, TxnError> {
+    result.inspect_err(|e| {
+        found.push(Recovered {
+            tag: tag(),
+            paths: paths(),
+            outcome: Outcome::Unresolved {
+                reason: describe_error(e),
+            },
+        });
+    })
+}
+
+fn describe_error(e: &TxnError) -> String {
+    match e {
+        TxnError::Recovery(why) | TxnError::Io(why) | TxnError::ForeignStateDir(why) => why.clone(),
+        TxnError::Halt(halt) => format!("recovery stopped early ({halt:?})"),
+        TxnError::Conflict { index, .. } => format!("journaled action {index} conflicts"),
+    }
+}
+
+/// Every path the entries name: each source, then its destination.
+fn paths_of(entries: &[Entry]) -> Vec<String> {
+    entries
+        .iter()
+        .flat_map(|e| std::iter::once(e.path.clone()).chain(e.destination.clone()))
+        .collect()
 }
 
 /// Rolls back actions `0..upto` of a published journal and deletes it. Every action is

@@ -83,6 +83,13 @@ pub fn announce(shared: &Shared, reconciled: &[Reconciled]) {
         });
     }
     for r in reconciled {
-        core.tool_status(r.request_id, &r.call_id, &r.tool, None, r.phase, None);
+        core.tool_status(
+            r.request_id,
+            &r.call_id,
+            &r.tool,
+            None,
+            r.phase,
+            r.report.clone(),
+        );
     }
 }

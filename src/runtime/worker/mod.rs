@@ -14,7 +14,7 @@ use ansa_sessions::Inbound;
 
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{
-    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, StoredOutput, ToolIntent,
+    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, SessionId, StoredOutput, ToolIntent,
     ToolOutcome, ToolOutcomeStatus, UsageRecord,
 };
 use ash_engine::exec::supervisor::Supervision;
@@ -22,7 +22,7 @@ use ash_engine::exec::supervisor::Supervision;
 use super::Limits;
 use super::context::{PendingCall, Replayed, encode_item, encode_output};
 use super::core::Shared;
-use super::reconcile::evidence_path;
+use super::reconcile::{evidence_path, txn_tag};
 use super::stop::{Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
@@ -53,6 +53,8 @@ pub struct Worker {
     pub evidence_dir: PathBuf,
     /// The binary that runs `exec` supervisors (this program), if exec is supervised.
     pub supervisor: Option<PathBuf>,
+    /// The agent session, whose ID is part of every transaction tag.
+    pub session_id: SessionId,
     /// Tells the control thread the worker stopped.
     pub control: Sender<Inbound>,
     /// The environment message of a new session, being collected; `None` once journaled or
@@ -450,8 +452,13 @@ impl Worker {
             program,
             evidence: evidence_path(&self.evidence_dir, id, &call_id),
         });
-        let result =
-            prepared.and_then(|ready| self.tools.run(&admitted.args, ready, &engine, supervision));
+        let tag = txn_tag(&self.session_id, id, &call_id);
+        let result = prepared.and_then(|mut ready| {
+            if let Some(tag) = tag {
+                ready.tag_transaction(tag);
+            }
+            self.tools.run(&admitted.args, ready, &engine, supervision)
+        });
         crash::point("outcome:before");
         let cancelled = engine.is_cancelled();
         let (status, phase) = match &result {

@@ -34,8 +34,9 @@ use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
 use ash_engine::exec::supervisor::Supervision;
 use ash_engine::protocol::{Budget, Caps, Op, Request};
-use ash_engine::session::{PathFilter, Session, SessionConfig};
+use ash_engine::session::{Attachments, PathFilter, Session, SessionConfig};
 use ash_engine::store::StoreQuota;
+use ash_engine::txn::{Recovered, Tag};
 use deliver::Deliveries;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
@@ -98,6 +99,15 @@ pub struct ToolOutput {
 #[derive(Debug)]
 pub struct Prepared {
     kind: PreparedKind,
+    tag: Option<Tag>,
+}
+
+impl Prepared {
+    /// Names the transaction this call's request makes (an `edit` or `files` call), so that
+    /// recovery after a crash says it belonged to this call ([`ToolExecutor::take_recovered`]).
+    pub fn tag_transaction(&mut self, tag: Tag) {
+        self.tag = Some(tag);
+    }
 }
 
 #[derive(Debug)]
@@ -184,6 +194,12 @@ impl ToolExecutor {
         self.deliveries.restore(dirs);
     }
 
+    /// What opening the workspace recovered of interrupted transactions (each once), for
+    /// reconciling the calls they belonged to by their tags.
+    pub fn take_recovered(&self) -> Vec<Recovered> {
+        self.session.take_recovered()
+    }
+
     /// The engine session.
     pub fn session(&self) -> &Session {
         &self.session
@@ -250,6 +266,7 @@ impl ToolExecutor {
                 };
                 return Ok(Prepared {
                     kind: PreparedKind::Local(output),
+                    tag: None,
                 });
             }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
@@ -293,6 +310,7 @@ impl ToolExecutor {
                 request,
                 preimages,
             },
+            tag: None,
         })
     }
 
@@ -334,14 +352,17 @@ impl ToolExecutor {
             PreparedKind::Local(output) => return Ok(output),
             PreparedKind::Engine { tool, request, .. } => (tool, request),
         };
+        let attached = Attachments {
+            supervision: supervision.filter(|_| tool == "exec"),
+            tag: prepared.tag,
+        };
         // Last, so that a refusal above delivers nothing the model would never see.
         let delivery = self
             .deliveries
             .take(tool, touched::named(args).iter().map(|n| n.dir()))?;
-        let supervision = supervision.filter(|_| tool == "exec");
-        let (response, answer) =
-            self.session
-                .execute_supervised(&request, cancel.clone(), supervision);
+        let (response, answer) = self
+            .session
+            .execute_attached(&request, cancel.clone(), &attached);
         self.names.learn(&response);
         self.ledger.observe(&self.names, &response);
         let view = {

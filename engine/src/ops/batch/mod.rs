@@ -78,7 +78,8 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
                     cancel.clone(),
                     deadline,
                     output,
-                    None,
+                    // No tag: a batch may hold several transactions.
+                    &crate::session::Attachments::default(),
                     Charge::Share,
                 )
             };

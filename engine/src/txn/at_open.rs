@@ -1,0 +1,37 @@
+//! What opening a session does to its workspace before any request runs: reclaims the
+//! state-directory litter of killed creators and recovers an interrupted transaction, so
+//! reads never see a tree a crash left half-applied (issue 40: before this, only the next
+//! mutation recovered).
+
+use super::recovered::Recovered;
+use super::{litter, lock, recover};
+use crate::files::workspace::Workspace;
+
+/// What the opening found and did.
+#[derive(Debug, Default)]
+pub(crate) struct Opened {
+    /// Interrupted transactions and what recovery did with each.
+    pub recovered: Vec<Recovered>,
+    /// Names of the reclaimed `.ash.new-*` directories.
+    pub reclaimed: Vec<String>,
+}
+
+/// Runs both steps. Recovery needs our own `.ash` and both locks free now: a live holder of
+/// the lock recovered before its own transaction began, so the journal there is its own, and
+/// waiting would only delay the open. A lock that cannot be opened (a read-only workspace)
+/// leaves recovery to the next mutation, which reports the failure.
+pub(crate) fn open(ws: &Workspace) -> Opened {
+    let reclaimed = litter::reclaim(ws);
+    let mut recovered = Vec::new();
+    if ws.has_state_dir()
+        && let Ok(Some(_held)) = lock::try_acquire(ws)
+    {
+        // A failure is reported as the last entry, unresolved; the journal stays for the
+        // next mutation to refuse with 502.
+        let _ = recover::recover_reporting(ws, &mut recovered);
+    }
+    Opened {
+        recovered,
+        reclaimed,
+    }
+}
