@@ -173,3 +173,6 @@ fn unknown(tool: &str, why: &str) -> (ToolOutcomeStatus, String) {
         ),
     )
 }
+
+#[cfg(test)]
+mod tests;
