@@ -1,8 +1,13 @@
 //! The bounded wait for supervisor evidence: a supervisor whose runtime was killed writes its
 //! evidence just after the new process starts looking, and that evidence must still be found.
 
-use super::{decide, evidence_path, wait_for};
-use ansa_sessions::{CallId, OpenIntent, RequestId, Seq, ToolOutcomeStatus};
+use super::{decide, evidence_path, open_intents, wait_for};
+use crate::tools::ToolRegistry;
+use ansa_sessions::protocol::ToolPhase;
+use ansa_sessions::{
+    AcceptedAction, CallId, CommandId, JournalOptions, Mode, OpaqueJson, OpenIntent, Profile,
+    Record, RequestId, Seq, Session, ToolIntent, ToolOutcomeStatus, TurnState, TurnStateChange,
+};
 use ash_engine::exec::supervisor::{EVIDENCE_VERSION, Evidence, Termination};
 use std::path::Path;
 use std::process::{Child, Command};
@@ -78,4 +83,64 @@ fn unreadable_evidence_is_an_error_not_absence() {
     std::fs::create_dir(&target).expect("a directory where the file goes");
     let err = wait_for(&target).expect_err("a directory is not evidence");
     assert!(err.contains("cannot read exec evidence"), "{err}");
+}
+
+fn reopened_with_an_open_exec_intent(dir: &Path) -> Session {
+    let open = || {
+        Session::open_or_create_at(
+            dir,
+            None,
+            Path::new("/"),
+            Profile::Offline,
+            JournalOptions::default(),
+        )
+        .expect("open session")
+    };
+    {
+        let mut s = open();
+        let submit = AcceptedAction::Submit {
+            text: "run it".into(),
+            mode: Mode::Basic,
+        };
+        s.accept(CommandId::new("c1").expect("id"), submit)
+            .expect("submit");
+        s.append(Record::TurnState(TurnStateChange {
+            request_id: RequestId(1),
+            state: TurnState::Running,
+            reason: None,
+        }))
+        .expect("running");
+        s.append(Record::ToolIntent(ToolIntent {
+            request_id: RequestId(1),
+            call_id: CallId("call_1".into()),
+            tool: "exec".into(),
+            arguments: OpaqueJson::from_text(r#"{"program":"true","args":[]}"#).expect("json"),
+            implementation_revision: "1".into(),
+        }))
+        .expect("intent");
+        s.sync().expect("sync");
+    }
+    open()
+}
+
+/// An exec that finished by itself is reported finished, and the recorded outcome is durable
+/// before anything else happens (a second crash must not lose it).
+#[test]
+fn an_outcome_recovered_from_evidence_is_finished_and_synced() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let evidence_dir = t.path().join("evidence");
+    std::fs::create_dir(&evidence_dir).expect("evidence dir");
+    let mut session = reopened_with_an_open_exec_intent(&t.path().join("session"));
+    let target = evidence_path(&evidence_dir, RequestId(1), &CallId("call_1".into()));
+    let bytes = serde_json::to_vec(&evidence(0)).expect("evidence encodes");
+    std::fs::write(&target, bytes).expect("write evidence");
+    let registry = ToolRegistry::offline().expect("registry");
+    let done = open_intents(&mut session, &registry, &evidence_dir).expect("reconcile");
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].phase, ToolPhase::Finished);
+    assert_eq!(
+        session.durable_seq(),
+        session.appended_seq(),
+        "the reconciled outcome is on disk"
+    );
 }
