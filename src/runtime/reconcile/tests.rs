@@ -144,3 +144,16 @@ fn an_outcome_recovered_from_evidence_is_finished_and_synced() {
         "the reconciled outcome is on disk"
     );
 }
+
+/// Without evidence an exec's effect is unknown, and frontends are told so (not "failed").
+#[test]
+fn an_exec_without_evidence_is_reported_as_an_unknown_effect() {
+    let t = tempfile::tempdir().expect("temp dir");
+    let evidence_dir = t.path().join("evidence");
+    std::fs::create_dir(&evidence_dir).expect("evidence dir");
+    let mut session = reopened_with_an_open_exec_intent(&t.path().join("session"));
+    let registry = ToolRegistry::offline().expect("registry");
+    let done = open_intents(&mut session, &registry, &evidence_dir).expect("reconcile");
+    assert_eq!(done.len(), 1);
+    assert_eq!(done[0].phase, ToolPhase::EffectUnknown);
+}
