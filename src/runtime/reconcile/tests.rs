@@ -34,7 +34,7 @@ fn late_writer(target: &Path, evidence: &Evidence) -> Child {
     std::fs::write(&staged, bytes).expect("write staged evidence");
     Command::new("sh")
         .arg("-c")
-        .arg("sleep 0.1 && mv \"$1\" \"$2\"")
+        .arg("sleep 0.05 && mv \"$1\" \"$2\"")
         .arg("sh")
         .arg(&staged)
         .arg(target)
