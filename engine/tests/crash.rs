@@ -9,6 +9,9 @@
     reason = "test code: a failed unwrap is the test failing, with its location"
 )]
 
+#[path = "crash/foreign.rs"]
+mod foreign;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;

@@ -257,3 +257,6 @@ fn unknown(tool: &str, why: &str) -> (ToolOutcomeStatus, String) {
 #[cfg(test)]
 #[path = "reconcile/txn_tests.rs"]
 mod txn_tests;
+
+#[cfg(test)]
+mod tests;

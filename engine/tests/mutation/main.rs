@@ -11,11 +11,14 @@
 )]
 
 mod answers;
+mod apply_failure;
 mod apply_race;
 mod client;
 #[path = "../common/mod.rs"]
 mod common;
+mod cross_fs;
 mod fs;
 mod journal;
 mod materialize;
 mod patch;
+mod root;
