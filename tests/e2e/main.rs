@@ -9,6 +9,7 @@
 mod ask;
 mod auth;
 mod broker;
+mod broker_limits;
 #[path = "../support/broker.rs"]
 mod broker_support;
 mod compaction;
