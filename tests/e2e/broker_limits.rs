@@ -155,3 +155,25 @@ fn running_out_of_descriptors_neither_ends_nor_spins_the_broker() {
     );
     assert_eq!(mock.requests_to("/v1/responses").len(), 1);
 }
+
+#[test]
+fn a_body_without_a_declared_length_is_refused_before_forwarding() {
+    let w = World::new();
+    let mock = MockProvider::https();
+    mock.push("/v1/responses", MockResponse::json(200, "{}"));
+    let broker = Broker::start(&w.ansa_home().join("runtime"), &mock);
+    let answer = broker.raw(&format!(
+        "POST /v1/responses HTTP/1.1\r\nhost: x\r\nx-ash-broker-token: {}\r\nx-ash-broker-url: {}/responses\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{{}}\r\n0\r\n\r\n",
+        broker.token,
+        mock.base_url()
+    ));
+    assert!(answer.starts_with("HTTP/1.1 411"), "{answer}");
+    assert!(
+        answer.contains("x-ash-broker-refused: a request body needs a content-length"),
+        "{answer}"
+    );
+    assert!(
+        mock.requests_to("/v1/responses").is_empty(),
+        "nothing was forwarded"
+    );
+}
