@@ -177,3 +177,41 @@ fn a_body_without_a_declared_length_is_refused_before_forwarding() {
         "nothing was forwarded"
     );
 }
+
+#[test]
+fn a_request_that_waits_too_long_for_an_upload_slot_is_refused_and_may_go_direct() {
+    let w = World::new();
+    let mock = MockProvider::https();
+    let broker = Broker::start(&w.ansa_home().join("runtime"), &mock);
+    let url = format!("{}/responses", mock.base_url());
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    // ash_broker's MAX_UPLOADS bodies that keep arriving a byte at a time (never stalled long
+    // enough to be abandoned, never finished): every upload slot stays taken.
+    let answer = std::thread::scope(|s| {
+        for _ in 0..8 {
+            s.spawn(|| {
+                let mut stream = UnixStream::connect(&broker.socket).unwrap();
+                let head = format!(
+                    "POST /v1/responses HTTP/1.1\r\nhost: x\r\nx-ash-broker-token: {}\r\nx-ash-broker-url: {url}\r\ncontent-length: 1000\r\n\r\n",
+                    broker.token
+                );
+                stream.write_all(head.as_bytes()).unwrap();
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    if stream.write_all(b"x").is_err() {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+            });
+        }
+        std::thread::sleep(Duration::from_secs(1));
+        let answer = broker.upload(&url, 2);
+        stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        answer
+    });
+    assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
+    assert!(
+        answer.contains("x-ash-broker-refused: the broker is busy"),
+        "a refusal, so the client sends it directly: {answer}"
+    );
+}
