@@ -38,6 +38,8 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 const RUNS: usize = 100;
 const DELAY: Duration = Duration::from_millis(10);
 const LOOPBACK_REQUESTS: usize = 300;
+const BIG_CLIENTS: usize = 40;
+const BIG_BODY: usize = 30 * 1024 * 1024;
 
 fn main() {
     let exe = std::env::var_os("ANSA_BENCH_EXE")
@@ -99,7 +101,7 @@ fn main() {
     );
     println!(
         "broker peak RSS: {:.1} MiB",
-        peak_rss_kib(broker.child.id()) as f64 / 1024.0
+        broker.peak_rss_kib() as f64 / 1024.0
     );
     drop(broker);
 
@@ -128,6 +130,34 @@ fn main() {
         ms(d),
         ms(b),
         ms(b.saturating_sub(d))
+    );
+    drop(loopback);
+
+    // Memory under big uploads at once, on a fresh broker so its peak is theirs alone.
+    mock.keep_bodies_up_to(16);
+    for _ in 0..BIG_CLIENTS {
+        mock.push("/v1/responses", MockResponse::json(200, "{}"));
+    }
+    let big = Broker::start_for(
+        &dir.path().join("runtime3"),
+        &mock.base_url(),
+        mock.ca_file().unwrap(),
+    );
+    let url = format!("{}/responses", mock.base_url());
+    let t = Instant::now();
+    let answers: Vec<String> = std::thread::scope(|s| {
+        let uploads: Vec<_> = (0..BIG_CLIENTS)
+            .map(|_| s.spawn(|| big.upload(&url, BIG_BODY)))
+            .collect();
+        uploads.into_iter().map(|u| u.join().unwrap()).collect()
+    });
+    let took = t.elapsed();
+    assert!(answers.iter().all(|a| a.starts_with("HTTP/1.1 200")));
+    println!(
+        "broker peak RSS under {BIG_CLIENTS} concurrent {} MiB uploads: {:.1} MiB (all forwarded in {:.1} s)",
+        BIG_BODY / (1024 * 1024),
+        big.peak_rss_kib() as f64 / 1024.0,
+        took.as_secs_f64()
     );
 }
 
@@ -162,15 +192,6 @@ fn median(mut times: Vec<Duration>) -> Duration {
 
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
-}
-
-fn peak_rss_kib(pid: u32) -> u64 {
-    std::fs::read_to_string(format!("/proc/{pid}/status"))
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .unwrap()
 }
 
 /// A TCP proxy to `target` that holds every chunk for `delay` in each direction.

@@ -1,5 +1,6 @@
 //! `ash-broker --socket PATH --parent-pid PID --lease PATH --upstream URL`: the capability
-//! token arrives on stdin (one line), never on the command line.
+//! token arrives on stdin (one line), never on the command line. `ash-broker --probe PATH`
+//! only says whether a broker answers there.
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -7,7 +8,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use ash_broker::client::is_token;
-use ash_broker::server::{self, BrokerArgs, BrokerError, Options, Upstream};
+use ash_broker::server::{self, BrokerArgs, BrokerError, Options, Probe, Upstream};
 use clap::Parser;
 
 fn main() -> ExitCode {
@@ -21,6 +22,16 @@ fn main() -> ExitCode {
         return ExitCode::from(1);
     }
     let args = BrokerArgs::parse();
+    if let Some(socket) = &args.probe {
+        return match server::probe(socket) {
+            Probe::Live => ExitCode::SUCCESS,
+            Probe::Stale => ExitCode::from(1),
+            Probe::Untrusted(why) => {
+                let _ = writeln!(std::io::stderr(), "ash-broker: {}: {why}", socket.display());
+                ExitCode::from(2)
+            }
+        };
+    }
     match start(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
@@ -31,11 +42,17 @@ fn main() -> ExitCode {
 }
 
 fn start(args: BrokerArgs) -> Result<(), BrokerError> {
+    // clap requires all four unless `--probe` is given, which returned above.
+    let (Some(socket), Some(parent_pid), Some(lease), Some(upstream)) =
+        (args.socket, args.parent_pid, args.lease, args.upstream)
+    else {
+        return Err(BrokerError::Arguments);
+    };
     let options = Options {
-        upstream: Upstream::parse(&args.upstream)?,
-        socket: args.socket,
-        parent_pid: args.parent_pid,
-        lease: args.lease,
+        upstream: Upstream::parse(&upstream)?,
+        socket,
+        parent_pid,
+        lease,
         idle: Duration::from_secs(args.idle_secs.max(1)),
         check: Duration::from_millis(args.check_ms.max(10)),
         pool: args.pool.clamp(1, 64),

@@ -14,8 +14,17 @@ pub const REFUSED: &str = "x-ash-broker-refused";
 /// On a failure after forwarding: what failed (one line). The outcome is unknown.
 pub const FAILED: &str = "x-ash-broker-failed";
 
-/// Largest request body forwarded.
+/// Largest request body forwarded. A body must declare its length (`content-length`); it is
+/// streamed to the provider, never held whole.
 pub const MAX_BODY_BYTES: u64 = 32 * 1024 * 1024;
+/// The broker closes a connection that has no request in progress and has not sent a whole
+/// request head for this long (idle keep-alive connections included). Clients keep idle
+/// connections to the broker for at most [`CLIENT_IDLE_SECS`], so they rarely pick one the
+/// broker is closing.
+pub const CONNECTION_IDLE_SECS: u64 = 20;
+/// How long a client keeps an idle connection to the broker: well under
+/// [`CONNECTION_IDLE_SECS`].
+pub const CLIENT_IDLE_SECS: u64 = 10;
 /// Largest total size of the forwarded request headers (names and values).
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 /// Hex digits of a capability token (32 random bytes).

@@ -435,6 +435,60 @@ fn zsh_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
 }
 
 #[test]
+fn bash_replaces_a_broker_that_was_killed() {
+    broker_exe();
+    let w = World::new();
+    let mock = MockProvider::https();
+    for _ in 0..3 {
+        mock.push(
+            "/v1/responses",
+            MockResponse::sse_text(&fixture("responses-text.sse"), 333),
+        );
+    }
+    let out = w.command(&["--install-shell", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let mut shell = Shell::start("bash", &w, &mock);
+    let out = shell.run("ansa 'one'; echo \"RC1=$?\"\necho \"SOCK=$ASH_BROKER_SOCKET\"");
+    assert_eq!(value(&out, "RC1="), "0", "{out:?}");
+    let socket = value(&out, "SOCK=").to_owned();
+    let first = brokers_on(&socket);
+    assert_eq!(first.len(), 1, "{out:?}");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(first[0]),
+        nix::sys::signal::SIGKILL,
+    )
+    .unwrap();
+    eventually("the killed broker to be gone", || !alive(first[0]));
+    assert!(
+        Path::new(&socket).exists(),
+        "a killed broker leaves its socket behind"
+    );
+    let out = shell.run(
+        "ansa 'two'; echo \"RC2=$?\"\necho \"SOCK=$ASH_BROKER_SOCKET\"\nansa 'three'; echo \"RC3=$?\"",
+    );
+    assert_eq!(value(&out, "RC2="), "0", "{out:?}");
+    assert_eq!(value(&out, "RC3="), "0", "{out:?}");
+    assert_eq!(
+        value(&out, "SOCK="),
+        socket,
+        "the stale socket's path is reused"
+    );
+    let second = brokers_on(&socket);
+    assert_eq!(second.len(), 1, "a new broker serves the shell: {out:?}");
+    assert_ne!(second, first);
+    assert_eq!(
+        mock.handshakes(),
+        2,
+        "one connection per broker: the third task shared the new broker's"
+    );
+    drop(shell.child.stdin.take());
+    shell.child.wait().unwrap();
+    eventually("the new broker to exit with its shell", || {
+        brokers_on(&socket).is_empty()
+    });
+}
+
+#[test]
 fn signals_and_the_idle_expiry_end_the_broker_and_a_second_one_is_refused() {
     let w = World::new();
     let mock = MockProvider::https();

@@ -10,6 +10,7 @@ mod approvals;
 mod ask;
 mod auth;
 mod broker;
+mod broker_limits;
 #[path = "../support/broker.rs"]
 mod broker_support;
 mod compaction;

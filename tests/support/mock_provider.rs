@@ -211,8 +211,10 @@ pub struct RecordedRequest {
     pub version: String,
     /// Headers, names in lower case, in order.
     pub headers: Vec<(String, String)>,
-    /// The exact body bytes.
+    /// The exact body bytes (only the first ones past [`MockProvider::keep_bodies_up_to`]).
     pub body: Vec<u8>,
+    /// How many body bytes arrived.
+    pub body_len: usize,
 }
 
 impl RecordedRequest {
@@ -238,6 +240,8 @@ struct State {
     queues: Mutex<HashMap<String, VecDeque<MockResponse>>>,
     requests: Mutex<Vec<RecordedRequest>>,
     authorizer: Mutex<Option<Authorizer>>,
+    /// Most body bytes recorded per request (`None`: all), so big uploads cost no memory here.
+    body_cap: Mutex<Option<usize>>,
     /// TLS handshakes completed (HTTPS only).
     handshakes: std::sync::atomic::AtomicUsize,
 }
@@ -334,6 +338,11 @@ impl MockProvider {
     /// take nothing from the queues), like the real API with a bad or expired token.
     pub fn require_bearer(&self, accept: impl Fn(Option<&str>) -> bool + Send + Sync + 'static) {
         *lock(&self.state.authorizer) = Some(Arc::new(accept));
+    }
+
+    /// Records at most `bytes` of each request body from now on (the length still counts all).
+    pub fn keep_bodies_up_to(&self, bytes: usize) {
+        *lock(&self.state.body_cap) = Some(bytes);
     }
 
     /// Queues `response` for the next request to `path` (e.g. `/v1/responses`).
@@ -443,12 +452,16 @@ where
 async fn answer(req: Request<Incoming>, state: Arc<State>) -> Response<ChannelBody> {
     let (parts, mut incoming) = req.into_parts();
     let mut body = Vec::new();
+    let mut body_len = 0;
+    let cap = lock(&state.body_cap).unwrap_or(usize::MAX);
     while let Some(frame) = std::future::poll_fn(|cx| Pin::new(&mut incoming).poll_frame(cx)).await
     {
         match frame {
             Ok(frame) => {
                 if let Ok(data) = frame.into_data() {
-                    body.extend_from_slice(&data);
+                    body_len += data.len();
+                    let keep = data.len().min(cap.saturating_sub(body.len()));
+                    body.extend_from_slice(&data[..keep]);
                 }
             }
             Err(_) => break,
@@ -473,6 +486,7 @@ async fn answer(req: Request<Incoming>, state: Arc<State>) -> Response<ChannelBo
             })
             .collect(),
         body,
+        body_len,
     });
     let authorizer = lock(&state.authorizer).clone();
     let bearer = parts

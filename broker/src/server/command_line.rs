@@ -10,18 +10,24 @@ use clap::Parser;
 #[derive(Debug, Clone, Parser)]
 #[command(name = "ash-broker", version)]
 pub struct BrokerArgs {
+    /// Only say whether a broker answers on this socket, for the shell integration: exit 0
+    /// when one does, 1 when the socket is stale or missing, 2 when it is not a socket of
+    /// yours in a private directory.
+    #[arg(long, value_name = "SOCKET", exclusive = true)]
+    pub probe: Option<PathBuf>,
     /// The socket to listen on, inside a directory only you can open (mode 0700).
-    #[arg(long, value_name = "PATH")]
-    pub socket: PathBuf,
+    #[arg(long, value_name = "PATH", required_unless_present = "probe")]
+    pub socket: Option<PathBuf>,
     /// The interactive shell served; the broker exits when it is gone.
-    #[arg(long, value_name = "PID")]
-    pub parent_pid: u32,
-    /// The lease file, refreshed by every routed request and removed on exit.
-    #[arg(long, value_name = "PATH")]
-    pub lease: PathBuf,
+    #[arg(long, value_name = "PID", required_unless_present = "probe")]
+    pub parent_pid: Option<u32>,
+    /// The lease file, refreshed by every routed request and removed on exit; a regular file
+    /// of yours in a directory only you can open.
+    #[arg(long, value_name = "PATH", required_unless_present = "probe")]
+    pub lease: Option<PathBuf>,
     /// The provider's https:// base URL; requests to any other origin are refused.
-    #[arg(long, value_name = "URL")]
-    pub upstream: String,
+    #[arg(long, value_name = "URL", required_unless_present = "probe")]
+    pub upstream: Option<String>,
     /// Exit after this many seconds without a request.
     #[arg(long, value_name = "SECS", default_value_t = 1800)]
     pub idle_secs: u64,

@@ -63,6 +63,19 @@ pub enum BrokerError {
         "--parent-pid {0}: no such process; pass the PID of the interactive shell the broker serves"
     )]
     Parent(u32),
+    /// `--socket`, `--parent-pid`, `--lease` and `--upstream` were not all given.
+    #[error("--socket, --parent-pid, --lease and --upstream are all needed (or --probe alone)")]
+    Arguments,
+    /// The lease path is not a regular file of ours in a private directory.
+    #[error(
+        "--lease {path}: {reason}; the lease must be a regular file of yours (not a symlink) in a directory only you can open"
+    )]
+    LeaseFile {
+        /// The lease path.
+        path: PathBuf,
+        /// What is wrong.
+        reason: String,
+    },
     /// The lease file could not be written.
     #[error("cannot write the lease {path}: {source}")]
     Lease {

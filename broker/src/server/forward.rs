@@ -1,22 +1,26 @@
-//! One routed request: checked (token, target, method, headers, size) before anything is
-//! forwarded, then sent on the shared client and streamed back.
+//! One routed request: checked (token, target, method, headers, declared size) before
+//! anything is forwarded, then sent on the shared client with its body streamed through (at
+//! most [`MAX_UPLOADS`] at once), and the answer streamed back.
 
 use std::convert::Infallible;
-use std::path::PathBuf;
-use std::pin::Pin;
-use std::sync::Mutex;
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use bytes::{Bytes, BytesMut};
 use http_body::Body;
 use hyper::body::Incoming;
 use hyper::header::{HeaderMap, HeaderName, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
 use subtle::ConstantTimeEq;
 
+use tokio::sync::Semaphore;
+
 use super::BrokerError;
+use super::lease::Lease;
+use super::limits::{MAX_UPLOADS, UPLOAD_WAIT};
 use super::options::{Options, Upstream};
 use super::stream::ChannelBody;
+use super::upload::{Upload, drain};
 use crate::wire::{
     FAILED, FORWARDED_HEADERS, HOP_BY_HOP, MAX_BODY_BYTES, MAX_HEADER_BYTES, REFUSED, TARGET, TOKEN,
 };
@@ -29,8 +33,9 @@ pub(super) struct State {
     client: reqwest::Client,
     token: String,
     upstream: Upstream,
-    lease: PathBuf,
+    lease: Arc<Lease>,
     last: Mutex<Instant>,
+    uploads: Arc<Semaphore>,
 }
 
 /// The shared upstream client: TLS-verified (system roots plus `AI_CA_FILE`), HTTP/2 where the
@@ -65,14 +70,20 @@ pub(super) fn client(options: &Options) -> Result<reqwest::Client, BrokerError> 
 }
 
 impl State {
-    /// The shared state of a broker with `client` and `token`.
-    pub(super) fn new(client: reqwest::Client, token: String, options: &Options) -> State {
+    /// The shared state of a broker with `client`, `token` and `lease`.
+    pub(super) fn new(
+        client: reqwest::Client,
+        token: String,
+        lease: Arc<Lease>,
+        options: &Options,
+    ) -> State {
         State {
             client,
             token,
             upstream: options.upstream.clone(),
-            lease: options.lease.clone(),
+            lease,
             last: Mutex::new(Instant::now()),
+            uploads: Arc::new(Semaphore::new(MAX_UPLOADS)),
         }
     }
 
@@ -92,10 +103,7 @@ impl State {
         let secs = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
-        std::fs::write(&self.lease, format!("{secs}\n")).map_err(|source| BrokerError::Lease {
-            path: self.lease.clone(),
-            source,
-        })
+        self.lease.write(secs)
     }
 }
 
@@ -113,18 +121,20 @@ pub(super) async fn handle(
     Ok(forward(checked, state).await)
 }
 
-/// A request that passed every check.
+/// A request that passed every check; its body is not read yet.
 struct Checked {
     method: Method,
     url: reqwest::Url,
     headers: HeaderMap,
-    body: Bytes,
+    body: Incoming,
+    /// The body's declared length (0 for none).
+    length: u64,
 }
 
 type Refusal = (StatusCode, &'static str);
 
 async fn check(request: Request<Incoming>, state: &State) -> Result<Checked, Refusal> {
-    let (parts, mut body) = request.into_parts();
+    let (parts, body) = request.into_parts();
     let token = parts
         .headers
         .get(TOKEN)
@@ -165,57 +175,65 @@ async fn check(request: Request<Incoming>, state: &State) -> Result<Checked, Ref
             "the headers are too large",
         ));
     }
-    let declared = parts
-        .headers
-        .get(hyper::header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<u64>().ok());
-    if declared.is_some_and(|n| n > MAX_BODY_BYTES) {
+    // A body must say how long it is, so one too large is refused before any of it is read
+    // and the provider gets the same `content-length` the client sent.
+    let length = if body.is_end_stream() {
+        0
+    } else {
+        body.size_hint().exact().ok_or((
+            StatusCode::LENGTH_REQUIRED,
+            "a request body needs a content-length",
+        ))?
+    };
+    if length > MAX_BODY_BYTES {
         return Err((
             StatusCode::PAYLOAD_TOO_LARGE,
             "the request body is too large",
         ));
     }
-    let mut collected = BytesMut::new();
-    loop {
-        let frame = std::future::poll_fn(|cx| Pin::new(&mut body).poll_frame(cx)).await;
-        match frame {
-            None => break,
-            Some(Err(_)) => return Err((StatusCode::BAD_REQUEST, "the request body broke off")),
-            Some(Ok(frame)) => {
-                if let Ok(data) = frame.into_data() {
-                    if collected.len() as u64 + data.len() as u64 > MAX_BODY_BYTES {
-                        return Err((
-                            StatusCode::PAYLOAD_TOO_LARGE,
-                            "the request body is too large",
-                        ));
-                    }
-                    collected.extend_from_slice(&data);
-                }
-            }
-        }
-    }
     Ok(Checked {
         method: parts.method,
         url: target,
         headers,
-        body: collected.freeze(),
+        body,
+        length,
     })
 }
 
 async fn forward(checked: Checked, state: &State) -> Response<ChannelBody> {
-    let sent = state
+    let request = state
         .client
         .request(checked.method, checked.url)
-        .headers(checked.headers)
-        .body(checked.body)
-        .send()
-        .await;
-    let mut upstream = match sent {
+        .headers(checked.headers);
+    let (request, passed) = if checked.length == 0 {
+        // An empty body can be sent again, so the client's own retry of a pooled connection
+        // that closed before the request left stays possible.
+        (request, None)
+    } else {
+        let wait = Arc::clone(&state.uploads).acquire_owned();
+        let Ok(Ok(slot)) = tokio::time::timeout(UPLOAD_WAIT, wait).await else {
+            drain(checked.body).await;
+            return refusal(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the broker is busy: every upload slot stayed taken",
+            );
+        };
+        let (upload, passed) = Upload::new(checked.body, slot);
+        // A streamed body cannot be replayed: the broker never sends a request twice.
+        (request.body(reqwest::Body::wrap(upload)), Some(passed))
+    };
+    let mut upstream = match request.send().await {
         Ok(response) => response,
         // Nothing reached the provider: the client may send it itself.
         Err(e) if e.is_connect() => {
             return refusal(StatusCode::BAD_GATEWAY, "the provider could not be reached");
+        }
+        // Not one byte of the body left: the provider cannot have the whole request.
+        Err(_) if passed.is_some_and(|p| p.load(Ordering::SeqCst) == 0) => {
+            return refusal(
+                StatusCode::BAD_GATEWAY,
+                "the provider's connection failed before the body was sent",
+            );
         }
         Err(_) => return failed("the provider's answer broke off before its headers"),
     };

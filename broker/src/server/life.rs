@@ -1,51 +1,24 @@
-//! The broker's life: accept connections from our own uid only, and stop on SIGINT, SIGTERM
-//! or SIGHUP, when the parent shell is gone (its PID checked with its start time, so a reused
-//! PID does not keep the broker alive), or after the idle expiry.
+//! The broker's life: accept connections from our own uid only (at most [`MAX_CONNECTIONS`]
+//! at once, pausing rather than spinning or dying when descriptors run out), and stop on
+//! SIGINT, SIGTERM or SIGHUP, when the parent shell is gone, or after the idle expiry.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::UnixListener;
 use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
 
 use super::forward::{State, handle};
+use super::limits::{
+    ACCEPT_BACKOFF_FIRST, ACCEPT_BACKOFF_MAX, HEAD_TIMEOUT, MAX_CONNECTIONS, READ_BUFFER,
+};
+use super::parent::Parent;
 use super::{BrokerError, Options};
-
-/// A process identified by PID and start time.
-pub(super) struct Parent {
-    pid: u32,
-    started: u64,
-}
-
-impl Parent {
-    /// The running process `pid`.
-    pub(super) fn find(pid: u32) -> Result<Parent, BrokerError> {
-        let started = start_time(pid).ok_or(BrokerError::Parent(pid))?;
-        Ok(Parent { pid, started })
-    }
-
-    /// Whether the same process still runs.
-    pub(super) fn alive(&self) -> bool {
-        start_time(self.pid) == Some(self.started)
-    }
-}
-
-/// Field 22 of `/proc/PID/stat` (after the parenthesised command name, which may contain
-/// anything); `None` when there is no such process or it is a zombie.
-fn start_time(pid: u32) -> Option<u64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    let mut fields = rest.split_whitespace();
-    let state = fields.next()?;
-    if state == "Z" || state == "X" {
-        return None;
-    }
-    // `rest` starts at field 3 (the state); the start time is field 22.
-    fields.nth(18)?.parse().ok()
-}
 
 /// Serves until it is time to stop.
 pub(super) async fn serve(
@@ -62,6 +35,9 @@ pub(super) async fn serve(
     state.refresh()?;
     let mut tick = tokio::time::interval(options.check.max(Duration::from_millis(10)));
     let uid = nix::unistd::geteuid().as_raw();
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut slot: Option<OwnedSemaphorePermit> = None;
+    let mut backoff = Backoff::default();
     loop {
         tokio::select! {
             _ = interrupt.recv() => return Ok(()),
@@ -72,12 +48,27 @@ pub(super) async fn serve(
                     return Ok(());
                 }
             }
-            accepted = listener.accept() => {
-                let Ok((stream, _)) = accepted else { continue };
+            // A free connection slot first: at the limit, new clients wait in the backlog.
+            permit = Arc::clone(&connections).acquire_owned(), if slot.is_none() => {
+                slot = permit.ok();
+            }
+            _ = backoff.wait(), if backoff.paused() => backoff.resume(),
+            accepted = listener.accept(), if slot.is_some() && !backoff.paused() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(e) => {
+                        if out_of_resources(&e) {
+                            backoff.pause();
+                        }
+                        continue;
+                    }
+                };
+                backoff.reset();
                 // Only our own uid may use the broker (the directory already keeps others out).
                 if !stream.peer_cred().is_ok_and(|c| c.uid() == uid) {
                     continue;
                 }
+                let Some(held) = slot.take() else { continue };
                 let state = Arc::clone(&state);
                 tokio::spawn(async move {
                     let service = service_fn(move |request| {
@@ -85,11 +76,57 @@ pub(super) async fn serve(
                         async move { handle(request, &state).await }
                     });
                     let _ = http1::Builder::new()
+                        .timer(TokioTimer::new())
+                        .header_read_timeout(HEAD_TIMEOUT)
+                        .max_buf_size(READ_BUFFER)
                         .serve_connection(TokioIo::new(stream), service)
                         .await;
+                    drop(held);
                 });
             }
         }
+    }
+}
+
+/// Whether an accept failed for want of descriptors or kernel memory: retrying at once would
+/// fail the same way while the listener stays readable.
+fn out_of_resources(e: &std::io::Error) -> bool {
+    matches!(
+        e.raw_os_error(),
+        Some(nix::libc::EMFILE | nix::libc::ENFILE | nix::libc::ENOBUFS | nix::libc::ENOMEM)
+    )
+}
+
+/// The accept loop's pause after running out of resources, doubling while it lasts.
+#[derive(Default)]
+struct Backoff {
+    until: Option<Instant>,
+    next: Option<Duration>,
+}
+
+impl Backoff {
+    fn paused(&self) -> bool {
+        self.until.is_some()
+    }
+
+    fn pause(&mut self) {
+        let pause = self.next.unwrap_or(ACCEPT_BACKOFF_FIRST);
+        self.until = Some(Instant::now() + pause);
+        self.next = Some((pause * 2).min(ACCEPT_BACKOFF_MAX));
+    }
+
+    async fn wait(&self) {
+        if let Some(until) = self.until {
+            tokio::time::sleep_until(until).await;
+        }
+    }
+
+    fn resume(&mut self) {
+        self.until = None;
+    }
+
+    fn reset(&mut self) {
+        self.next = None;
     }
 }
 
@@ -98,14 +135,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn this_process_is_found_by_its_start_time_and_a_missing_one_is_not() {
-        let me = Parent::find(std::process::id()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(me.alive());
-        let moved = Parent {
-            pid: me.pid,
-            started: me.started + 1,
-        };
-        assert!(!moved.alive(), "a reused PID has another start time");
-        assert!(Parent::find(u32::MAX).is_err());
+    fn the_pause_doubles_up_to_its_bound_and_starts_over_after_a_success() {
+        let mut b = Backoff::default();
+        assert!(!b.paused());
+        let mut pauses = Vec::new();
+        for _ in 0..10 {
+            b.pause();
+            pauses.push(b.until.map(|u| u - Instant::now()));
+            b.resume();
+        }
+        assert!(
+            pauses
+                .iter()
+                .all(|p| p.is_some_and(|p| p <= ACCEPT_BACKOFF_MAX))
+        );
+        assert_eq!(b.next, Some(ACCEPT_BACKOFF_MAX));
+        b.reset();
+        b.pause();
+        assert!(
+            b.until
+                .is_some_and(|u| u - Instant::now() <= ACCEPT_BACKOFF_FIRST)
+        );
+    }
+
+    #[test]
+    fn only_resource_exhaustion_pauses_the_accept_loop() {
+        let err = |n| std::io::Error::from_raw_os_error(n);
+        assert!(out_of_resources(&err(nix::libc::EMFILE)));
+        assert!(out_of_resources(&err(nix::libc::ENFILE)));
+        assert!(!out_of_resources(&err(nix::libc::ECONNABORTED)));
     }
 }

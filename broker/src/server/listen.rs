@@ -14,7 +14,6 @@ use super::{BrokerError, Options};
 pub(super) struct Claimed {
     listener: Option<UnixListener>,
     socket: PathBuf,
-    lease: PathBuf,
     lock_path: PathBuf,
     _lock: Flock<File>,
 }
@@ -68,7 +67,6 @@ pub(super) fn claim(options: &Options) -> Result<Claimed, BrokerError> {
     Ok(Claimed {
         listener: Some(listener),
         socket,
-        lease: options.lease.clone(),
         lock_path,
         _lock: lock,
     })
@@ -84,11 +82,10 @@ impl Claimed {
             .map_err(BrokerError::Listen)
     }
 
-    /// Removes the socket, the lease and the lock file.
+    /// Removes the socket and the lock file.
     pub(super) fn release(mut self) {
         self.listener = None;
         let _ = std::fs::remove_file(&self.socket);
-        let _ = std::fs::remove_file(&self.lease);
         let _ = std::fs::remove_file(&self.lock_path);
     }
 }

@@ -1,18 +1,25 @@
 //! The broker: listens on its private socket, checks every request (peer, token, target,
 //! headers, size) and forwards it on one shared HTTP client with a bounded per-host pool,
-//! streaming the answer back as it arrives. It keeps no prompt, response or credential.
+//! streaming the request body through and the answer back as they arrive, within the limits
+//! of [`limits`]. It keeps no prompt, response or credential.
 
 mod command_line;
 mod error;
 mod forward;
+mod lease;
 mod life;
+mod limits;
 mod listen;
 mod options;
+mod parent;
+mod probe;
 mod stream;
+mod upload;
 
 pub use command_line::BrokerArgs;
 pub use error::BrokerError;
 pub use options::{Options, Upstream};
+pub use probe::{Probe, probe};
 
 use std::sync::Arc;
 
@@ -32,12 +39,19 @@ pub fn run(options: Options, token: String) -> Result<(), BrokerError> {
         .build()
         .map_err(BrokerError::Runtime)?;
     let client = forward::client(&options)?;
+    let lease = Arc::new(lease::Lease::open(&options.lease)?);
     let claimed = listen::claim(&options)?;
     let result = runtime.block_on(async {
         let listener = UnixListener::from_std(claimed.listener()?).map_err(BrokerError::Listen)?;
-        let state = Arc::new(forward::State::new(client, token, &options));
+        let state = Arc::new(forward::State::new(
+            client,
+            token,
+            Arc::clone(&lease),
+            &options,
+        ));
         life::serve(listener, state, &options).await
     });
     claimed.release();
+    lease.remove();
     result
 }

@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ash_broker::client::Route;
+use ash_broker::wire::CLIENT_IDLE_SECS;
 
 /// How long connecting to the broker's socket may take before the request goes direct.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(1);
@@ -54,6 +55,9 @@ impl BrokerLink {
                             .unix_socket(self.route.socket())
                             .redirect(reqwest::redirect::Policy::none())
                             .connect_timeout(CONNECT_TIMEOUT)
+                            // The broker closes idle connections itself; letting them go
+                            // first keeps a request off one it is closing.
+                            .pool_idle_timeout(Duration::from_secs(CLIENT_IDLE_SECS))
                             .user_agent(concat!("ansa/", env!("CARGO_PKG_VERSION")))
                             .referer(false)
                             .build()
