@@ -92,9 +92,10 @@ pub fn run(home: &AnsaHome, env: &Env, args: &Args) -> Result<Exit, Failure> {
                 consent: args.login_consent,
                 wait: BROWSER_WAIT,
             };
+            let withheld = config.withheld_env.names();
             runtime.block_on(sign_in_browser(request, |url| {
                 eprintln!("To sign in, open this URL in a browser:\n{}", exact(url));
-                open_browser(url);
+                open_browser(url, withheld);
             }))
         }
         .map_err(auth_failure)?;
@@ -175,13 +176,18 @@ async fn discover(http: &Http, issuer: &str) -> Result<Discovery, String> {
         .map_err(|e| e.to_string())
 }
 
-/// Opens `url` with `$BROWSER` when it names one (the URL is printed either way). The
-/// browser runs detached; its failure only means the user opens the URL by hand.
-fn open_browser(url: &str) {
+/// Opens `url` with `$BROWSER` when it names one (the URL is printed either way), without
+/// the `withheld` secret variables, as for every child. The browser runs detached; its failure
+/// only means the user opens the URL by hand.
+fn open_browser(url: &str, withheld: &[String]) {
     let Some(browser) = std::env::var_os("BROWSER").filter(|b| !b.is_empty()) else {
         return;
     };
-    let _ = std::process::Command::new(browser)
+    let mut command = std::process::Command::new(browser);
+    for name in withheld {
+        command.env_remove(name);
+    }
+    let _ = command
         .arg(url)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())

@@ -19,10 +19,13 @@ fn browser_script(w: &World, chromium: &str) -> std::path::PathBuf {
         ""
     };
     let script = w.path("browser.sh");
+    // What the browser inherits is kept beside it (`browser.env`), to check no secret is in it.
+    let inherited = w.path("browser.env");
     std::fs::write(
         &script,
         format!(
-            "#!/bin/sh\nexec {chromium}{root} --disable-gpu --ignore-certificate-errors --virtual-time-budget=15000 --dump-dom \"$1\" >/dev/null 2>&1\n"
+            "#!/bin/sh\nenv > '{}'\nexec {chromium}{root} --disable-gpu --ignore-certificate-errors --virtual-time-budget=15000 --dump-dom \"$1\" >/dev/null 2>&1\n",
+            inherited.display()
         ),
     )
     .unwrap();
@@ -142,11 +145,27 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
     let status = json(&ansa(&["--auth-status"]));
     assert_eq!(status["state"], "signed_out", "{status}");
 
-    let out = ansa(&["--login"]);
+    // An API key in ansa's environment is withheld from the browser, like from any child.
+    let out = w
+        .command(&["--login"])
+        .env("AI_CA_FILE", &ca)
+        .env("BROWSER", &script)
+        .env("AI_API_KEY", "sk-never-in-the-browser-7")
+        .output()
+        .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "stderr: {stderr}");
     assert!(stderr.contains("To sign in, open this URL"), "{stderr}");
     assert_eq!(json(&out)["signed_in"], true);
+    let inherited = std::fs::read_to_string(w.path("browser.env")).unwrap();
+    assert!(
+        inherited.contains("PATH="),
+        "the browser's environment was recorded"
+    );
+    assert!(
+        !inherited.contains("sk-never-in-the-browser-7"),
+        "the browser inherited the API key"
+    );
     let status = json(&ansa(&["--auth-status"]));
     assert_eq!(status["state"], "signed_in", "{status}");
     let hash = status["account_hash"].as_str().unwrap().to_owned();
