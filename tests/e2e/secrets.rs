@@ -121,11 +121,16 @@ fn run(w: &World, script: &Path, wrap: Option<&[String]>) -> (u32, String) {
     let mut cmd = match wrap {
         None => ansa,
         Some(wrapper) => {
+            // The build's binary may sit where the unprivileged user cannot reach it (CI builds
+            // under /root), so a copy inside the given-away world runs.
+            let program = w.path("bin/ansa");
+            std::fs::create_dir_all(w.path("bin")).unwrap();
+            std::fs::copy(ansa.get_program(), &program).unwrap();
+            std::fs::set_permissions(w.path("bin"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
             // The wrapper execs ansa in place, so the pid it gets is ansa's.
             let mut c = Command::new(&wrapper[0]);
-            c.args(&wrapper[1..])
-                .arg(ansa.get_program())
-                .args(ansa.get_args());
+            c.args(&wrapper[1..]).arg(&program).args(ansa.get_args());
             c.current_dir(w.ws());
             for (k, v) in ansa.get_envs() {
                 match v {
