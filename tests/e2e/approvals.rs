@@ -83,6 +83,14 @@ fn settled(t: &Tmux) -> String {
     panic!("the screen never settled:\n{last}");
 }
 
+/// Waits until the approval takes keys: it does after a pause with no typing
+/// (`approval::SETTLE`), and its key line then offers `n deny`.
+fn ready(t: &Tmux) {
+    t.wait_for("the approval to take keys", |s| {
+        s.contains("n deny") && !s.contains("typing goes to your input")
+    });
+}
+
 fn has(rows: &BTreeSet<String>, text: &str) -> bool {
     rows.iter().any(|r| r.contains(text))
 }
@@ -104,6 +112,7 @@ fn approvals_show_the_whole_action(width: u16, height: u16) {
     // The edit does not fit: y is refused until every line of the diff has been on screen.
     let first = t.wait_text("approve? edit big.txt (+40 −40)");
     assert!(first.contains("PgDn/Space more"), "paged: {first}");
+    ready(&t);
     t.keys(&["y"]);
     t.wait_text("y/a refused until all is seen");
     std::thread::sleep(Duration::from_millis(300));
@@ -118,6 +127,7 @@ fn approvals_show_the_whole_action(width: u16, height: u16) {
         assert!(has(&rows, &format!("+ NEW {n}")), "+ NEW {n}: {rows:#?}");
     }
     assert!(has(&rows, "@@ line 10"), "{rows:#?}");
+    ready(&t);
     t.keys(&["y"]);
     t.wait_text("approved once: edit big.txt");
     crate::harness::eventually("the edit to be applied", || {
@@ -135,6 +145,7 @@ fn approvals_show_the_whole_action(width: u16, height: u16) {
         has(&rows, "│ os.system('touch PWNED_CONFTEST')"),
         "{rows:#?}"
     );
+    ready(&t);
     t.keys(&["n", "Enter"]);
     t.wait_text("declined: create conftest.py");
 
@@ -145,6 +156,7 @@ fn approvals_show_the_whole_action(width: u16, height: u16) {
     assert!(has(&rows, "in . (the workspace root)"), "{rows:#?}");
     assert!(has(&rows, "env GREETING=hello··world"), "{rows:#?}");
     assert!(has(&rows, "│ stdin secret line"), "{rows:#?}");
+    ready(&t);
     t.keys(&["n", "Enter"]);
     t.wait_text("declined: run cat");
 
@@ -156,6 +168,7 @@ fn approvals_show_the_whole_action(width: u16, height: u16) {
         joined.contains("echo hi␠×300; touch PWNED_TAIL'"),
         "the tail is on screen: {rows:#?}"
     );
+    ready(&t);
     t.keys(&["n", "Enter"]);
     t.wait_text("all asked");
     assert!(!w.ws().join("PWNED_TAIL").exists());

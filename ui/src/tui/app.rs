@@ -162,9 +162,10 @@ impl App {
         blocks::input_columns(self.width)
     }
 
-    /// True while a submitted or resumed task has not ended.
+    /// True while a submitted or resumed task has not ended, or an approval waits.
     pub fn busy(&self) -> bool {
-        self.task.is_some()
+        // A waiting approval is redrawn when its settle time passes (`approval::SETTLE`).
+        self.task.is_some() || self.approval.is_some()
     }
 
     /// A command with a fresh ID (`tui-<incarnation>-<n>`), or `None` before the first

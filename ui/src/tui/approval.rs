@@ -6,6 +6,7 @@
 //! alone.
 
 use std::cell::RefCell;
+use std::time::{Duration, Instant};
 
 use ansa_sessions::protocol::{ApprovalRequest, CommandBody};
 use ansa_sessions::{ApprovalDecision, CallId, RequestId};
@@ -37,6 +38,9 @@ pub(crate) struct ApprovalPrompt {
     pub total: usize,
     /// `y` or `a` was refused because part of the text was not yet seen.
     pub refused: bool,
+    /// Before this instant the approval takes no decision: keys typed meanwhile go to the
+    /// input (see [`SETTLE`]).
+    pub ready_at: Instant,
     /// The text wrapped at a width, kept between drawings: an action may be megabytes.
     wrapped: RefCell<Option<(u16, Vec<BodyRow>)>>,
 }
@@ -54,7 +58,19 @@ pub(crate) struct ApprovalWindow {
     pub end: usize,
 }
 
+/// How long an approval must have been on screen, with no typing, before a key decides it.
+/// Someone typing ahead (a next task, a note) when an approval appears would otherwise answer
+/// it with their letters: the `a` of "please ask" approves for the session, and spaces page
+/// through the action unread. Every key that types, while the approval waits, goes to the
+/// input and pushes this back, so only a deliberate key after a pause decides.
+pub(crate) const SETTLE: Duration = Duration::from_millis(600);
+
 impl ApprovalPrompt {
+    /// Whether a key may decide the approval now.
+    pub(crate) fn ready(&self, now: Instant) -> bool {
+        now >= self.ready_at
+    }
+
     /// Whether every character of the action has been on screen.
     pub(crate) fn seen_all(&self) -> bool {
         self.seen >= self.total
@@ -82,6 +98,7 @@ impl App {
                 page: 1,
                 seen: 0,
                 refused: false,
+                ready_at: self.now + SETTLE,
                 wrapped: RefCell::new(None),
             });
         }
@@ -144,6 +161,16 @@ impl App {
             return true;
         }
         let step = prompt.page.saturating_sub(1).max(1);
+        let decides = matches!(
+            intent,
+            Intent::Insert('y' | 'Y' | 'a' | 'A' | 'n' | 'N' | ' ')
+        );
+        if types(intent) && (!decides || !prompt.ready(self.now)) {
+            // Typing, not answering: the key goes to the input, and the approval waits for a
+            // pause before it takes a decision.
+            prompt.ready_at = prompt.ready_at.max(self.now + SETTLE);
+            return false;
+        }
         match intent {
             Intent::Insert('y' | 'Y' | 'a' | 'A') if !prompt.request.approvable() => self.say(
                 Tone::Warn,
@@ -163,12 +190,7 @@ impl App {
             Intent::Down => prompt.top += 1,
             Intent::PageUp => prompt.top = prompt.top.saturating_sub(step),
             Intent::Up => prompt.top = prompt.top.saturating_sub(1),
-            Intent::Insert(_)
-            | Intent::Submit
-            | Intent::Newline
-            | Intent::Backspace
-            | Intent::Delete
-            | Intent::ToggleMode => self.say(
+            Intent::ToggleMode => self.say(
                 Tone::Info,
                 "answer the approval first: y once · a for this session · n deny",
             ),
@@ -284,6 +306,13 @@ pub(crate) fn lines(
             Span::raw(crate::sanitize::flowing(reason.text()).into_owned()),
             Span::styled("▏", theme.accent()),
         ]),
+        (None, false) if !prompt.ready(app.now) => Line::from(vec![
+            Span::raw(UNDER),
+            Span::styled(
+                "typing goes to your input · y, a, n answer after a pause",
+                theme.dim(),
+            ),
+        ]),
         (None, false) if !request.approvable() => Line::from(vec![
             Span::raw(UNDER),
             Span::styled("n", strong),
@@ -329,6 +358,7 @@ pub(crate) fn hints(app: &App, window: Option<ApprovalWindow>) -> Option<&'stati
     let prompt = app.approval.as_ref().filter(|a| !a.sent)?;
     Some(match prompt.reason {
         Some(_) => &["Enter deny", "Esc back", "Ctrl+C cancel"],
+        None if !prompt.ready(app.now) => &["PgDn more", "Ctrl+C cancel"],
         None if !prompt.request.approvable() => &["n deny", "Ctrl+C cancel"],
         None if !prompt.seen_with(window) => &["PgDn/Space more", "n deny", "Ctrl+C cancel"],
         None => &[
@@ -339,4 +369,20 @@ pub(crate) fn hints(app: &App, window: Option<ApprovalWindow>) -> Option<&'stati
             "Ctrl+C cancel",
         ],
     })
+}
+
+/// Whether `intent` types into the input (rather than moving through the approval or the
+/// screen): such a key never decides an approval that appeared while the user was typing.
+fn types(intent: Intent) -> bool {
+    matches!(
+        intent,
+        Intent::Insert(_)
+            | Intent::Newline
+            | Intent::Submit
+            | Intent::Backspace
+            | Intent::Delete
+            | Intent::DeleteWordBack
+            | Intent::KillToStart
+            | Intent::KillToEnd
+    )
 }

@@ -803,8 +803,19 @@ fn approval_keys_decide_and_leave_the_typed_input_alone() {
     };
     h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
     let sent = h.sent.len();
+    h.at(1.0);
     h.type_text("x");
     assert_eq!(h.sent.len(), sent, "other letters decide nothing");
+    // A letter typed is typing: the approval waits for a pause again.
+    h.type_text("a");
+    assert_eq!(
+        h.sent.len(),
+        sent,
+        "typed right after another letter, `a` is typing"
+    );
+    h.press(KeyCode::Backspace);
+    h.press(KeyCode::Backspace);
+    h.at(2.0);
     h.type_text("a");
     let CommandBody::Approve {
         target,
@@ -828,6 +839,7 @@ fn approval_keys_decide_and_leave_the_typed_input_alone() {
     assert!(h.app.approval.is_none());
     // A denial with a reason; Esc goes back to the choice first.
     h.event(EventBody::ApprovalRequired(Box::new(asked("c2"))));
+    h.at(3.0);
     h.type_text("n");
     h.type_text("no");
     h.press(KeyCode::Esc);
@@ -883,6 +895,7 @@ fn an_approval_that_does_not_fit_is_approved_only_after_it_was_all_seen() {
     };
     h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
     let sent = h.sent.len();
+    h.at(1.0);
     let screen = |h: &Harness| -> Vec<String> {
         super::super::view::live(&h.app)
             .lines
@@ -947,6 +960,7 @@ fn an_approval_that_does_not_fit_is_approved_only_after_it_was_all_seen() {
     });
     h.event(EventBody::ApprovalRequired(Box::new(withheld)));
     let sent = h.sent.len();
+    h.at(2.0);
     h.type_text("y");
     assert_eq!(h.sent.len(), sent);
     assert!(
@@ -960,4 +974,66 @@ fn an_approval_that_does_not_fit_is_approved_only_after_it_was_all_seen() {
         panic!("not an approve: {:?}", h.last());
     };
     assert_eq!(*decision, ansa_sessions::ApprovalDecision::Deny);
+}
+
+/// Typing ahead never answers an approval: keys typed while it appears, or with no pause
+/// since, go to the input; only a key after a pause decides.
+#[test]
+fn typing_ahead_never_answers_an_approval() {
+    use ansa_sessions::protocol::ApprovalRequest;
+    let mut h = Harness::opened(80, 24, true, vec![]);
+    let request = h.submit_accepted("run the tests", 1);
+    h.type_text("please ");
+    h.event(EventBody::ApprovalRequired(Box::new(ApprovalRequest {
+        request_id: request,
+        call_id: CallId("c1".into()),
+        tool: "exec".into(),
+        action: "v:1\no:x".into(),
+        digest: "cd".repeat(32),
+        summary: "run sh -c touch PWNED".into(),
+        argv: vec!["sh".into(), "-c".into(), "touch PWNED".into()],
+        cwd: None,
+        diffs: Vec::new(),
+        actions: Vec::new(),
+        env: Vec::new(),
+        stdin: None,
+        created: Vec::new(),
+        withheld: None,
+    })));
+    let sent = h.sent.len();
+    let live = |h: &Harness| -> String {
+        super::super::view::live(&h.app)
+            .lines
+            .iter()
+            .map(line_text)
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(
+        live(&h).contains("typing goes to your input"),
+        "{}",
+        live(&h)
+    );
+    // One key every 0.2 s: never a pause long enough to answer.
+    for (n, c) in "ask and say yes".chars().enumerate() {
+        h.at(0.2 * n as f64);
+        h.type_text(&c.to_string());
+    }
+    assert_eq!(h.sent.len(), sent, "typed text answered the approval");
+    assert_eq!(h.app.input.text(), "please ask and say yes");
+    assert!(h.app.approval.as_ref().is_some_and(|a| !a.sent));
+    // After a pause the approval takes its keys.
+    h.at(3.5);
+    assert!(
+        live(&h).contains("y once · a for this session · n deny"),
+        "{}",
+        live(&h)
+    );
+    h.type_text("n");
+    h.press(KeyCode::Enter);
+    let CommandBody::Approve { decision, .. } = &h.last().body else {
+        panic!("not an approve: {:?}", h.last());
+    };
+    assert_eq!(*decision, ansa_sessions::ApprovalDecision::Deny);
+    assert_eq!(h.app.input.text(), "please ask and say yes");
 }

@@ -683,6 +683,7 @@ fn an_approval_shows_the_diff_and_its_keys_and_keeps_the_input() {
     h.event(ansa_sessions::protocol::EventBody::ApprovalRequired(
         Box::new(approval_request(request)),
     ));
+    h.at(1.0);
     insta::assert_snapshot!("approval_waiting", screen(&h));
     h.type_text("n");
     h.type_text("use saturating_sub");
