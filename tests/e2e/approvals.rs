@@ -227,6 +227,51 @@ fn line_mode_prints_the_whole_diff_and_created_content() {
     assert!(!w.ws().join("PWNED_TAIL").exists());
 }
 
+/// In line mode an answer typed before its prompt appeared (while an approved command still
+/// runs) never answers it: the prompt discards what was typed ahead.
+#[test]
+fn line_mode_discards_answers_typed_before_the_prompt() {
+    let w = World::new();
+    let proof = w.path("PWNED_TYPEAHEAD");
+    let exec = |script: &str| {
+        json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+    };
+    let script = w.script(
+        "ahead.json",
+        json!([
+            {"tool_calls": [exec("sleep 2")]},
+            {"tool_calls": [exec(&format!("touch {}", proof.display()))]},
+            {"text": "done"}
+        ]),
+    );
+    let t = Tmux::start(
+        &w,
+        &[
+            "--offline",
+            "--ask",
+            "--script",
+            script.to_str().unwrap(),
+            "go",
+        ],
+        120,
+        30,
+    );
+    t.wait_text("[n] deny (n REASON):");
+    t.keys(&["y", "Enter"]);
+    t.wait_text("exec started");
+    // Typed while `sleep 2` runs, before the second prompt exists.
+    t.keys(&["y", "Enter", "a", "Enter"]);
+    t.wait_for("the second prompt", |s| {
+        s.contains("approve? run sh -c touch") && s.trim_end().ends_with("(n REASON):")
+    });
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(!proof.exists(), "an answer typed ahead approved the call");
+    t.keys(&["n", "Enter"]);
+    t.wait_text("[ansa exited 0]");
+    assert!(!proof.exists());
+}
+
 /// An action too large to carry whole (five 900 KB arguments) is marked withheld, carries none
 /// of its text, and the runtime refuses to approve it whatever the frontend sends; a denial
 /// works.

@@ -40,6 +40,9 @@ pub(crate) fn ask(
             reason: Some("the action could not be shown in full".to_owned()),
         };
     }
+    // An answer is typed after the question: lines typed before it appeared (an answer meant
+    // for an earlier prompt, a next task) must not answer it.
+    discard_typed_ahead();
     loop {
         let _ = status.write_all(b"ansa: [y] once  [a] for this session  [n] deny (n REASON): ");
         let _ = status.flush();
@@ -57,6 +60,17 @@ pub(crate) fn ask(
             return answer;
         }
         say(status, "ansa: answer y, a or n (optionally n and a reason)");
+    }
+}
+
+/// Drops what was typed on the terminal and not yet read, when the answers come from a
+/// terminal (a pipe's lines are meant in advance and stay).
+fn discard_typed_ahead() {
+    use std::io::IsTerminal;
+    let stdin = io::stdin();
+    if stdin.is_terminal() {
+        // Nothing lost but keystrokes made before the prompt; a failure leaves them queued.
+        let _ = nix::sys::termios::tcflush(&stdin, nix::sys::termios::FlushArg::TCIFLUSH);
     }
 }
 
