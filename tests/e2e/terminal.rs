@@ -38,7 +38,7 @@ fn streams(out: &Output) -> (String, String) {
 }
 
 /// Runs `command` with a pseudo-terminal as stdin (so ask mode may ask), `answers` typed
-/// on it, and stdout and stderr captured.
+/// on it (again and again until it ends), and stdout and stderr captured.
 fn with_terminal_stdin(mut command: Command, answers: &str) -> Output {
     let pty = nix::pty::openpty(None, None).unwrap();
     let slave: OwnedFd = pty.slave;
@@ -50,15 +50,20 @@ fn with_terminal_stdin(mut command: Command, answers: &str) -> Output {
     // The command held the only other copy of the slave; the child has its own now.
     drop(command);
     let mut master = std::fs::File::from(pty.master);
-    // The line discipline keeps the answer until ansa reads it.
-    master.write_all(answers.as_bytes()).unwrap();
     let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
     let waiter = std::thread::spawn(move || child.wait_with_output().unwrap());
     let start = Instant::now();
+    let mut typed = Instant::now() - Duration::from_secs(1);
     while !waiter.is_finished() {
         if start.elapsed() > Duration::from_secs(60) {
             let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
             panic!("ansa did not finish within 60 s");
+        }
+        // A prompt discards what was typed before it appeared, so the answer is typed again
+        // until ansa has read one after its prompt and finished.
+        if typed.elapsed() > Duration::from_millis(200) {
+            master.write_all(answers.as_bytes()).unwrap();
+            typed = Instant::now();
         }
         std::thread::sleep(Duration::from_millis(20));
     }

@@ -8,6 +8,10 @@ use std::fmt::Write as _;
 
 use ansa_sessions::protocol::{ApprovalRequest, DiffSign};
 
+/// The mark of a row that continues the one before it after a newline in the same value, so a
+/// value with a newline can never pass for a row of its own (`env unset X` under an env value).
+const CONTINUED: &str = "↳ ";
+
 /// A run of this many spaces or fewer is shown as that many `·`; a longer one as `␠×N`.
 const DOTTED_RUN: usize = 8;
 
@@ -64,7 +68,7 @@ pub(crate) fn rows(request: &ApprovalRequest) -> Vec<Row> {
         let mut parts = command.split('\n').peekable();
         let mut first = true;
         while let Some(part) = parts.next() {
-            let mark = if first { "$ " } else { "  " };
+            let mark = if first { "$ " } else { CONTINUED };
             first = false;
             let mut row = Row::new(RowKind::Command, mark, part);
             if parts.peek().is_some() {
@@ -157,8 +161,10 @@ pub(crate) fn rows(request: &ApprovalRequest) -> Vec<Row> {
 /// `text` as rows split at its newlines, each but the last ending in `↵`.
 fn text_rows(rows: &mut Vec<Row>, kind: RowKind, text: &str) {
     let mut parts = text.split('\n').peekable();
+    let mut mark = "";
     while let Some(part) = parts.next() {
-        let mut row = Row::new(kind, "", part);
+        let mut row = Row::new(kind, mark, part);
+        mark = CONTINUED;
         if parts.peek().is_some() {
             row.text.push('↵');
         }
@@ -269,6 +275,7 @@ fn hidden(c: char) -> bool {
                 | '\u{200b}'..='\u{200f}'
                 | '\u{202a}'..='\u{202e}'
                 | '\u{2060}'..='\u{206f}'
+                | '\u{2800}'
                 | '\u{3164}'
                 | '\u{fe00}'..='\u{fe0f}'
                 | '\u{feff}'

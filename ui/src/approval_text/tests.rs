@@ -45,6 +45,9 @@ fn runs_of_whitespace_and_invisible_characters_are_made_visible() {
     assert_eq!(visible("rtl\u{202e}txt"), "rtl<U+202E>txt");
     assert_eq!(visible("csi\u{9b}31m"), "csi<U+009B>31m");
     assert_eq!(visible("naïve café 日本"), "naïve café 日本");
+    // Characters that draw as blank or as nothing are named, never passed through.
+    assert_eq!(visible("a\u{2800}\u{2800}b"), "a<U+2800><U+2800>b");
+    assert_eq!(visible("x\u{1d173}y\u{600}z"), "x<U+1D173>y<U+0600>z");
 }
 
 #[test]
@@ -86,7 +89,7 @@ fn an_exec_shows_its_whole_command_cwd_env_and_stdin() {
 fn a_newline_inside_an_argument_starts_a_marked_row() {
     let mut r = request();
     r.argv = vec!["sh".into(), "-c".into(), "true\nrm -rf ~".into()];
-    assert_eq!(texts(&rows(&r)), vec!["$ sh -c 'true↵", "  rm -rf ~'"]);
+    assert_eq!(texts(&rows(&r)), vec!["$ sh -c 'true↵", "↳ rm -rf ~'"]);
 }
 
 #[test]
@@ -157,5 +160,27 @@ fn an_old_record_that_kept_only_the_first_diff_lines_says_so() {
     assert_eq!(
         shown.last().map(String::as_str),
         Some("… 29 more changed lines were not recorded")
+    );
+}
+
+#[test]
+fn a_newline_in_an_env_value_cannot_pass_for_a_row_of_its_own() {
+    let mut r = request();
+    r.env = vec![ansa_sessions::protocol::EnvShown {
+        name: "LD_PRELOAD".into(),
+        value: Some("./x.so\nenv unset LD_PRELOAD".into()),
+    }];
+    let shown = texts(&rows(&r));
+    assert!(
+        shown.contains(&"env LD_PRELOAD=./x.so↵".to_owned()),
+        "{shown:?}"
+    );
+    assert!(
+        shown.contains(&"↳ env unset LD_PRELOAD".to_owned()),
+        "{shown:?}"
+    );
+    assert!(
+        !shown.contains(&"env unset LD_PRELOAD".to_owned()),
+        "{shown:?}"
     );
 }

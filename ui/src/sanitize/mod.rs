@@ -22,8 +22,9 @@
 //! U+202E, U+2066–U+2069, U+200E, U+200F, U+061C: Trojan Source), U+2028/U+2029 in exact text,
 //! and invisible characters that hide or smuggle text: soft hyphen, zero width space, word
 //! joiner and invisible operators, deprecated format controls, byte order mark, Mongolian vowel
-//! separator, the Hangul fillers, interlinear annotations and the tag characters ("ASCII
-//! smuggling"). Zero width joiner and non-joiner stay: emoji sequences and many scripts need
+//! separator, the Hangul fillers, interlinear annotations, the tag characters ("ASCII
+//! smuggling") and the format characters that draw nothing (prepended concatenation marks,
+//! the Khitan filler, Egyptian, shorthand and musical format controls). Zero width joiner and non-joiner stay: emoji sequences and many scripts need
 //! them.
 //!
 //! Two forms, for two kinds of text:
@@ -99,6 +100,18 @@ fn class(c: char) -> Class {
         | '\u{3164}'
         | '\u{ffa0}'
         | '\u{fff9}'..='\u{fffb}'
+        // Format characters (Cf) that draw nothing of their own: the prepended concatenation
+        // marks, the Khitan filler, and the Egyptian, shorthand and musical format controls.
+        | '\u{600}'..='\u{605}'
+        | '\u{6dd}'
+        | '\u{70f}'
+        | '\u{8e2}'
+        | '\u{110bd}'
+        | '\u{110cd}'
+        | '\u{16fe4}'
+        | '\u{13430}'..='\u{1343f}'
+        | '\u{1bca0}'..='\u{1bca3}'
+        | '\u{1d173}'..='\u{1d17a}'
         | '\u{e0000}'..='\u{e007f}' => Class::Named,
         _ => Class::Plain,
     }
