@@ -245,3 +245,36 @@ fn names_that_may_belong_to_a_creator_at_work_are_left_alone() {
     assert!(root.join("elsewhere").is_dir());
     drop(held);
 }
+
+/// A patch of more files than one transaction journal holds (256) is refused as invalid
+/// before anything is touched, as the reference implementation does: were it applied, a crash
+/// mid-apply would leave a journal that recovery refuses to read, and the tree torn for good.
+#[test]
+fn a_patch_of_more_files_than_a_journal_holds_is_refused_before_anything_changes() {
+    let ws = tempfile::tempdir().expect("temp workspace");
+    let n = 257;
+    let paths: Vec<String> = (0..n).map(|k| format!("f{k:04}.txt")).collect();
+    for p in &paths {
+        std::fs::write(ws.path().join(p), b"old\n").expect("write");
+    }
+    let list = |item: &dyn Fn(usize) -> String| -> String {
+        (0..n).map(item).collect::<Vec<_>>().join(",")
+    };
+    let old = hash(b"old\n");
+    let patch = format!(
+        "t:1\ni:7\no:p\na{{p,h,i,o,n,v,f}}:\n[{}],[{}],[{}],[{}],[{}],[{}],0\nu{{tok,rec,ms}}:\n100000,10000,30000\n",
+        paths.join(","),
+        list(&|_| old.clone()),
+        list(&|k| k.to_string()),
+        list(&|_| "0".into()),
+        list(&|_| "3".into()),
+        list(&|_| "new".into()),
+    );
+    let out = ash_run(ws.path(), &patch, &[]);
+    let text = String::from_utf8(out.stdout).expect("UTF-8 answer");
+    assert!(text.contains("s:1\ne{c,q,p,x,a}:\n100,"), "{text}");
+    for p in &paths {
+        assert_eq!(std::fs::read(ws.path().join(p)).expect("read"), b"old\n");
+    }
+    assert!(!ws.path().join(".ash/transaction").exists());
+}

@@ -174,6 +174,14 @@ impl EditArgs {
                 "pass at least one {path, edits} entry",
             ));
         }
+        let most = ash_engine::protocol::MAX_PATCH_FILES;
+        if self.files.len() > most {
+            return Err(bad(
+                "files",
+                format!("has {} files, more than {most}", self.files.len()),
+                format!("split the change into edit calls of at most {most} files each"),
+            ));
+        }
         for (n, file) in self.files.iter().enumerate() {
             let at = |field: &str| format!("files[{n}].{field}");
             if file.path.is_empty() {

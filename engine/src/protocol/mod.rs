@@ -29,9 +29,10 @@ mod tests;
 pub use args::{
     BatchArgs, BatchNode, CancelArgs, Content, Edit, EnvChange, ExecArgs, Formula, FsAction,
     FsArgs, FsKind, FsOp, ListArgs, ListFilter, MAX_ARGV, MAX_BATCH_EDGES, MAX_BATCH_NODES,
-    MAX_DEPTH, MAX_EDITS, MAX_ENV, MAX_ENV_ENTRY, MAX_FS_ACTIONS, MAX_INLINE_TOTAL, MAX_PATHS,
-    MAX_PROJECT_COLUMNS, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS, MIB, PatchArgs, PatchFile, Program,
-    ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode, Stdin,
+    MAX_DEPTH, MAX_EDITS, MAX_ENV, MAX_ENV_ENTRY, MAX_FS_ACTIONS, MAX_INLINE_TOTAL,
+    MAX_PATCH_FILES, MAX_PATHS, MAX_PROJECT_COLUMNS, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS, MIB,
+    PatchArgs, PatchFile, Program, ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode,
+    Stdin,
 };
 pub use caps::{Caps, OpKind, OpMask};
 pub use challenge::{CHALLENGE_VERSION, Challenge};

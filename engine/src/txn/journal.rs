@@ -233,6 +233,20 @@ fn build(
     stop: &Stop,
     tag: Option<&Tag>,
 ) -> Result<Vec<u8>, TxnError> {
+    // What recovery could not read back is refused before anything is staged.
+    let entries: Vec<Entry> = actions.iter().map(|a| a.entry.clone()).collect();
+    let bytes = manifest::encode(&entries);
+    if !(1..=manifest::MAX_ACTIONS).contains(&entries.len())
+        || bytes.len() > manifest::MAX_MANIFEST_BYTES
+    {
+        return Err(TxnError::Io(format!(
+            "the change has {} actions and a journal manifest of {} bytes; at most {} actions and {} bytes can be journaled safely. Nothing was changed: split it into smaller changes",
+            entries.len(),
+            bytes.len(),
+            manifest::MAX_ACTIONS,
+            manifest::MAX_MANIFEST_BYTES
+        )));
+    }
     let mkdir = |dir: &str| fsx::mkdir(ws, dir, 0o700).map_err(|e| io_err("creating", dir, &e));
     mkdir(new)?;
     if let Some(tag) = tag {
@@ -262,8 +276,6 @@ fn build(
     for dir in [&stage, &removed] {
         fsx::sync_dir(ws, dir).map_err(|e| io_err("syncing", dir, &e))?;
     }
-    let entries: Vec<Entry> = actions.iter().map(|a| a.entry.clone()).collect();
-    let bytes = manifest::encode(&entries);
     let path = format!("{new}/{MANIFEST}");
     fsx::write_new(ws, &path, &bytes, Some(0o600)).map_err(|e| io_err("writing", &path, &e))?;
     fsx::sync_dir(ws, new).map_err(|e| io_err("syncing", new, &e))?;

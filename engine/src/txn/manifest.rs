@@ -14,7 +14,9 @@ const MAGIC: &[u8; 8] = b"ASHFS002";
 const NO_DESTINATION: u32 = u32::MAX;
 /// Largest manifest accepted.
 pub(crate) const MAX_MANIFEST_BYTES: usize = 4 << 20;
-/// Most actions in one manifest.
+/// Most actions in one manifest: as many as the largest request makes (a patch of at most
+/// `MAX_PATCH_FILES` files, an fs request of at most `MAX_FS_ACTIONS`). A change the decoder
+/// would refuse must never be published: a crash mid-apply could not be recovered.
 pub(crate) const MAX_ACTIONS: usize = 256;
 
 /// What an action does.
@@ -119,7 +121,9 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Entry>, String> {
     }
     let count = r.u32()? as usize;
     if !(1..=MAX_ACTIONS).contains(&count) {
-        return Err(format!("manifest action count {count} is outside 1..=256"));
+        return Err(format!(
+            "manifest action count {count} is outside 1..={MAX_ACTIONS}"
+        ));
     }
     let mut entries = Vec::with_capacity(count);
     for _ in 0..count {

@@ -250,6 +250,15 @@ fn domain_rules_are_enforced() {
     let twice = json!({"files": [{"path": "a.rs", "edits": [{"old": "x", "new": "y"}]}, {"path": "a.rs", "edits": [{"old": "z", "new": "w"}]}]});
     assert_eq!(invalid("edit", twice).0, "files[1].path");
     assert_eq!(invalid("edit", json!({"files": []})).0, "files");
+    // One journal holds at most 256 files: a larger edit could not be recovered after a crash.
+    let many = |n: usize| {
+        let files: Vec<Value> = (0..n)
+            .map(|k| json!({"path": format!("f{k}.rs"), "edits": [{"old": "x", "new": "y"}]}))
+            .collect();
+        json!({ "files": files })
+    };
+    assert!(admit("edit", many(256)).is_ok());
+    assert_eq!(invalid("edit", many(257)).0, "files");
     let files = |kind: &str, to: Value, content: Value| json!({"actions": [{"kind": kind, "path": "a", "to": to, "content": content}]});
     assert!(admit("files", files("create", Value::Null, json!(""))).is_ok());
     assert!(admit("files", files("move", json!("b"), Value::Null)).is_ok());

@@ -14,8 +14,8 @@ pub use exec::{MAX_ARGV, MAX_ENV, MAX_ENV_ENTRY};
 pub use formula::Formula;
 pub use formula::{MAX_PROJECT_COLUMNS, MAX_WINDOW_BYTES, MAX_WINDOW_ROWS};
 pub use mutation::{
-    Edit, FsAction, FsArgs, FsKind, FsOp, MAX_EDITS, MAX_FS_ACTIONS, MAX_INLINE_TOTAL, PatchArgs,
-    PatchFile,
+    Edit, FsAction, FsArgs, FsKind, FsOp, MAX_EDITS, MAX_FS_ACTIONS, MAX_INLINE_TOTAL,
+    MAX_PATCH_FILES, PatchArgs, PatchFile,
 };
 pub use walk::{
     ListArgs, ListFilter, MAX_DEPTH, ReadArgs, ReadMode, SearchArgs, SnapshotArgs, SnapshotMode,

@@ -12,6 +12,9 @@ use std::collections::HashSet;
 
 /// Most edits in one patch.
 pub const MAX_EDITS: usize = 1024;
+/// Most files in one patch: each is one action of the transaction journal, which holds at most
+/// 256 (ASH/1 contract §6), so a larger patch could never be recovered after a crash.
+pub const MAX_PATCH_FILES: usize = 256;
 /// Most actions in one fs request.
 pub const MAX_FS_ACTIONS: usize = 256;
 /// Total inline bytes across one patch or fs request.
@@ -52,7 +55,7 @@ impl PatchArgs {
         let [p, h, i, o, n, vv, f] = record(v, at, ["p", "h", "i", "o", "n", "v", "f"])?;
         let (ap, ah) = (at.col("p"), at.col("h"));
         let paths = items(p, ap)?;
-        check_count(paths.len(), ap, 1, MAX_EDITS)?;
+        check_count(paths.len(), ap, 1, MAX_PATCH_FILES)?;
         let paths: Vec<String> = paths
             .iter()
             .enumerate()
