@@ -28,6 +28,9 @@ struct Needle {
     base64: Option<&'static [u8; 64]>,
 }
 
+/// Fewest bytes of a credential's start that are redacted at the end of a cut text.
+const PARTIAL_MIN: usize = 4;
+
 /// Redacts a set of credentials from text.
 #[derive(Debug, Clone, Default)]
 pub struct Redactor {
@@ -67,11 +70,37 @@ impl Redactor {
         Redactor { needles }
     }
 
-    /// `text` with every form of every credential replaced by [`REDACTED`].
+    /// `text` with every form of every credential replaced by [`REDACTED`]. Control
+    /// characters go first, so a credential split by one (a wrapped base64 body, a NUL) is
+    /// still found; and a text that ends in the first bytes of a credential (a body cut at
+    /// its size limit) loses them too.
     pub fn redact(&self, text: &str) -> String {
         if self.needles.is_empty() {
             return text.to_owned();
         }
+        let joined: String = text.chars().filter(|c| !c.is_control()).collect();
+        let mut out = self.replace(&joined);
+        self.cut_partial_tail(&mut out);
+        out
+    }
+
+    /// Replaces a literal credential's first bytes (at least [`PARTIAL_MIN`]) that end `text`.
+    fn cut_partial_tail(&self, text: &mut String) {
+        let end = text.trim_end().len();
+        for needle in self.needles.iter().filter(|n| n.base64.is_none()) {
+            let longest = (PARTIAL_MIN..needle.bytes.len())
+                .rev()
+                .find(|&n| text.as_bytes()[..end].ends_with(&needle.bytes[..n]));
+            if let Some(n) = longest
+                && text.is_char_boundary(end - n)
+            {
+                text.replace_range(end - n..end, REDACTED);
+                return;
+            }
+        }
+    }
+
+    fn replace(&self, text: &str) -> String {
         let bytes = text.as_bytes();
         let mut out = String::with_capacity(text.len());
         let mut copied = 0;

@@ -83,3 +83,17 @@ fn a_non_ascii_secret_is_found_escaped() {
         "x <redacted> y"
     );
 }
+
+#[test]
+fn a_credential_split_by_control_characters_or_cut_short_is_still_redacted() {
+    let key = "sk-proj-Zx9/Q+w=Ab_cD-e~fG.h1";
+    let r = Redactor::new([key]);
+    let split = format!("Unauthorized: key\n{}\n{}", &key[..15], &key[15..]);
+    assert_eq!(r.redact(&split), "Unauthorized: key<redacted>");
+    let nul = format!("{}\0{}", &key[..5], &key[5..]);
+    assert_eq!(r.redact(&nul), "<redacted>");
+    // A body cut at its size limit in the middle of the key.
+    let cut = format!("(HTTP 401): {}", &key[..key.len() - 1]);
+    assert_eq!(r.redact(&cut), "(HTTP 401): <redacted>");
+    assert_eq!(r.redact("(HTTP 401): sk-"), "(HTTP 401): sk-", "shorter than 4 bytes");
+}
