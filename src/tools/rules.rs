@@ -117,12 +117,39 @@ impl EvidenceArgs {
     }
 }
 
+/// Linux's `MAX_ARG_STRLEN`: the longest argument or environment string `execve` takes,
+/// terminating NUL included (32 pages of 4 KiB).
+const MAX_ARG_STRLEN: usize = 128 * 1024;
+
 impl TryFrom<RawExecArgs> for ExecArgs {
     type Error = Violation;
 
     fn try_from(raw: RawExecArgs) -> Result<Self, Violation> {
         if raw.program.is_empty() {
             return Err(bad("program", "is empty", "name the executable to run"));
+        }
+        // The kernel refuses any one argument or environment string this long (E2BIG), so such
+        // a call could never run; refused at admission, its arguments are journaled bounded.
+        let long = |text: &str| text.len() >= MAX_ARG_STRLEN;
+        if let Some(n) = raw.args.iter().position(|a| long(a)) {
+            return Err(bad(
+                format!("args[{n}]"),
+                format!(
+                    "is {} bytes; Linux runs no command with an argument of 128 KiB or more",
+                    raw.args[n].len()
+                ),
+                "pass large data through stdin or a file the command reads",
+            ));
+        }
+        if let Some(n) = raw.env.iter().position(|e| long(e)) {
+            return Err(bad(
+                format!("env[{n}]"),
+                format!(
+                    "is {} bytes; Linux runs no command with an environment string of 128 KiB or more",
+                    raw.env[n].len()
+                ),
+                "pass large data through stdin or a file the command reads",
+            ));
         }
         let mut env = Vec::with_capacity(raw.env.len());
         for (index, entry) in raw.env.into_iter().enumerate() {

@@ -95,5 +95,9 @@ fn a_credential_split_by_control_characters_or_cut_short_is_still_redacted() {
     // A body cut at its size limit in the middle of the key.
     let cut = format!("(HTTP 401): {}", &key[..key.len() - 1]);
     assert_eq!(r.redact(&cut), "(HTTP 401): <redacted>");
-    assert_eq!(r.redact("(HTTP 401): sk-"), "(HTTP 401): sk-", "shorter than 4 bytes");
+    assert_eq!(
+        r.redact("(HTTP 401): sk-"),
+        "(HTTP 401): sk-",
+        "shorter than 4 bytes"
+    );
 }

@@ -258,6 +258,10 @@ fn domain_rules_are_enforced() {
         json!({ "files": files })
     };
     assert!(admit("edit", many(256)).is_ok());
+    // An argument the kernel would refuse (E2BIG) is refused at admission.
+    let exec = |arg: String| json!({"program": "echo", "args": [arg], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null});
+    assert!(admit("exec", exec("x".repeat(128 * 1024 - 1))).is_ok());
+    assert_eq!(invalid("exec", exec("x".repeat(128 * 1024))).0, "args[0]");
     assert_eq!(invalid("edit", many(257)).0, "files");
     let files = |kind: &str, to: Value, content: Value| json!({"actions": [{"kind": kind, "path": "a", "to": to, "content": content}]});
     assert!(admit("files", files("create", Value::Null, json!(""))).is_ok());
