@@ -272,15 +272,17 @@ fn line_mode_discards_answers_typed_before_the_prompt() {
     assert!(!proof.exists());
 }
 
-/// An action too large to carry whole (five 900 KB arguments) is marked withheld, carries none
+/// An action too large to carry whole (40 arguments of 120 KB) is marked withheld, carries none
 /// of its text, and the runtime refuses to approve it whatever the frontend sends; a denial
 /// works.
 #[test]
 fn an_action_too_large_to_show_can_only_be_denied() {
     let w = World::new();
-    let chunk = "x".repeat(900_000);
+    // 40 arguments of 120 KB: more than an approval carries (4 MiB), each one short of what
+    // the kernel refuses.
+    let chunk = "x".repeat(120_000);
     let mut args = vec![json!("-c"), json!("touch TOO_LARGE_PROOF")];
-    args.extend((0..5).map(|_| json!(chunk)));
+    args.extend((0..40).map(|_| json!(chunk)));
     let script = w.script(
         "large.json",
         json!([
