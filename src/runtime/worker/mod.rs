@@ -327,7 +327,7 @@ impl Worker {
                         format!(
                             "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole. Fix that call and send the batch again.",
                             first_bad + 1,
-                            calls[first_bad].name
+                            rejected::bounded_call(&calls[first_bad]).name
                         ),
                         ToolReport::new(
                             ReportTone::Warn,
