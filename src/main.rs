@@ -24,6 +24,11 @@ fn main() -> ExitCode {
         // from ansa's environment block or its memory (docs/security.md).
         ash_engine::exec::secrecy::clear_environment_block();
     }
+    if let Err(e) = ash_engine::exec::secrecy::keep_inherited_descriptors() {
+        eprintln!(
+            "ansa: warning: cannot keep inherited descriptors from the commands it runs ({e})"
+        );
+    }
     if let Err(e) = ash_engine::exec::secrecy::forbid_inspection() {
         eprintln!(
             "ansa: cannot make the process non-dumpable ({e}); commands it runs could read its secrets"

@@ -254,3 +254,45 @@ fn exec_children_of_an_unprivileged_ansa_cannot_read_its_environment_or_memory()
         "a same-user command could read ansa's environment or memory: {dump}"
     );
 }
+
+/// A descriptor ansa inherited without close-on-exec (here fd 9, open on a file holding a
+/// secret, as a shell's `9<file` would leave it) does not reach a command the model runs.
+#[test]
+fn descriptors_ansa_inherited_do_not_reach_its_commands() {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
+    let w = World::new();
+    let secret = w.path("held.txt");
+    std::fs::write(&secret, "inherited-secret-8\n").unwrap();
+    let probe = "if [ -e /proc/self/fd/9 ]; then echo FD9-OPEN; cat <&9; else echo FD9-CLOSED; fi";
+    let script = w.script(
+        "fd.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": ["-c", probe],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            {"text": "{{tool_output:0}}"}
+        ]),
+    );
+    let held = std::fs::File::open(&secret).unwrap();
+    let raw = held.as_raw_fd();
+    let mut cmd = w.command(&["--offline", "--script", script.to_str().unwrap(), "probe"]);
+    // SAFETY: dup2 is async-signal-safe; it leaves fd 9 open without close-on-exec in ansa.
+    unsafe {
+        cmd.pre_exec(move || {
+            if nix::libc::dup2(raw, 9) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    let answer = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(answer.contains("FD9-CLOSED"), "{answer}");
+    assert!(!answer.contains("inherited-secret-8"), "{answer}");
+    drop(held);
+}

@@ -6,7 +6,7 @@
 //! shows the block the kernel wrote at exec, whatever the C library's `environ` points to now.
 #![allow(
     unsafe_code,
-    reason = "prctl, and re-pointing the C library's `environ` before the block it pointed to is cleared"
+    reason = "prctl, close_range and fcntl, and re-pointing the C library's `environ` before the block it pointed to is cleared"
 )]
 
 use std::ffi::{CStr, c_char};
@@ -98,4 +98,43 @@ pub unsafe fn clear_environment_block() -> usize {
         cleared += 1;
     }
     cleared
+}
+
+/// Marks every descriptor this process inherited above stderr close-on-exec, so the commands
+/// it starts do not get them: whatever the process that started it left open without
+/// close-on-exec (a shell's redirection, a credential helper's socket, a parent `make`'s
+/// jobserver pipe) stays in this process. Descriptors it opens later are its own business.
+pub fn keep_inherited_descriptors() -> io::Result<()> {
+    // SAFETY: close_range with CLOSE_RANGE_CLOEXEC only sets a flag on open descriptors.
+    let marked = unsafe {
+        libc::syscall(
+            libc::SYS_close_range,
+            3u32,
+            u32::MAX,
+            libc::CLOSE_RANGE_CLOEXEC,
+        )
+    };
+    if marked == 0 {
+        return Ok(());
+    }
+    // Kernels before 5.11 lack the flag: mark each open descriptor.
+    for entry in std::fs::read_dir("/proc/self/fd")? {
+        let Some(fd) = entry?
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<i32>().ok())
+            .filter(|&fd| fd > 2)
+        else {
+            continue;
+        };
+        // SAFETY: F_GETFD/F_SETFD only read and set the descriptor's flags; a descriptor that
+        // closed meanwhile (the directory's own) answers EBADF, which changes nothing.
+        unsafe {
+            let flags = libc::fcntl(fd, libc::F_GETFD);
+            if flags >= 0 {
+                libc::fcntl(fd, libc::F_SETFD, flags | libc::FD_CLOEXEC);
+            }
+        }
+    }
+    Ok(())
 }
