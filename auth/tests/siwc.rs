@@ -4,9 +4,9 @@
 //! callback must carry the issued client ID, and the code must exchange with the PKCE
 //! verifier (and only with it).
 //!
-//! Skipped with a notice unless `ANSA_OIDC_MODULES` names a node_modules directory holding
-//! oidc-provider and `ANSA_CHROMIUM` (or `chromium-headless-shell` on PATH) a headless browser;
-//! `.ci/run` provides both.
+//! They need `ANSA_OIDC_MODULES` naming a node_modules directory holding oidc-provider and
+//! `ANSA_CHROMIUM` (or `chromium-headless-shell` on PATH) a headless browser; `.ci/run`
+//! provides both, and without them the tests fail and say how to install them.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -32,8 +32,8 @@ mod harness;
 use harness::{Killed, Pki, browser, issuer, pki};
 
 /// Everything a browser test needs: the browser, a running HTTPS issuer, a client that
-/// trusts it, a runtime, and the issuer's discovery. `None` (with a notice) when the tools are
-/// missing.
+/// trusts it, a runtime, and the issuer's discovery. Without the browser or the issuer's
+/// modules the test fails and says how to install them.
 struct World {
     chromium: String,
     pki: Pki,
@@ -44,14 +44,15 @@ struct World {
     discovery: Discovery,
 }
 
-fn world() -> Option<World> {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return None;
-    };
+fn world() -> World {
+    let chromium = browser().unwrap_or_else(|| {
+        panic!(
+            "these tests drive a real headless browser: install it (Debian: apt-get install chromium-headless-shell) or set ANSA_CHROMIUM to one"
+        )
+    });
     let pki = pki();
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let (guard, issuer) = issuer(&pki, &root)?;
+    let (guard, issuer) = issuer(&pki, &root);
     let http = Http::with_roots(Some(pki.ca_pem.as_bytes())).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -61,7 +62,7 @@ fn world() -> Option<World> {
         .block_on(http.get(&format!("{issuer}/.well-known/openid-configuration")))
         .expect("discovery");
     let discovery = Discovery::parse(&issuer, &doc).unwrap();
-    Some(World {
+    World {
         chromium,
         pki,
         _issuer: guard,
@@ -69,12 +70,12 @@ fn world() -> Option<World> {
         http,
         runtime,
         discovery,
-    })
+    }
 }
 
 #[test]
 fn a_browser_sign_in_returns_the_issued_client_and_a_code_only_the_verifier_redeems() {
-    let Some(w) = world() else { return };
+    let w = world();
     let World {
         chromium,
         issuer,
@@ -280,7 +281,7 @@ fn open_in_browser(chromium: &str, url: &str) -> Killed {
 
 #[test]
 fn a_whole_browser_sign_in_saves_the_credentials_only_when_every_check_passed() {
-    let Some(w) = world() else { return };
+    let w = world();
     let World {
         chromium,
         issuer,
@@ -421,7 +422,7 @@ fn child_refresher() {
 
 #[test]
 fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
-    let Some(w) = world() else { return };
+    let w = world();
     let World {
         chromium,
         pki,
@@ -547,7 +548,7 @@ fn refreshes_happen_once_under_the_lock_and_never_with_an_uncertain_token() {
 
 #[test]
 fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
-    let Some(w) = world() else { return };
+    let w = world();
     let World {
         chromium,
         issuer,
@@ -611,7 +612,7 @@ fn sign_out_deletes_first_then_revokes_and_says_honestly_what_it_confirmed() {
 
 #[test]
 fn a_device_sign_in_is_confirmed_in_a_browser_elsewhere_and_saved() {
-    let Some(w) = world() else { return };
+    let w = world();
     let World {
         chromium,
         issuer,

@@ -1,6 +1,7 @@
 //! The sign-in commands of the built binary against the real test issuer (HTTPS, test CA in
 //! `AI_CA_FILE`) with a real headless browser as `$BROWSER`: sign in, status, refresh,
-//! sign out, and the device flow. Skipped with a notice without the issuer or a browser.
+//! sign out, and the device flow. Without the issuer's modules or a browser they fail and say
+//! how to install them.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -44,7 +45,8 @@ pub fn json(out: &std::process::Output) -> Value {
 }
 
 /// The issuer, a world whose user config points at it, the test CA's file and the browser
-/// script; `None` (with a notice) when the tools are missing.
+/// script. Without the browser or the issuer's modules the test fails and says how to install
+/// them.
 pub struct Signing {
     pub _issuer: Killed,
     pub w: World,
@@ -91,18 +93,19 @@ impl Signing {
     }
 }
 
-fn signing() -> Option<Signing> {
+fn signing() -> Signing {
     signing_with(&[])
 }
 
 /// [`signing`] with extra issuer environment.
-pub fn signing_with(env: &[(&str, &str)]) -> Option<Signing> {
-    let Some(chromium) = browser() else {
-        eprintln!("skipped: no chromium-headless-shell (set ANSA_CHROMIUM)");
-        return None;
-    };
+pub fn signing_with(env: &[(&str, &str)]) -> Signing {
+    let chromium = browser().unwrap_or_else(|| {
+        panic!(
+            "these tests drive a real headless browser: install it (Debian: apt-get install chromium-headless-shell) or set ANSA_CHROMIUM to one"
+        )
+    });
     let pki = pki();
-    let (guard, issuer) = issuer_with(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")), env)?;
+    let (guard, issuer) = issuer_with(&pki, std::path::Path::new(env!("CARGO_MANIFEST_DIR")), env);
     let w = World::new();
     let ca = w.path("ca.pem");
     std::fs::write(&ca, &pki.ca_pem).unwrap();
@@ -112,28 +115,25 @@ pub fn signing_with(env: &[(&str, &str)]) -> Option<Signing> {
     )
     .unwrap();
     let script = browser_script(&w, &chromium);
-    Some(Signing {
+    Signing {
         _issuer: guard,
         w,
         ca,
         script,
         issuer,
         ca_pem: pki.ca_pem.clone(),
-    })
+    }
 }
 
 #[test]
 fn sign_in_status_refresh_and_sign_out_through_the_cli() {
-    let Some(Signing {
+    let Signing {
         _issuer: _guard,
         w,
         ca,
         script,
         ..
-    }) = signing()
-    else {
-        return;
-    };
+    } = signing();
     let ansa = |args: &[&str]| {
         w.command(args)
             .env("AI_CA_FILE", &ca)
@@ -221,16 +221,13 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
 
 #[test]
 fn a_device_sign_in_prints_the_code_and_waits_for_it() {
-    let Some(Signing {
+    let Signing {
         _issuer: _guard,
         w,
         ca,
         script,
         ..
-    }) = signing()
-    else {
-        return;
-    };
+    } = signing();
     let mut child = w
         .command(&["--login", "--device"])
         .env("AI_CA_FILE", &ca)
@@ -266,9 +263,7 @@ fn a_device_sign_in_prints_the_code_and_waits_for_it() {
 
 #[test]
 fn a_refresh_killed_mid_exchange_never_sends_its_refresh_token_again() {
-    let Some(s) = signing() else {
-        return;
-    };
+    let s = signing();
     let ansa = |args: &[&str]| {
         s.w.command(args)
             .env("AI_CA_FILE", &s.ca)

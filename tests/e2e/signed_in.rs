@@ -3,8 +3,8 @@
 //! API on HTTPS, which accepts only the access token the store holds now. Covers the refresh
 //! in the worker when the token is due, the catalog check once per sign-in, a refused token
 //! refreshed once and retried, sign-out stopping a running request, Resume after a new
-//! sign-in of the same account, and another account needing a new session. Skipped with a
-//! notice without the issuer or a browser.
+//! sign-in of the same account, and another account needing a new session. Without the
+//! issuer's modules or a browser they fail and say how to install them.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -108,9 +108,9 @@ impl Live {
 }
 
 /// Signs in (issuer environment `env`) and starts the mock API that accepts only the store's
-/// current access token; `None` when the tools are missing.
-fn live(env: &[(&str, &str)]) -> Option<Live> {
-    let s = signing_with(env)?;
+/// current access token.
+fn live(env: &[(&str, &str)]) -> Live {
+    let s = signing_with(env);
     let mock = MockProvider::https();
     let roots = s.w.path("roots.pem");
     std::fs::write(&roots, format!("{}{}", s.ca_pem, mock.ca_pem().unwrap())).unwrap();
@@ -134,7 +134,7 @@ fn live(env: &[(&str, &str)]) -> Option<Live> {
     };
     l.login();
     assert_backend(&l.s.w.ansa_home().join("auth"));
-    Some(l)
+    l
 }
 
 fn paused(s: &mut Jsonl, rid: u64) -> String {
@@ -147,9 +147,7 @@ fn paused(s: &mut Jsonl, rid: u64) -> String {
 #[test]
 fn a_signed_in_account_is_the_bearer_and_a_due_token_is_refreshed_in_the_worker() {
     // Tokens live 303 s: with the 300 s refresh margin they are due 3 s after issue.
-    let Some(l) = live(&[("ISSUER_ACCESS_TTL", "303")]) else {
-        return;
-    };
+    let l = live(&[("ISSUER_ACCESS_TTL", "303")]);
     let signed_at = Instant::now();
     let first_token = l.access_token();
     let status = json_line(&l.ansa(&["--auth-status"]));
@@ -206,9 +204,7 @@ fn a_signed_in_account_is_the_bearer_and_a_due_token_is_refreshed_in_the_worker(
 
 #[test]
 fn a_refused_token_is_refreshed_once_and_retried_then_the_turn_pauses() {
-    let Some(l) = live(&[]) else {
-        return;
-    };
+    let l = live(&[]);
     l.mock.push("/v1/models", catalog());
     for _ in 0..3 {
         l.mock.push("/v1/responses", answer());
@@ -274,9 +270,7 @@ fn a_refused_token_is_refreshed_once_and_retried_then_the_turn_pauses() {
 
 #[test]
 fn sign_out_stops_a_running_request_and_resume_needs_the_same_account() {
-    let Some(l) = live(&[]) else {
-        return;
-    };
+    let l = live(&[]);
     l.mock.push("/v1/models", catalog());
     // The first answer starts and then waits at a gate that never opens.
     let gate = Gate::new();

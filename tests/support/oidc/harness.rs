@@ -70,22 +70,19 @@ pub fn pki() -> Pki {
     }
 }
 
-/// Starts the issuer over HTTPS with `pki`; `None` (with a notice) when the test's tools are
-/// missing. `root` is the workspace root (where `tests/support/oidc/issuer.mjs` is).
-pub fn issuer(pki: &Pki, root: &std::path::Path) -> Option<(Killed, String)> {
+/// Starts the issuer over HTTPS with `pki`; fails, saying how to install it, when its tools
+/// are missing. `root` is the workspace root (where `tests/support/oidc/issuer.mjs` is).
+pub fn issuer(pki: &Pki, root: &std::path::Path) -> (Killed, String) {
     issuer_with(pki, root, &[])
 }
 
 /// [`issuer`] with extra environment (`ISSUER_ACCESS_TTL`, `ISSUER_EARLIEST_REFRESH`, …).
-pub fn issuer_with(
-    pki: &Pki,
-    root: &std::path::Path,
-    env: &[(&str, &str)],
-) -> Option<(Killed, String)> {
-    let Some(modules) = std::env::var_os("ANSA_OIDC_MODULES") else {
-        eprintln!("skipped: set ANSA_OIDC_MODULES to a node_modules directory with oidc-provider");
-        return None;
-    };
+pub fn issuer_with(pki: &Pki, root: &std::path::Path, env: &[(&str, &str)]) -> (Killed, String) {
+    let modules = std::env::var_os("ANSA_OIDC_MODULES").unwrap_or_else(|| {
+        panic!(
+            "these tests run a real OpenID Connect issuer: install it with `npm install --prefix DIR oidc-provider@9.13.3` and set ANSA_OIDC_MODULES=DIR/node_modules (.ci/run does both)"
+        )
+    });
     let script = root.join("tests/support/oidc/issuer.mjs");
     let mut child = Command::new("node")
         .arg(script)
@@ -110,7 +107,7 @@ pub fn issuer_with(
         .to_owned();
     // The issuer logs to stdout; a closed pipe would kill it.
     std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
-    Some((Killed(child), url))
+    (Killed(child), url)
 }
 
 /// The backend sign-ins are expected to choose: the keyring when the suite runs inside a
