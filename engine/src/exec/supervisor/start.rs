@@ -10,6 +10,7 @@ use super::report::{self, Report};
 use super::{SUPERVISE_ARG, Supervision};
 use crate::exec::error::ExecError;
 use crate::exec::launch::Launch;
+use crate::exec::sandbox::SandboxError;
 use crate::protocol::EnvChange;
 use nix::fcntl::{FcntlArg, fcntl};
 use nix::unistd::Pid;
@@ -26,6 +27,13 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// The command to spawn for `launch`: the command itself, or its supervisor together with the
 /// report pipe the caller must [`Starting::started`] right after spawning.
 pub(crate) fn prepare(launch: &Launch) -> Result<(Command, Option<Starting>), ExecError> {
+    if launch.sandbox().is_some() {
+        // Enforcement lands with the Landlock and seccomp builders; until then a sandboxed
+        // launch is refused rather than run unsandboxed.
+        return Err(ExecError::Sandbox(SandboxError::Build(
+            "this engine build cannot apply the sandbox yet".to_owned(),
+        )));
+    }
     let Some(supervision) = launch.supervision() else {
         return Ok((launch.command(), None));
     };
