@@ -1,6 +1,7 @@
 //! The sandbox policy of one command: its mode, extra writable roots and network switch, what
 //! a kernel must offer to enforce it, and its one-line description.
 
+use super::apply::Restrictions;
 use super::error::SandboxError;
 use super::probe::Support;
 use std::fmt;
@@ -166,6 +167,14 @@ impl SandboxPolicy {
         let mut seen = std::collections::HashSet::new();
         roots.retain(|r| seen.insert(r.clone()));
         roots
+    }
+
+    /// What the command's process is confined to, for building its confinement.
+    pub(crate) fn restrictions(&self, workspace: &Path) -> Restrictions {
+        Restrictions {
+            writable: self.writable_roots(workspace),
+            network: self.network_allowed(),
+        }
     }
 
     /// A stable one-line description for the environment message, approvals and /status.
