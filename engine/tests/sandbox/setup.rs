@@ -68,3 +68,63 @@ fn mode_off_runs_unsandboxed_and_reports_nothing() {
     assert_eq!(exec_data(&r.response, "off").code, Some(0), "{r:?}");
     assert_eq!(r.sandbox, SandboxOutcome::Unsandboxed);
 }
+
+/// Stacks Landlock layers that allow everything on the calling thread until the kernel's limit
+/// of 16 is reached, so that the next `landlock_restrict_self` (in a child forked from this
+/// thread) fails with `E2BIG`.
+fn exhaust_landlock_layers() {
+    use landlock::{
+        ABI, Access, AccessFs, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreatedAttr,
+    };
+    // Landlock needs no_new_privs on this thread.
+    nix::sys::prctl::set_no_new_privs().expect("no_new_privs");
+    for _ in 0..16 {
+        let status = Ruleset::default()
+            .handle_access(AccessFs::from_all(ABI::V1))
+            .expect("handled")
+            .create()
+            .expect("ruleset")
+            .add_rule(PathBeneath::new(
+                PathFd::new("/").expect("root"),
+                AccessFs::from_all(ABI::V1),
+            ))
+            .expect("rule")
+            .restrict_self();
+        if status.is_err() {
+            return;
+        }
+    }
+}
+
+#[test]
+fn a_child_that_cannot_restrict_itself_never_runs_the_command() {
+    for path in PATHS {
+        let mut s = Sandboxed::new(SandboxMode::WorkspaceWrite, false, path);
+        // Landlock restricts only the calling thread and what it forks: a thread of its own
+        // keeps the rest of the test process untouched.
+        let r = std::thread::scope(|scope| {
+            scope
+                .spawn(|| {
+                    exhaust_landlock_layers();
+                    s.sh("echo ran > marker")
+                })
+                .join()
+                .expect("thread")
+        });
+        let err = r
+            .sandbox
+            .refused()
+            .unwrap_or_else(|| panic!("not refused: {r:?}"));
+        assert!(
+            matches!(err, ash_engine::exec::sandbox::SandboxError::Apply { step, .. } if step.contains("landlock")),
+            "{path:?}: {err}"
+        );
+        assert!(err.to_string().contains("the command was not run"), "{err}");
+        assert_eq!(
+            r.response.error.as_ref().map(|e| e.code.as_u16()),
+            Some(400),
+            "{r:?}"
+        );
+        assert!(!s.ws.join("marker").exists(), "the command ran");
+    }
+}

@@ -162,7 +162,10 @@ impl SandboxPolicy {
         if let Some(tmpdir) = tmpdir() {
             roots.push(tmpdir);
         }
-        roots.push(PathBuf::from("/tmp"));
+        // A system without /tmp (some minimal containers) just has one root fewer.
+        if Path::new("/tmp").is_dir() {
+            roots.push(PathBuf::from("/tmp"));
+        }
         roots.extend(self.writable.iter().cloned());
         let mut seen = std::collections::HashSet::new();
         roots.retain(|r| seen.insert(r.clone()));
