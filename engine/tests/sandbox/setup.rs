@@ -128,3 +128,38 @@ fn a_child_that_cannot_restrict_itself_never_runs_the_command() {
         assert!(!s.ws.join("marker").exists(), "the command ran");
     }
 }
+
+#[test]
+fn every_command_of_a_batch_runs_sandboxed() {
+    let node = |script: &str| {
+        common::cell(&format!(
+            "a{{x,v,c,e,in,f}}:\nsh,[-c,{}],.,[],~,0\n",
+            common::cell(script)
+        ))
+    };
+    for mode in [SandboxMode::Off, SandboxMode::WorkspaceWrite] {
+        let mut s = Sandboxed::new(mode, false, Spawn::Direct);
+        let batch = format!(
+            "t:1\ni:1\no:b\na[2]{{i,d,o,a}}:\n1,[],x,{}\n2,[1],x,{}\nu{{tok,rec,ms}}:\n100000,16,30000\n",
+            node("echo ok > marker"),
+            node(&format!("echo pwned > {}", s.o("new")))
+        );
+        let request = common::request(&batch);
+        let r = s.session.execute_sandboxed(
+            &request,
+            CancelToken::new(),
+            &Attachments::default(),
+            Some(&s.policy),
+        );
+        assert!(
+            s.ws.join("marker").exists(),
+            "{mode:?}: the batch did not run: {r:?}"
+        );
+        // Mode off is the control: the same batch does write outside there.
+        assert_eq!(
+            s.outside.join("new").exists(),
+            mode == SandboxMode::Off,
+            "{mode:?}: {r:?}"
+        );
+    }
+}
