@@ -191,3 +191,13 @@ fn read_only_allows_only_devices() {
         assert_eq!(exec_data(&r.response, "devices").code, Some(0), "{r:?}");
     }
 }
+
+#[test]
+fn posix_semaphores_work_in_workspace_write() {
+    require_python3();
+    // multiprocessing's locks are POSIX semaphores in /dev/shm.
+    let mut s = Sandboxed::new(SandboxMode::WorkspaceWrite, false, Spawn::Direct);
+    let r = s.sh("python3 -c 'import multiprocessing\nmultiprocessing.Lock()\nprint(\"locked\")'");
+    let d = exec_data(&r.response, "semaphore");
+    assert_eq!(d.stdout.as_deref(), Some("locked\n"), "{d:?}");
+}

@@ -19,6 +19,6 @@ pub use denial::{DenialKind, SandboxDenial};
 pub use error::SandboxError;
 pub use outcome::SandboxOutcome;
 pub use policy::{
-    REQUIRED_LANDLOCK_ABI, SandboxMode, SandboxPolicy, UnknownMode, WRITABLE_DEVICES,
+    REQUIRED_LANDLOCK_ABI, SCRATCH_ROOTS, SandboxMode, SandboxPolicy, UnknownMode, WRITABLE_DEVICES,
 };
 pub use probe::{Support, probe};

@@ -33,6 +33,9 @@ pub const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/random",
 ];
 
+/// Shared scratch directories writable in workspace-write besides the workspace and $TMPDIR.
+pub const SCRATCH_ROOTS: [&str; 2] = ["/tmp", "/dev/shm"];
+
 /// How much of the system a command may change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SandboxMode {
@@ -152,8 +155,8 @@ impl SandboxPolicy {
         Ok(())
     }
 
-    /// The directories a command may write under (workspace, $TMPDIR, /tmp, the listed
-    /// roots, without repeats); empty unless the mode is workspace-write.
+    /// The directories a command may write under (workspace, $TMPDIR, /tmp, /dev/shm, the
+    /// listed roots, without repeats); empty unless the mode is workspace-write.
     pub fn writable_roots(&self, workspace: &Path) -> Vec<PathBuf> {
         if self.mode != SandboxMode::WorkspaceWrite {
             return Vec::new();
@@ -162,9 +165,13 @@ impl SandboxPolicy {
         if let Some(tmpdir) = tmpdir() {
             roots.push(tmpdir);
         }
-        // A system without /tmp (some minimal containers) just has one root fewer.
-        if Path::new("/tmp").is_dir() {
-            roots.push(PathBuf::from("/tmp"));
+        // POSIX shared memory and semaphores (`shm_open`, `sem_open`: Python's multiprocessing,
+        // test runners) live in /dev/shm, a scratch tmpfs like /tmp. A system without one of
+        // them just has one root fewer.
+        for scratch in SCRATCH_ROOTS {
+            if Path::new(scratch).is_dir() {
+                roots.push(PathBuf::from(scratch));
+            }
         }
         roots.extend(self.writable.iter().cloned());
         let mut seen = std::collections::HashSet::new();
