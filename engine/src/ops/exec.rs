@@ -3,7 +3,7 @@
 
 use crate::answer::Answer;
 use crate::exec::gate::GateStop;
-use crate::exec::sandbox::{self, SandboxOutcome};
+use crate::exec::sandbox::{self, SandboxDenial, SandboxOutcome, SandboxPolicy};
 use crate::exec::{self, CaptureLimits, Captured, ExecContext, ExecError, Launch, ProcessOutcome};
 use crate::protocol::{
     Data, ErrorCode, ErrorRecord, ExecArgs, ExecResult, ExitKind, Flags, Response, Stage, Stdin,
@@ -71,13 +71,31 @@ fn spawn(
         limits: CaptureLimits::default(),
     };
     let outcome = exec::run(launch, stdin, &cx);
-    if launch.sandbox().is_some() {
+    if let Some(policy) = launch.sandbox() {
         answer.sandbox_outcome = match &outcome {
             Err(ExecError::Sandbox(e)) => SandboxOutcome::Refused(e.clone()),
-            _ => SandboxOutcome::Ran { denied: None },
+            Err(_) => SandboxOutcome::Ran { denied: None },
+            Ok(ran) => SandboxOutcome::Ran {
+                denied: denial(policy, launch, &ran.stderr),
+            },
         };
     }
     outcome.map_err(|e| exec_error(&e))
+}
+
+/// The first sandbox denial the command's stderr shows.
+fn denial(policy: &SandboxPolicy, launch: &Launch, stderr: &Captured) -> Option<SandboxDenial> {
+    let roots = policy.writable_roots(launch.workspace_root());
+    let allowed = sandbox::Allowed {
+        roots: &roots,
+        cwd: launch.cwd(),
+        network: policy.network_allowed(),
+    };
+    let sample = stderr.sample();
+    let (head, tail) = sample
+        .as_ref()
+        .map_or((&[][..], &[][..]), |s| (s.head, s.tail));
+    sandbox::detect(&sandbox::scan_parts(stderr.bytes(), head, tail), &allowed)
 }
 
 /// How the process ended, for projection.

@@ -1,6 +1,7 @@
 //! The sandbox policy of one command: its mode, extra writable roots and network switch, what
 //! a kernel must offer to enforce it, and its one-line description.
 
+use super::apply::Restrictions;
 use super::error::SandboxError;
 use super::probe::Support;
 use std::fmt;
@@ -31,6 +32,9 @@ pub const WRITABLE_DEVICES: [&str; 6] = [
     "/dev/urandom",
     "/dev/random",
 ];
+
+/// Shared scratch directories writable in workspace-write besides the workspace and $TMPDIR.
+pub const SCRATCH_ROOTS: [&str; 2] = ["/tmp", "/dev/shm"];
 
 /// How much of the system a command may change.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -151,8 +155,8 @@ impl SandboxPolicy {
         Ok(())
     }
 
-    /// The directories a command may write under (workspace, $TMPDIR, /tmp, the listed
-    /// roots, without repeats); empty unless the mode is workspace-write.
+    /// The directories a command may write under (workspace, $TMPDIR, /tmp, /dev/shm, the
+    /// listed roots, without repeats); empty unless the mode is workspace-write.
     pub fn writable_roots(&self, workspace: &Path) -> Vec<PathBuf> {
         if self.mode != SandboxMode::WorkspaceWrite {
             return Vec::new();
@@ -161,11 +165,26 @@ impl SandboxPolicy {
         if let Some(tmpdir) = tmpdir() {
             roots.push(tmpdir);
         }
-        roots.push(PathBuf::from("/tmp"));
+        // POSIX shared memory and semaphores (`shm_open`, `sem_open`: Python's multiprocessing,
+        // test runners) live in /dev/shm, a scratch tmpfs like /tmp. A system without one of
+        // them just has one root fewer.
+        for scratch in SCRATCH_ROOTS {
+            if Path::new(scratch).is_dir() {
+                roots.push(PathBuf::from(scratch));
+            }
+        }
         roots.extend(self.writable.iter().cloned());
         let mut seen = std::collections::HashSet::new();
         roots.retain(|r| seen.insert(r.clone()));
         roots
+    }
+
+    /// What the command's process is confined to, for building its confinement.
+    pub(crate) fn restrictions(&self, workspace: &Path) -> Restrictions {
+        Restrictions {
+            writable: self.writable_roots(workspace),
+            network: self.network_allowed(),
+        }
     }
 
     /// A stable one-line description for the environment message, approvals and /status.
