@@ -40,6 +40,8 @@ impl fmt::Display for SandboxDenial {
 
 /// How many bytes of each end of stderr are scanned.
 const SCAN_BYTES: usize = 64 * 1024;
+/// How many lines with a denial phrase are examined at most.
+const MAX_DENIAL_LINES: usize = 256;
 /// The longest error line kept in a denial.
 const LINE_BYTES: usize = 200;
 /// Phrases of `EACCES`/`EPERM` (and Landlock's `EXDEV` for links and renames between
@@ -86,12 +88,18 @@ pub(crate) fn detect(parts: &[&[u8]], allowed: &Allowed<'_>) -> Option<SandboxDe
         .join("\n");
     let lower = text.to_lowercase();
     let networky = !allowed.network && NETWORK_WORDS.iter().any(|w| lower.contains(w));
+    let mut examined = 0;
     for raw in text.lines() {
         let plain = strip_escapes(raw);
         let line = plain.as_str();
         let folded = line.to_lowercase();
         if !DENIED.iter().any(|p| folded.contains(p)) {
             continue;
+        }
+        // Each candidate costs a few system calls; `find /` can print thousands of these.
+        examined += 1;
+        if examined > MAX_DENIAL_LINES {
+            return None;
         }
         let paths = candidates(line, allowed.cwd);
         if paths.is_empty() {
@@ -288,6 +296,18 @@ mod tests {
             detect_in("unshare: unshare failed: Operation not permitted", false).map(|d| d.kind),
             Some(DenialKind::Other)
         );
+    }
+
+    #[test]
+    fn only_the_first_lines_with_a_denial_phrase_are_examined() {
+        let inside = "rm: /tmp/ws/a: Permission denied\n".repeat(MAX_DENIAL_LINES);
+        let out = format!(
+            "cannot create {}/ansa-z: Permission denied\n",
+            outside().display()
+        );
+        assert!(detect_in(&format!("{inside}{out}"), false).is_none());
+        let fewer = "rm: /tmp/ws/a: Permission denied\n".repeat(MAX_DENIAL_LINES - 1);
+        assert!(detect_in(&format!("{fewer}{out}"), false).is_some());
     }
 
     #[test]
