@@ -20,6 +20,13 @@ use crate::harness::{World, journal_text, only_session_dir};
 /// What marks the sandbox's line in a tool answer.
 const SANDBOX_LINE: &str = "\nsandbox: the OS sandbox denied";
 
+/// Attacks the sandbox refuses (checked: they fail and change nothing) whose refusal the
+/// engine's denial detection does not recognise yet, so their answer lacks the sandbox's line:
+/// a relative path through a symlink (detection does not resolve links), and clients that
+/// reword a refused socket ("Couldn't connect to server", "Name or service not known"). When
+/// the engine learns one, this test fails until it is taken off the list.
+const ENGINE_DETECTION_GAPS: [&str; 3] = ["symlink out", "curl loopback", "pip install"];
+
 fn exec_call(script: &str, outside_sandbox: Option<bool>) -> Value {
     json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
         "cwd": ".", "env": [], "stdin": null, "timeout_ms": 60000,
@@ -85,6 +92,15 @@ fn describe(path: &Path, meta: &std::fs::Metadata) -> String {
     )
 }
 
+/// How an exec answer says the command ended: (kind, code) from its `d` row.
+fn ended(output: &str) -> Option<(u64, i64)> {
+    let row = output.split("d{k,c,ms,o,e,ro,re}:\n").nth(1)?;
+    let mut cells = row.split(',');
+    let kind = cells.next()?.parse().ok()?;
+    let code = cells.next()?.parse().ok()?;
+    Some((kind, code))
+}
+
 /// The outputs the model received for its tool calls, in order.
 fn tool_outputs(w: &World) -> Vec<String> {
     let journal = journal_text(&only_session_dir(w));
@@ -132,10 +148,44 @@ fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
+/// A world whose workspace and home are not under /tmp or `$TMPDIR` (both writable in
+/// `workspace-write`), so that the directory beside the workspace is really outside.
+fn sandbox_world() -> World {
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+    let canonical = std::fs::canonicalize(dir.path()).unwrap();
+    let tmpdir = std::env::var_os("TMPDIR").map(PathBuf::from);
+    for scratch in [
+        Some(PathBuf::from("/tmp")),
+        Some(PathBuf::from("/dev/shm")),
+        tmpdir,
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(|p| std::fs::canonicalize(p).ok())
+    {
+        assert!(
+            !canonical.starts_with(&scratch),
+            "CARGO_TARGET_TMPDIR {} lies under the writable root {}: run the tests with a target directory outside /tmp and $TMPDIR",
+            canonical.display(),
+            scratch.display()
+        );
+    }
+    for d in ["home", "ansa", "ws"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+    }
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        dir.path().join("ansa"),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    World { dir }
+}
+
 /// A world with a directory `outside/` beside the workspace holding a file and a
 /// subdirectory, which no sandboxed command may change.
 fn world_with_outside() -> (World, PathBuf) {
-    let w = World::new();
+    let w = sandbox_world();
     let outside = w.path("outside");
     std::fs::create_dir_all(outside.join("sub")).unwrap();
     std::fs::write(outside.join("existing.txt"), "original\n").unwrap();
@@ -150,6 +200,14 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
     require("unshare", "apt-get install util-linux");
     require("mount", "apt-get install mount");
     require("truncate", "apt-get install coreutils");
+    let pip = std::process::Command::new("python3")
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        pip,
+        "the sandbox tests try `pip install` with the network off; install pip: apt-get install python3-pip"
+    );
     let (w, outside) = world_with_outside();
     let o = outside.display().to_string();
     let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -193,8 +251,7 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
             "truncate outside",
             format!("truncate -s 0 {o}/existing.txt"),
         ),
-        ("chmod outside", format!("chmod 777 {o}/existing.txt")),
-        ("touch outside", format!("touch {o}/existing.txt")),
+        ("touch a new file outside", format!("touch {o}/touched.txt")),
         ("mount", format!("mount -t tmpfs none {o}/sub")),
         (
             "unshare",
@@ -222,7 +279,7 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
         ),
         (
             "pip install",
-            "python3 -m pip install --no-cache-dir --retries 0 --timeout 5 --target pkgs six"
+            "python3 -m pip install --isolated --no-cache-dir --retries 1 --timeout 5 --index-url https://pypi.org/simple --target pkgs six"
                 .to_owned(),
         ),
     ];
@@ -245,16 +302,29 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
     assert_eq!(before, after, "nothing outside the workspace changed");
     let outputs = tool_outputs(&w);
     assert_eq!(outputs.len(), attacks.len(), "{outputs:#?}");
+    let mut unreported = Vec::new();
     for ((name, script), output) in attacks.iter().zip(&outputs) {
+        let (kind, code) =
+            ended(output).unwrap_or_else(|| panic!("{name} ({script}) ran: {output}"));
         assert!(
-            !output.contains("k:0,c:0,"),
-            "{name} ({script}) must fail, got: {output}"
+            kind == 0 && code != 0,
+            "{name} ({script}) must exit with a failure, got: {output}"
         );
-        assert!(
-            output.contains(SANDBOX_LINE) || output.contains("\nsandbox: the command was not run"),
-            "{name} ({script}) carries the sandbox's line: {output}"
-        );
+        let reported = output.contains(SANDBOX_LINE);
+        if ENGINE_DETECTION_GAPS.contains(name) {
+            assert!(
+                !reported,
+                "the engine now reports {name}: take it off ENGINE_DETECTION_GAPS"
+            );
+        } else if !reported {
+            unreported.push(format!("{name} ({script}):\n{output}"));
+        }
     }
+    assert!(
+        unreported.is_empty(),
+        "every refusal carries the sandbox's line; these do not:\n{}",
+        unreported.join("\n\n")
+    );
     let mut buf = [0u8; 16];
     assert!(
         tcp.accept().is_err(),
@@ -265,6 +335,33 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
         !w.ws().join("pkgs/six.py").exists(),
         "pip installed nothing"
     );
+}
+
+/// The control: with the sandbox off the same file attacks do change the tree outside, so
+/// the comparison above can fail.
+#[test]
+fn without_the_sandbox_the_file_attacks_do_reach_outside() {
+    let (w, outside) = world_with_outside();
+    let o = outside.display().to_string();
+    let script = w.script(
+        "control.json",
+        json!([
+            {"tool_calls": [exec_call(&format!("echo pwned > {o}/new.txt"), None)]},
+            {"tool_calls": [exec_call("echo pwned > ../outside/dotdot.txt", None)]},
+            {"tool_calls": [exec_call(&format!("ln -s {o} link-out && echo pwned > link-out/via-link.txt"), None)]},
+            {"text": "wrote"}
+        ]),
+    );
+    let before = tree_state(&outside);
+    let out = run_one_shot(&w, &script, &["--sandbox", "off"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let after = tree_state(&outside);
+    for name in ["new.txt", "dotdot.txt", "via-link.txt"] {
+        assert!(
+            after.contains_key(&outside.join(name)) && !before.contains_key(&outside.join(name)),
+            "{name} was written: {after:?}"
+        );
+    }
 }
 
 #[test]
@@ -288,14 +385,14 @@ fn workspace_and_temp_writes_work_and_read_only_blocks_them() {
         "ok\n"
     );
     let outputs = tool_outputs(&w);
-    assert!(outputs[0].contains("k:0,c:0,"), "{outputs:?}");
+    assert_eq!(ended(&outputs[0]), Some((0, 0)), "{outputs:?}");
     assert!(
         outputs[0].contains("original"),
         "reads outside are allowed: {outputs:?}"
     );
     assert!(!outputs[0].contains("\nsandbox:"), "{outputs:?}");
 
-    let w = World::new();
+    let w = sandbox_world();
     let script = w.script(
         "ro.json",
         json!([
@@ -499,4 +596,35 @@ fn print_config_shows_the_mode_and_the_landlock_abi() {
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["digest"],
         "the sandbox is part of the session binding"
     );
+}
+
+/// `chmod` and `touch` of an existing outside file: Landlock has no right for metadata
+/// (docs/security.md, "OS sandbox (engine)"), so only what is guaranteed is checked here: the
+/// content, the names and the entries outside stay as they were.
+#[test]
+fn metadata_changes_outside_leave_content_and_names_alone() {
+    let (w, outside) = world_with_outside();
+    let o = outside.display().to_string();
+    let script = w.script(
+        "meta.json",
+        json!([
+            {"tool_calls": [exec_call(&format!("chmod 600 {o}/existing.txt; touch -d 2001-01-01 {o}/sub/deep.txt; echo done"), None)]},
+            {"text": "tried"}
+        ]),
+    );
+    let content = |state: &BTreeMap<PathBuf, String>| -> Vec<(PathBuf, String)> {
+        state
+            .iter()
+            .map(|(p, d)| {
+                (
+                    p.clone(),
+                    d.rsplit(' ').next().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let before = tree_state(&outside);
+    let out = run_one_shot(&w, &script, &["--sandbox", "workspace-write"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(content(&before), content(&tree_state(&outside)));
 }
