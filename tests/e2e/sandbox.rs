@@ -628,3 +628,33 @@ fn metadata_changes_outside_leave_content_and_names_alone() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(content(&before), content(&tree_state(&outside)));
 }
+
+/// ansa's own secrets stay withheld from a sandboxed command's environment, as from any other.
+#[test]
+fn a_sandboxed_command_inherits_no_secret() {
+    let w = sandbox_world();
+    let script = w.script(
+        "env.json",
+        json!([
+            {"tool_calls": [exec_call("env", None)]},
+            {"text": "listed"}
+        ]),
+    );
+    let out = w
+        .command(&[
+            "--offline",
+            "--script",
+            script.to_str().unwrap(),
+            "--sandbox",
+            "workspace-write",
+            "show env",
+        ])
+        .env("AI_API_KEY", "sk-sandboxed-secret")
+        .env("ANSA_TEST_VISIBLE", "visible-in-sandbox")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let outputs = tool_outputs(&w);
+    assert!(outputs[0].contains("visible-in-sandbox"), "{outputs:?}");
+    assert!(!outputs[0].contains("sk-sandboxed-secret"), "{outputs:?}");
+}
