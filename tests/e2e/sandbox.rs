@@ -658,3 +658,73 @@ fn a_sandboxed_command_inherits_no_secret() {
     assert!(outputs[0].contains("visible-in-sandbox"), "{outputs:?}");
     assert!(!outputs[0].contains("sk-sandboxed-secret"), "{outputs:?}");
 }
+
+/// The real TUI names the mode and the Landlock ABI in its footer and in `/status`.
+#[test]
+fn the_tui_footer_and_status_show_the_sandbox() {
+    let w = World::new();
+    let t = crate::tmux::Tmux::start(&w, &["--offline", "--sandbox", "read-only"], 120, 30);
+    let abi = ash_engine::exec::sandbox::probe()
+        .landlock_abi
+        .expect("this machine has Landlock");
+    t.wait_text(&format!("sandbox read-only · Landlock ABI {abi}"));
+    t.type_text("/status");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("write nothing");
+    assert!(screen.contains("sandbox  read-only"), "{screen}");
+    t.keys(&["Escape"]);
+    t.type_text("/exit");
+    t.keys(&["Enter"]);
+    t.wait_text("[ansa exited 0]");
+}
+
+/// A sandbox that cannot be enforced any more (a writable root removed after the config was
+/// read) never runs the command: the model's answer and line mode's output say what is
+/// missing and how to choose `off`.
+#[test]
+fn an_unenforceable_sandbox_refuses_the_command_and_line_mode_says_why() {
+    use std::io::Write;
+    let w = sandbox_world();
+    let root = w.path("extra-root");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(
+        w.ansa_home().join("config.json"),
+        json!({"sandbox": "workspace-write", "sandbox_writable": [root]}).to_string(),
+    )
+    .unwrap();
+    let proof = w.ws().join("ran.proof");
+    let script = w.script(
+        "s.json",
+        json!([
+            {"tool_calls": [exec_call("touch ran.proof", None)]},
+            {"text": "refused"}
+        ]),
+    );
+    let mut child = w
+        .command(&["--offline", "--script", script.to_str().unwrap()])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The session exists once the config was read and the runtime started.
+    crate::harness::eventually("the session to start", || {
+        std::fs::read_dir(w.ansa_home().join("sessions"))
+            .map(|d| d.flatten().any(|e| e.path().is_dir()))
+            .unwrap_or(false)
+    });
+    std::fs::remove_dir(&root).unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"touch the proof\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert!(!proof.exists(), "the command never ran unsandboxed");
+    let err = stderr(&out);
+    assert!(err.contains("cannot be enforced"), "{err}");
+    assert!(err.contains("--sandbox off"), "{err}");
+    let outputs = tool_outputs(&w);
+    assert!(
+        outputs[0].contains("Nothing was executed") && outputs[0].contains("extra-root"),
+        "{outputs:?}"
+    );
+}
