@@ -379,8 +379,8 @@ impl ToolExecutor {
         Ok(Place::Sandboxed(sandbox.clone()))
     }
 
-    /// The sandbox of the session's commands, described for the model, `/status` and
-    /// approvals; `None` when commands run unsandboxed.
+    /// The sandbox of the session's commands as the environment message tells the model (mode,
+    /// writable roots, network, whether it may ask to leave it); `None` without a sandbox.
     pub fn sandbox_description(&self) -> Option<String> {
         let sandbox = &self.policy.sandbox;
         if !sandbox.is_enforced() {
@@ -400,8 +400,8 @@ impl ToolExecutor {
         ))
     }
 
-    /// Whether the digest of a prepared call's permit stands for a sandboxed run: for tests
-    /// and the journal, the digest the permit's action is bound to.
+    /// The digest a prepared call's decision and permit are bound to: the engine's action
+    /// digest, folded with the whole sandbox policy when the command runs sandboxed.
     pub fn bound_digest(&self, prepared: &Prepared) -> Option<String> {
         match &prepared.kind {
             PreparedKind::Engine { request, place, .. } => Some(approval::bound_digest(
