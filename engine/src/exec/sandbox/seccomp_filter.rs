@@ -76,7 +76,10 @@ pub(crate) fn programs(network: bool) -> Result<Vec<Vec<libc::sock_filter>>, San
     let tty_rules = [libc::TIOCSTI, libc::TIOCLINUX]
         .into_iter()
         .map(|request| {
-            let request = u64::from(request);
+            // The request type is c_ulong on glibc and c_int on musl; both constants are
+            // small positive numbers, and the kernel reads the request as 32 bits.
+            #[allow(clippy::unnecessary_cast, reason = "a no-op on glibc only")]
+            let request = request as u64;
             SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
                 .map_err(build)
                 .and_then(|c| rule(vec![c]))
