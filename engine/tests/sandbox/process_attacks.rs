@@ -149,3 +149,21 @@ fn threads_forks_and_pipelines_still_work() {
         assert_eq!(d.stdout.as_deref(), Some("thread\nb\n"), "{d:?}");
     }
 }
+
+#[test]
+fn typing_into_a_terminal_is_refused() {
+    require_python3();
+    // On stdin (not a terminal) the kernel answers ENOTTY; the filter answers EPERM first.
+    let tiocsti = "exec python3 -c 'import fcntl,sys,termios\ntry:\n  fcntl.ioctl(0,termios.TIOCSTI,b\"x\")\nexcept OSError as e:\n  sys.exit(e.errno)'";
+    let control = unsandboxed(tiocsti);
+    assert_eq!(control.status.code(), Some(libc::ENOTTY), "{control:?}");
+    for mode in MODES {
+        let mut s = Sandboxed::new(mode, true, Spawn::Direct);
+        let r = s.sh(tiocsti);
+        assert_eq!(
+            exec_data(&r.response, "TIOCSTI").code,
+            Some(i64::from(libc::EPERM)),
+            "{r:?}"
+        );
+    }
+}

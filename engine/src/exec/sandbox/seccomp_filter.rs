@@ -1,7 +1,8 @@
 //! The seccomp filters of a sandboxed command, compiled to BPF in the parent:
 //! - without network, `socket`/`socketpair` of any family but `AF_UNIX` fail with `EACCES`;
 //! - `io_uring_*` fail with `EACCES` (io_uring could open sockets past the filter);
-//! - `unshare`, `setns` and `clone` with a namespace flag fail with `EPERM`;
+//! - `unshare`, `setns` and `clone` with a namespace flag fail with `EPERM`, and so do the
+//!   terminal ioctls that inject input (`TIOCSTI`, `TIOCLINUX`);
 //! - `clone3`, whose flags sit in memory a filter cannot read, fails with `ENOSYS`, so libc
 //!   falls back to `clone`;
 //! - on x86_64, x32-ABI system calls (which would bypass the numbers above) fail with `EACCES`.
@@ -70,6 +71,21 @@ pub(crate) fn programs(network: bool) -> Result<Vec<Vec<libc::sock_filter>>, San
         })
         .collect::<Result<Vec<_>, _>>()?;
     eperm.insert(libc::SYS_clone, clone_rules);
+    // Typing into a terminal (TIOCSTI) would run keystrokes in the user's shell once ansa
+    // exits, outside the sandbox; TIOCLINUX can do the same on a virtual console.
+    let tty_rules = [libc::TIOCSTI, libc::TIOCLINUX]
+        .into_iter()
+        .map(|request| {
+            // The request type is c_ulong on glibc and c_int on musl; both constants are
+            // small positive numbers, and the kernel reads the request as 32 bits.
+            #[allow(clippy::unnecessary_cast, reason = "a no-op on glibc only")]
+            let request = request as u64;
+            SeccompCondition::new(1, SeccompCmpArgLen::Dword, SeccompCmpOp::Eq, request)
+                .map_err(build)
+                .and_then(|c| rule(vec![c]))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    eperm.insert(libc::SYS_ioctl, tty_rules);
     out.push(compile(eperm, libc::EPERM, arch)?);
     let mut enosys: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     enosys.insert(libc::SYS_clone3, Vec::new());
