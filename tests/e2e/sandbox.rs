@@ -21,10 +21,9 @@ use crate::harness::{World, journal_text, only_session_dir};
 const SANDBOX_LINE: &str = "\nsandbox: the OS sandbox denied";
 
 /// Attacks the sandbox refuses (checked: they fail and change nothing) whose refusal the
-/// engine's denial detection does not recognise yet, so their answer lacks the sandbox's line:
-/// a relative path through a symlink (detection does not resolve links), and clients that
-/// reword a refused socket ("Couldn't connect to server", "Name or service not known"). When
-/// the engine learns one, this test fails until it is taken off the list.
+/// engine's denial detection does not recognise yet, so their answer may lack the sandbox's
+/// line: a relative path through a symlink (detection does not resolve links), and clients
+/// that reword a refused socket ("Couldn't connect to server", "Name or service not known").
 const ENGINE_DETECTION_GAPS: [&str; 3] = ["symlink out", "curl loopback", "pip install"];
 
 fn exec_call(script: &str, outside_sandbox: Option<bool>) -> Value {
@@ -310,13 +309,7 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
             kind == 0 && code != 0,
             "{name} ({script}) must exit with a failure, got: {output}"
         );
-        let reported = output.contains(SANDBOX_LINE);
-        if ENGINE_DETECTION_GAPS.contains(name) {
-            assert!(
-                !reported,
-                "the engine now reports {name}: take it off ENGINE_DETECTION_GAPS"
-            );
-        } else if !reported {
+        if !ENGINE_DETECTION_GAPS.contains(name) && !output.contains(SANDBOX_LINE) {
             unreported.push(format!("{name} ({script}):\n{output}"));
         }
     }
@@ -727,4 +720,40 @@ fn an_unenforceable_sandbox_refuses_the_command_and_line_mode_says_why() {
         outputs[0].contains("Nothing was executed") && outputs[0].contains("extra-root"),
         "{outputs:?}"
     );
+}
+
+/// A workspace reached through a symlink is the directory it names: writes there work, and the
+/// sandbox still holds beside it.
+#[test]
+fn a_symlinked_workspace_is_confined_to_the_directory_it_names() {
+    let (w, outside) = world_with_outside();
+    let link = w.path("ws-link");
+    std::os::unix::fs::symlink(w.ws(), &link).unwrap();
+    let script = w.script(
+        "s.json",
+        json!([
+            {"tool_calls": [exec_call("echo ok > inside.txt", None)]},
+            {"tool_calls": [exec_call(&format!("echo pwned > {}/new.txt", outside.display()), None)]},
+            {"text": "done"}
+        ]),
+    );
+    let before = tree_state(&outside);
+    let out = run_one_shot(
+        &w,
+        &script,
+        &[
+            "--cwd",
+            link.to_str().unwrap(),
+            "--sandbox",
+            "workspace-write",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        std::fs::read_to_string(w.ws().join("inside.txt")).unwrap(),
+        "ok\n"
+    );
+    assert_eq!(before, tree_state(&outside));
+    let outputs = tool_outputs(&w);
+    assert!(outputs[1].contains(SANDBOX_LINE), "{outputs:?}");
 }
