@@ -81,14 +81,11 @@ pub(crate) fn read_field(
 ) -> Result<bool, ConfigError> {
     match key {
         "sandbox" => {
-            let names: Vec<&str> = SandboxMode::ALL.iter().map(|m| m.as_str()).collect();
-            let name = r.choice(key, v, &names)?;
-            layer.mode = Some(
-                name.parse()
-                    .map_err(|e: ash_engine::exec::sandbox::UnknownMode| {
-                        r.err(key, e.to_string())
-                    })?,
-            );
+            let name = r.string(key, v)?;
+            let mode = name
+                .parse::<SandboxMode>()
+                .map_err(|e| r.err(key, e.to_string()))?;
+            layer.mode = Some(mode);
         }
         "sandbox_network" => layer.network = Some(r.bool(key, v)?),
         "sandbox_writable" => layer.writable = Some(writable(r, v)?),
