@@ -69,7 +69,7 @@ fn search(q: &str) -> Value {
 }
 
 fn exec() -> Value {
-    json!({"name": "exec", "arguments": {"program": "true", "args": [], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+    json!({"name": "exec", "arguments": {"program": "true", "args": [], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
 }
 
 /// 20 calls in four rounds, then the answer.

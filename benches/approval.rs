@@ -37,7 +37,7 @@ fn main() {
         for n in 0..ROUNDS {
             // A distinct argv each time, so every call is asked about.
             turns.push(json!({"tool_calls": [{"name": "exec", "arguments": {"program": "true",
-                "args": [format!("{task}-{n}")], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]}));
+                "args": [format!("{task}-{n}")], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]}));
         }
         turns.push(json!({"text": "done"}));
     }

@@ -54,7 +54,7 @@ fn main() {
             let times: Vec<Duration> = (0..15)
                 .map(|_| {
                     let t = Instant::now();
-                    let env = Environment::collect(dir.path());
+                    let env = Environment::collect(dir.path(), None);
                     std::hint::black_box(env.render());
                     t.elapsed()
                 })

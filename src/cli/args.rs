@@ -2,6 +2,7 @@
 
 use std::path::PathBuf;
 
+use ash_engine::exec::sandbox::SandboxMode;
 use clap::Parser;
 
 /// The end of `ansa --help` and of the man page: exit codes, files and the environment.
@@ -86,6 +87,12 @@ pub struct Args {
     #[arg(long)]
     pub ask: bool,
 
+    /// Run commands under the OS sandbox MODE this run (config `sandbox`): off (full rights),
+    /// workspace-write (write only the workspace and temp dirs, no network unless
+    /// `sandbox_network`), read-only (write nothing). Overrides both config files.
+    #[arg(long, value_name = "MODE", value_enum)]
+    pub sandbox: Option<SandboxFlag>,
+
     /// Soft JSON-context budget in bytes (at least 16384; default 262144).
     #[arg(long, value_name = "N")]
     pub compact_bytes: Option<u64>,
@@ -136,6 +143,27 @@ pub struct Args {
     /// commands and for live runs.
     #[arg(long, value_name = "DIR")]
     pub auth_dir: Option<PathBuf>,
+}
+
+/// The `--sandbox` values (the engine's [`SandboxMode`] names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SandboxFlag {
+    /// No OS sandbox: commands have your full rights.
+    Off,
+    /// Write only the workspace, $TMPDIR, /tmp and `sandbox_writable`; network per `sandbox_network`.
+    WorkspaceWrite,
+    /// Write nothing but /dev/null-like devices; no network.
+    ReadOnly,
+}
+
+impl From<SandboxFlag> for SandboxMode {
+    fn from(flag: SandboxFlag) -> SandboxMode {
+        match flag {
+            SandboxFlag::Off => SandboxMode::Off,
+            SandboxFlag::WorkspaceWrite => SandboxMode::WorkspaceWrite,
+            SandboxFlag::ReadOnly => SandboxMode::ReadOnly,
+        }
+    }
 }
 
 impl Args {

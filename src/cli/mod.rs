@@ -111,6 +111,7 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             provider: started.provider.clone(),
             credentials: started.credentials.clone(),
             resumed: started.resumed.clone(),
+            sandbox: started.sandbox.clone(),
             theme: ansa_ui::tui::Theme::detect(),
         };
         let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;

@@ -115,6 +115,7 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
         allow_git_writes: false,
         process_timeout_ms: 10_000,
         process_output_bytes: 4096,
+        sandbox: ash_engine::exec::sandbox::SandboxPolicy::off(),
     };
     let files = ToolFiles {
         exclusion,

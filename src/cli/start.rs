@@ -42,6 +42,21 @@ pub struct Started {
     /// For a session with earlier exchanges: what it is (`resumed session … (3 exchanges, last
     /// active 2 h ago)`).
     pub resumed: Option<String>,
+    /// The OS sandbox commands run under, for the footer and `/status`.
+    pub sandbox: ansa_ui::tui::SandboxInfo,
+}
+
+/// The OS sandbox of `config` in `cwd` as frontends show it: the mode, the Landlock ABI this
+/// kernel enforces, and why commands would be refused if the mode cannot be enforced.
+pub fn sandbox_info(config: &Config, cwd: &Path) -> ansa_ui::tui::SandboxInfo {
+    let support = ash_engine::exec::sandbox::probe();
+    let policy = config.sandbox.policy();
+    ansa_ui::tui::SandboxInfo {
+        mode: policy.mode.as_str().to_owned(),
+        landlock_abi: support.landlock_abi,
+        description: policy.describe(cwd),
+        refused: policy.check(&support).err().map(|e| e.to_string()),
+    }
 }
 
 /// The line that tells a reopened session apart from a new one.
@@ -152,6 +167,9 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
     }
     if args.ask {
         config.access_mode = config::AccessMode::Ask;
+    }
+    if let Some(mode) = args.sandbox {
+        config.sandbox.mode = mode.into();
     }
     if let Some(n) = args.compact_bytes {
         let min = config::bounds::COMPACT_BYTES_MIN;
@@ -288,6 +306,7 @@ pub fn start(
         credentials,
         resumed,
         ask: plan.config.access_mode == config::AccessMode::Ask,
+        sandbox: sandbox_info(&plan.config, &cwd),
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),

@@ -2,6 +2,7 @@
 
 use super::endpoint::Endpoint;
 use super::error::ConfigError;
+use super::sandbox::{self, SandboxLayer};
 use super::strict::{Reader, Value, parse_object};
 use super::{AccessMode, Provider, bounds};
 
@@ -45,6 +46,8 @@ pub(crate) struct Layer {
     pub(crate) models: Option<Vec<(String, ModelEntry)>>,
     /// `"auth": {"issuer": "https://…"}`: where Sign in with ChatGPT goes.
     pub(crate) auth_issuer: Option<Endpoint>,
+    /// `sandbox`, `sandbox_network`, `sandbox_writable` (a project file may only tighten them).
+    pub(crate) sandbox: SandboxLayer,
 }
 
 /// What the config says about one model.
@@ -106,7 +109,11 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
             "models" => layer.models = Some(models(&r, v)?),
             "auth" => layer.auth_issuer = Some(auth(&r, v)?),
-            _ => return Err(r.err(key, "unknown field")),
+            _ => {
+                if !sandbox::read_field(&r, key, v, &mut layer.sandbox)? {
+                    return Err(r.err(key, "unknown field"));
+                }
+            }
         }
     }
     Ok(layer)

@@ -5,6 +5,7 @@ use std::path::Path;
 use super::env::{self, Env};
 use super::error::ConfigError;
 use super::layer::{Layer, ModelEntry, Origin, parse_layer};
+use super::sandbox::{self, SandboxLayer, SandboxSettings};
 use super::{AccessMode, Config, DEFAULT_AUTH_ISSUER, Provider, WithheldEnv, bounds};
 use crate::home::{AnsaHome, CONFIG_FILE};
 use crate::safe_open::{Dir, Lookup};
@@ -31,7 +32,10 @@ pub fn load(home: &AnsaHome, cwd: &Path, env: &Env) -> Result<Config, ConfigErro
             None => false,
         };
         if !same && let Some(layer) = read_layer(&project, Origin::Project)? {
-            sources.push(project.path().join(CONFIG_FILE));
+            let file = project.path().join(CONFIG_FILE);
+            let user = SandboxSettings::from_layer(merged.sandbox.clone());
+            sandbox::check_tightens(&file.display().to_string(), &user, &layer.sandbox)?;
+            sources.push(file);
             merged = overlay(merged, layer);
         }
     }
@@ -117,6 +121,11 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         exec_env_deny: upper.exec_env_deny.or(lower.exec_env_deny),
         models: merge_models(lower.models, upper.models),
         auth_issuer: upper.auth_issuer.or(lower.auth_issuer),
+        sandbox: SandboxLayer {
+            mode: upper.sandbox.mode.or(lower.sandbox.mode),
+            network: upper.sandbox.network.or(lower.sandbox.network),
+            writable: upper.sandbox.writable.or(lower.sandbox.writable),
+        },
     }
 }
 
@@ -209,6 +218,7 @@ pub(crate) fn finish(
         allow_sudo: layer.allow_sudo.unwrap_or(false),
         allow_git_writes: layer.allow_git_writes.unwrap_or(false),
         exec_env_deny,
+        sandbox: SandboxSettings::from_layer(layer.sandbox),
         withheld_env: withheld,
         provider,
         api_key,

@@ -7,6 +7,7 @@ mod error;
 mod layer;
 mod load;
 mod output;
+mod sandbox;
 mod strict;
 #[cfg(test)]
 mod tests;
@@ -19,6 +20,7 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
 
 /// Bounds of the numeric fields, as in the table of docs/contract/agent-behaviour.md §2.
@@ -196,6 +198,8 @@ pub struct Config {
     pub allow_git_writes: bool,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
+    /// The OS sandbox commands run under (`sandbox`, `sandbox_network`, `sandbox_writable`).
+    pub sandbox: SandboxSettings,
     /// Every variable exec children never inherit: each one ansa reads a secret from (the key
     /// variables, every provider's `api_key_env`, the broker token), then `exec_env_deny`.
     pub withheld_env: WithheldEnv,

@@ -2,6 +2,8 @@
 
 use serde_json::{Map, Value, json};
 
+use ash_engine::exec::sandbox::{self, SandboxMode};
+
 use super::{Config, Provider};
 
 /// Replaces every secret in printed output.
@@ -42,6 +44,23 @@ pub(crate) fn binding_value(c: &Config) -> Map<String, Value> {
         m.insert("allow_git_writes".into(), json!(true));
     }
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
+    // Bound only when not the default, so that sessions made before the sandbox keep their
+    // digest; a session resumed under another sandbox is then a different binding.
+    if c.sandbox.mode != SandboxMode::Off {
+        m.insert("sandbox".into(), json!(c.sandbox.mode.as_str()));
+    }
+    if c.sandbox.network {
+        m.insert("sandbox_network".into(), json!(true));
+    }
+    if !c.sandbox.writable.is_empty() {
+        let roots: Vec<String> = c
+            .sandbox
+            .writable
+            .iter()
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect();
+        m.insert("sandbox_writable".into(), json!(roots));
+    }
     m.insert("reasoning".into(), json!(c.reasoning));
     m.insert("auth".into(), json!({"issuer": c.auth_issuer}));
     m
@@ -64,7 +83,39 @@ pub(crate) fn print_value(c: &Config) -> Value {
         .collect();
     m.insert("sources".into(), json!(sources));
     m.insert("digest".into(), json!(digest(c)));
+    // Shown whatever the mode (the binding omits the defaults), with what this kernel can
+    // enforce: the user sees before a task whether a chosen sandbox would hold.
+    m.insert("sandbox".into(), json!(c.sandbox.mode.as_str()));
+    m.insert("sandbox_network".into(), json!(c.sandbox.network));
+    m.insert(
+        "sandbox_writable".into(),
+        json!(
+            c.sandbox
+                .writable
+                .iter()
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect::<Vec<_>>()
+        ),
+    );
+    m.insert("sandbox_enforcement".into(), enforcement_value(c));
     Value::Object(m)
+}
+
+/// What this kernel enforces of the configured sandbox: the Landlock ABI, seccomp, and
+/// whether commands can run (`null` reason) or why they cannot.
+fn enforcement_value(c: &Config) -> Value {
+    let support = sandbox::probe();
+    let refused = c
+        .sandbox
+        .policy()
+        .check(&support)
+        .err()
+        .map(|e| e.to_string());
+    json!({
+        "landlock_abi": support.landlock_abi,
+        "seccomp": support.seccomp,
+        "refused": refused,
+    })
 }
 
 /// Canonical JSON: object keys sorted by their UTF-8 bytes at every level, no whitespace.

@@ -525,3 +525,126 @@ fn every_key_variable_is_withheld_even_when_another_provider_is_selected() {
         ["AI_API_KEY", "OPENAI_API_KEY", "ASH_BROKER_TOKEN"]
     );
 }
+
+#[test]
+fn sandbox_fields_load_and_default_to_off() {
+    use ash_engine::exec::sandbox::SandboxMode;
+    let f = fixture();
+    assert_eq!(f.load(&[]).unwrap().sandbox, SandboxSettings::default());
+    let root = f.cwd.parent().unwrap().join("cache");
+    std::fs::create_dir_all(&root).unwrap();
+    f.user(
+        &serde_json::json!({"sandbox": "workspace-write", "sandbox_network": true,
+        "sandbox_writable": [root, root]})
+        .to_string(),
+    );
+    let c = f.load(&[]).unwrap();
+    assert_eq!(c.sandbox.mode, SandboxMode::WorkspaceWrite);
+    assert!(c.sandbox.network);
+    // Canonical and without repeats.
+    assert_eq!(
+        c.sandbox.writable,
+        vec![std::fs::canonicalize(&root).unwrap()]
+    );
+    let e = user_err(r#"{"sandbox":"workspace"}"#);
+    assert!(
+        e.contains("`sandbox`") && e.contains("workspace-write"),
+        "{e}"
+    );
+    let e = user_err(r#"{"sandbox_network":"yes"}"#);
+    assert!(e.contains("`sandbox_network`"), "{e}");
+}
+
+#[test]
+fn a_writable_root_must_be_an_existing_absolute_directory_other_than_root() {
+    let f = fixture();
+    let file = f.cwd.join("file.txt");
+    std::fs::write(&file, "x").unwrap();
+    for (roots, says) in [
+        (serde_json::json!(["/"]), "whole filesystem"),
+        (serde_json::json!(["/usr/.."]), "whole filesystem"),
+        (serde_json::json!(["rel"]), "not an absolute path"),
+        (
+            serde_json::json!(["/no/such/ansa/dir"]),
+            "not an existing directory",
+        ),
+        (serde_json::json!([file]), "not a directory"),
+        (serde_json::json!([1]), "expected a string"),
+    ] {
+        let e = user_err(&serde_json::json!({"sandbox_writable": roots}).to_string());
+        assert!(
+            e.contains("`sandbox_writable[0]`") && e.contains(says),
+            "{roots}: {e}"
+        );
+    }
+    let e = user_err(r#"{"sandbox_writable":["/usr","/"]}"#);
+    assert!(e.contains("`sandbox_writable[1]`"), "{e}");
+}
+
+#[test]
+fn a_project_may_tighten_the_sandbox_but_never_loosen_it() {
+    use ash_engine::exec::sandbox::SandboxMode;
+    let f = fixture();
+    let a = f.cwd.parent().unwrap().join("a");
+    let b = f.cwd.parent().unwrap().join("b");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    f.user(&serde_json::json!({"sandbox": "workspace-write", "sandbox_writable": [a]}).to_string());
+    for (project, field) in [
+        (serde_json::json!({"sandbox": "off"}), "`sandbox`"),
+        (
+            serde_json::json!({"sandbox_network": true}),
+            "`sandbox_network`",
+        ),
+        (
+            serde_json::json!({"sandbox_writable": [a, b]}),
+            "`sandbox_writable[1]`",
+        ),
+    ] {
+        f.project(&project.to_string());
+        let e = f.load(&[]).unwrap_err().to_string();
+        assert!(e.contains(&f.project_file().display().to_string()), "{e}");
+        assert!(
+            e.contains(field) && e.contains("may only tighten"),
+            "{project}: {e}"
+        );
+    }
+    f.project(r#"{"sandbox":"read-only","sandbox_network":false,"sandbox_writable":[]}"#);
+    let c = f.load(&[]).unwrap();
+    assert_eq!(c.sandbox.mode, SandboxMode::ReadOnly);
+    assert!(c.sandbox.writable.is_empty());
+    // Without a user sandbox a project may still turn one on.
+    let g = fixture();
+    g.project(r#"{"sandbox":"workspace-write"}"#);
+    assert_eq!(
+        g.load(&[]).unwrap().sandbox.mode,
+        SandboxMode::WorkspaceWrite
+    );
+    g.project(r#"{"sandbox":"off","sandbox_network":false}"#);
+    assert_eq!(g.load(&[]).unwrap().sandbox.mode, SandboxMode::Off);
+}
+
+#[test]
+fn the_sandbox_is_bound_only_when_not_the_default() {
+    let f = fixture();
+    let off = f.load(&[]).unwrap();
+    assert!(off.binding_fields().get("sandbox").is_none());
+    f.user(r#"{"sandbox":"off","sandbox_network":false,"sandbox_writable":[]}"#);
+    assert_eq!(
+        f.load(&[]).unwrap().digest(),
+        off.digest(),
+        "defaults keep old digests"
+    );
+    f.user(r#"{"sandbox":"workspace-write"}"#);
+    let ww = f.load(&[]).unwrap();
+    assert_ne!(ww.digest(), off.digest());
+    assert_eq!(ww.binding_fields()["sandbox"], "workspace-write");
+    f.user(r#"{"sandbox":"workspace-write","sandbox_network":true}"#);
+    assert_ne!(f.load(&[]).unwrap().digest(), ww.digest());
+    let printed: serde_json::Value = serde_json::from_str(&off.to_print_json()).unwrap();
+    assert_eq!(printed["sandbox"], "off");
+    assert!(
+        printed["sandbox_enforcement"].get("landlock_abi").is_some(),
+        "{printed}"
+    );
+}

@@ -28,11 +28,14 @@ pub struct Environment {
     pub date: String,
     /// The repository containing the cwd, if any.
     pub git: Option<GitState>,
+    /// The OS sandbox commands run under, described (mode, writable roots, network, how to
+    /// ask for more); `None` when there is none, which leaves the message as it always was.
+    pub sandbox: Option<String>,
 }
 
 impl Environment {
-    /// The facts for a session in `cwd`, now.
-    pub fn collect(cwd: &Path) -> Environment {
+    /// The facts for a session in `cwd`, now, with `sandbox` as the executor describes it.
+    pub fn collect(cwd: &Path, sandbox: Option<String>) -> Environment {
         let days = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs() / 86_400);
@@ -43,6 +46,7 @@ impl Environment {
             shell: std::env::var("SHELL").ok().filter(|s| !s.is_empty()),
             date: civil_date(days),
             git: git::state(cwd),
+            sandbox,
         }
     }
 
@@ -70,6 +74,9 @@ impl Environment {
             };
             lines.push(format!("git: {head}; {changes}"));
         }
+        if let Some(sandbox) = &self.sandbox {
+            lines.push(format!("sandbox: {sandbox}"));
+        }
         lines.push("</environment>".to_owned());
         lines.join("\n") + "\n"
     }
@@ -80,25 +87,30 @@ impl Environment {
 #[derive(Debug)]
 pub struct PendingEnvironment {
     cwd: PathBuf,
+    sandbox: Option<String>,
     thread: Option<std::thread::JoinHandle<String>>,
 }
 
 impl PendingEnvironment {
-    /// Starts collecting the message for `cwd`.
-    pub fn collect(cwd: PathBuf) -> PendingEnvironment {
-        let for_thread = cwd.clone();
+    /// Starts collecting the message for `cwd`; `sandbox` as in [`Environment::sandbox`].
+    pub fn collect(cwd: PathBuf, sandbox: Option<String>) -> PendingEnvironment {
+        let (for_thread, sandbox_for_thread) = (cwd.clone(), sandbox.clone());
         let thread = std::thread::Builder::new()
             .name("ansa-environment".into())
-            .spawn(move || Environment::collect(&for_thread).render())
+            .spawn(move || Environment::collect(&for_thread, sandbox_for_thread).render())
             .ok();
-        PendingEnvironment { cwd, thread }
+        PendingEnvironment {
+            cwd,
+            sandbox,
+            thread,
+        }
     }
 
     /// The message (collected here if the thread could not be started or died).
     pub fn wait(self) -> String {
         match self.thread.map(std::thread::JoinHandle::join) {
             Some(Ok(text)) => text,
-            _ => Environment::collect(&self.cwd).render(),
+            _ => Environment::collect(&self.cwd, self.sandbox).render(),
         }
     }
 }
@@ -131,6 +143,23 @@ mod tests {
     }
 
     #[test]
+    fn a_sandbox_is_stated_after_the_other_facts() {
+        let env = Environment {
+            cwd: "/w".into(),
+            os: "linux",
+            arch: "x86_64",
+            shell: None,
+            date: "2026-12-01".into(),
+            git: None,
+            sandbox: Some("read-only: commands write nothing".into()),
+        };
+        assert_eq!(
+            env.render(),
+            "<environment>\ncwd: /w\nos: linux x86_64\ndate: 2026-12-01 (UTC)\nsandbox: read-only: commands write nothing\n</environment>\n"
+        );
+    }
+
+    #[test]
     fn the_message_names_every_fact() {
         let env = Environment {
             cwd: "/w".into(),
@@ -142,6 +171,7 @@ mod tests {
                 head: Head::Branch("main".into()),
                 changes: Changes::Some,
             }),
+            sandbox: None,
         };
         assert_eq!(
             env.render(),

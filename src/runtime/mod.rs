@@ -131,7 +131,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     tools.restore_delivered(replayed.delivered.iter().cloned());
     // A new session's environment message is collected while the user types the first task.
     let fresh = replayed.items.is_empty() && replayed.epoch == 0 && replayed.next_generation == 0;
-    let environment = fresh.then(|| PendingEnvironment::collect(session.meta().cwd.clone()));
+    let environment = fresh.then(|| {
+        PendingEnvironment::collect(session.meta().cwd.clone(), tools.sandbox_description())
+    });
     let (sink, events) = events::EventSink::new(EVENT_QUEUE);
     let (commands_tx, commands_rx) = channel();
     let core = core::Core::new(session, sink, limits.queue, previews);

@@ -130,6 +130,9 @@ pub struct ExecArgs {
     pub stdin: Option<String>,
     /// Timeout override in milliseconds.
     pub timeout_ms: Option<u64>,
+    /// Whether the model asks to run this one command outside the OS sandbox (`null` and
+    /// `false`: sandboxed, the normal case).
+    pub outside_sandbox: bool,
 }
 
 /// One `exec` environment change.
@@ -159,6 +162,7 @@ pub(super) struct RawExecArgs {
     pub(super) env: Vec<String>,
     pub(super) stdin: Option<String>,
     pub(super) timeout_ms: Option<u64>,
+    pub(super) outside_sandbox: Option<bool>,
 }
 
 /// `edit`: replace exact text in one or more files, applied as one all-or-nothing patch.

@@ -162,6 +162,7 @@ impl TryFrom<RawExecArgs> for ExecArgs {
             env,
             stdin: raw.stdin,
             timeout_ms: raw.timeout_ms,
+            outside_sandbox: raw.outside_sandbox.unwrap_or(false),
         })
     }
 }

@@ -30,9 +30,9 @@ fn turns() -> Value {
              "content": "import os\nos.system('touch PWNED_CONFTEST')\n"}]}}]},
         {"tool_calls": [{"name": "exec", "arguments": {"program": "cat", "args": [],
             "cwd": ".", "env": ["GREETING=hello  world"], "stdin": "stdin secret line\n",
-            "timeout_ms": null}}]},
+            "timeout_ms": null, "outside_sandbox": null}}]},
         {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": ["-c", padded],
-            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
         {"text": "all asked"}
     ])
 }
@@ -235,7 +235,7 @@ fn line_mode_discards_answers_typed_before_the_prompt() {
     let proof = w.path("PWNED_TYPEAHEAD");
     let exec = |script: &str| {
         json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
-            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
     };
     let script = w.script(
         "ahead.json",
@@ -287,7 +287,7 @@ fn an_action_too_large_to_show_can_only_be_denied() {
         "large.json",
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": args,
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "denied"}
         ]),
     );

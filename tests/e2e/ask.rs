@@ -8,7 +8,7 @@ use crate::harness::{Jsonl, World, journal_text, only_session_dir};
 
 fn exec(script: &str) -> Value {
     json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
-        "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+        "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
 }
 
 fn ask_session(w: &World, turns: Value) -> Jsonl {
@@ -377,7 +377,7 @@ fn sudo_is_refused_without_asking_and_edits_show_their_diff() {
         &w,
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sudo", "args": ["true"],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"tool_calls": [{"name": "edit", "arguments": {"files": [{"path": "app.py", "edits": [{"old": "x = 1\n", "new": "x = 2\n"}]}]}}]},
             {"tool_calls": [{"name": "files", "arguments": {"actions": [{"kind": "copy", "path": "app.py", "to": "copy.py", "content": null}]}}]},
             {"text": "done"}

@@ -16,7 +16,7 @@ fn script(w: &World) -> std::path::PathBuf {
         json!([
             {"tool_calls": [
                 {"name": "exec", "arguments": {"program": "sh", "args": ["-c", format!("echo run >> {}", counter.display())],
-                    "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}},
+                    "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}},
                 {"name": "get_test_value", "arguments": {"key": "k"}}
             ]},
             {"text": "finished"}
@@ -217,7 +217,7 @@ fn long_exec_running(w: &World) -> (Jsonl, PathBuf, PathBuf, i32) {
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
                 "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "after"}
         ]),
     );

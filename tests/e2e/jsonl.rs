@@ -93,7 +93,7 @@ fn cancel_of_a_running_exec_kills_the_process_tree() {
             {"tool_calls": [{"name": "exec", "arguments": {
                 "program": "sh",
                 "args": ["-c", format!("sleep 300 & echo $! > {}; wait", pidfile.display())],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "unreachable"}
         ]),
     );
@@ -379,7 +379,7 @@ fn tool_rows_report_how_each_call_went_and_tool_output_pages_the_stored_output()
     std::fs::write(w.ws().join("app.py"), "x = 1\ny = 2\n").unwrap();
     let exec = |script: &str| {
         json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
-            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
     };
     let edit = |old: &str, new: &str| json!({"name": "edit", "arguments": {"files": [{"path": "app.py", "edits": [{"old": old, "new": new}]}]}});
     let read = json!({"name": "read", "arguments": {"paths": ["app.py"], "mode": "lines", "offset": 1, "length": 10}});

@@ -298,7 +298,7 @@ fn ctrl_c_in_one_shot_cancels_the_turn_and_exits_130() {
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sh",
                 "args": ["-c", format!("echo $$ > {}; sleep 300", pidfile.display())],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "never"}
         ]),
     );
@@ -338,7 +338,7 @@ fn an_exec_that_hits_its_timeout_is_journaled_timed_out() {
         "s.json",
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sleep", "args": ["30"],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": 200}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": 200, "outside_sandbox": null}}]},
             {"text": "gave up"}
         ]),
     );

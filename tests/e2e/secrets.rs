@@ -96,7 +96,7 @@ fn world() -> (World, PathBuf) {
     .unwrap();
     let exec = |program: &str, args: serde_json::Value| {
         json!({"name": "exec", "arguments": {"program": program, "args": args,
-            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
     };
     let script = w.script(
         "s.json",
@@ -269,7 +269,7 @@ fn descriptors_ansa_inherited_do_not_reach_its_commands() {
         "fd.json",
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": ["-c", probe],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "{{tool_output:0}}"}
         ]),
     );

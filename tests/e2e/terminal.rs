@@ -75,7 +75,7 @@ fn with_terminal_stdin(mut command: Command, answers: &str) -> Output {
 
 fn exec_call(program: &str, args: &[&str]) -> Value {
     json!({"name": "exec", "arguments": {"program": program, "args": args,
-        "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+        "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
 }
 
 #[test]

@@ -11,7 +11,7 @@ fn exec_long(w: &World) -> std::path::PathBuf {
         "long.json",
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "sleep", "args": ["300"],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "never shown"}
         ]),
     )
@@ -170,7 +170,7 @@ fn ask_mode_approves_denies_with_a_reason_and_cancels_while_waiting() {
     let proof = |name: &str| w.path(name);
     let exec = |script: String| {
         json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
-            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}})
+            "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
     };
     let script = w.script(
         "ask.json",
@@ -232,7 +232,7 @@ fn a_one_shot_on_a_terminal_asks_on_stderr_and_reads_the_answer() {
         "ask.json",
         json!([
             {"tool_calls": [{"name": "exec", "arguments": {"program": "touch", "args": [proof.display().to_string()],
-                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}}]},
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
             {"text": "it was declined"}
         ]),
     );

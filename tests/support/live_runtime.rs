@@ -53,6 +53,7 @@ pub fn start(
         allow_git_writes: false,
         process_timeout_ms: 10_000,
         process_output_bytes: 16_384,
+        sandbox: ash_engine::exec::sandbox::SandboxPolicy::off(),
     };
     let files = ToolFiles {
         exclusion: FileExclusion::new(&home, None, ws, &[]).unwrap(),

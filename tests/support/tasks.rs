@@ -76,7 +76,7 @@ pub fn search(query: &str, paths: &[&str]) -> (&'static str, Value) {
 pub fn exec(program: &str, args: &[&str]) -> (&'static str, Value) {
     (
         "exec",
-        json!({"program": program, "args": args, "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}),
+        json!({"program": program, "args": args, "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}),
     )
 }
 

@@ -17,7 +17,7 @@ fn ask() -> ToolPolicy {
 
 fn touch(path: &str) -> String {
     format!(
-        r#"{{"program":"touch","args":["{path}"],"cwd":".","env":[],"stdin":null,"timeout_ms":null}}"#
+        r#"{{"program":"touch","args":["{path}"],"cwd":".","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}}"#
     )
 }
 
@@ -150,7 +150,7 @@ fn what_is_shown_is_the_action_the_digest_covers() {
     let mut h = Harness::with(ask(), &[]);
     let padded = format!("echo hi{}; touch PWNED_TAIL", " ".repeat(300));
     let call = serde_json::json!({"program": "sh", "args": ["-c", padded], "cwd": ".",
-        "env": ["TOKEN=abc  def"], "stdin": "line one\nline two\n", "timeout_ms": null});
+        "env": ["TOKEN=abc  def"], "stdin": "line one\nline two\n", "timeout_ms": null, "outside_sandbox": null});
     let args = h.args("exec", &call.to_string());
     let ready = h.tools.prepare(&args).unwrap();
     let approval = h.tools.approval(&ready).unwrap();

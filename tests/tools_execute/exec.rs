@@ -6,7 +6,7 @@ use ansa::tools::{ToolExecError, ToolPolicy};
 
 fn exec(program: &str, args: &str) -> String {
     format!(
-        r#"{{"program":"{program}","args":{args},"cwd":".","env":[],"stdin":null,"timeout_ms":null}}"#
+        r#"{{"program":"{program}","args":{args},"cwd":".","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}}"#
     )
 }
 
@@ -15,7 +15,7 @@ fn exec_answers_canonical_ason_with_stdin_and_env() {
     let mut h = Harness::new(&[]);
     let out = h.ok(
         "exec",
-        r#"{"program":"sh","args":["-c","printf \"$GREETING \"; cat"],"cwd":".","env":["GREETING=hi","-HOME"],"stdin":"there","timeout_ms":5000}"#,
+        r#"{"program":"sh","args":["-c","printf \"$GREETING \"; cat"],"cwd":".","env":["GREETING=hi","-HOME"],"stdin":"there","timeout_ms":5000, "outside_sandbox": null}"#,
     );
     // Only the elapsed milliseconds vary between runs.
     let (head, rest) = out.split_at(out.find("0,0,").expect("exec row") + 4);
@@ -131,6 +131,7 @@ fn policy_comes_from_the_user_config_in_ansa_home() {
             allow_git_writes: false,
             process_timeout_ms: 1234,
             process_output_bytes: 4000,
+            sandbox: ash_engine::exec::sandbox::SandboxPolicy::off(),
         }
     );
     assert_eq!(p.exec_budget(None).tok, 1000);
@@ -193,7 +194,7 @@ fn a_failed_command_names_left_out_lines_that_look_like_the_failure() {
     let view = h.view(
         "exec",
         &format!(
-            r#"{{"program":"sh","args":["-c",{script:?}],"cwd":".","env":[],"stdin":null,"timeout_ms":null}}"#
+            r#"{{"program":"sh","args":["-c",{script:?}],"cwd":".","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}}"#
         ),
     );
     assert!(view.starts_with("s:5\n"), "{view}");

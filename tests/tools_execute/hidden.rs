@@ -133,7 +133,7 @@ fn credential_stores_are_refused_in_the_user_home_and_hidden_anywhere() {
     refused(
         &mut h,
         "exec",
-        r#"{"program":"ls","args":[],"cwd":".ssh","env":[],"stdin":null,"timeout_ms":null}"#,
+        r#"{"program":"ls","args":[],"cwd":".ssh","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}"#,
         ".ssh",
         ExclusionReason::CredentialStore,
     );

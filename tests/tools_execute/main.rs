@@ -12,6 +12,7 @@ mod hidden;
 mod nested;
 mod race;
 mod read_side;
+mod sandbox;
 
 use ansa::config::AccessMode;
 use ansa::home::AnsaHome;
@@ -46,6 +47,7 @@ pub fn policy() -> ToolPolicy {
         allow_git_writes: false,
         process_timeout_ms: 60_000,
         process_output_bytes: 16_384,
+        sandbox: ash_engine::exec::sandbox::SandboxPolicy::off(),
     }
 }
 

@@ -125,7 +125,7 @@ fn exec_cwd_and_file_changes_deliver_too() {
     let out = h
         .output(
             "exec",
-            r#"{"program":"true","args":[],"cwd":"sub","env":[],"stdin":null,"timeout_ms":null}"#,
+            r#"{"program":"true","args":[],"cwd":"sub","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}"#,
         )
         .expect("answer");
     assert_eq!(out.delivered, [canonical(&h, "sub")]);

@@ -12,6 +12,9 @@ use ansa_sessions::protocol::{ApprovalRequest, DiffSign};
 /// value with a newline can never pass for a row of its own (`env unset X` under an env value).
 const CONTINUED: &str = "↳ ";
 
+/// The row an approval to run a command outside the OS sandbox starts with.
+pub(crate) const OUTSIDE_SANDBOX: &str = "runs OUTSIDE the sandbox, with your full rights: it can write anywhere you can and use the network";
+
 /// A run of this many spaces or fewer is shown as that many `·`; a longer one as `␠×N`.
 const DOTTED_RUN: usize = 8;
 
@@ -63,6 +66,14 @@ impl Row {
 /// Every row of `request`'s action, in order; nothing is left out or cut.
 pub(crate) fn rows(request: &ApprovalRequest) -> Vec<Row> {
     let mut rows = Vec::new();
+    if request.outside_sandbox {
+        // First, above the command, so it is read before anything else.
+        rows.push(Row {
+            kind: RowKind::Warning,
+            mark: "! ",
+            text: OUTSIDE_SANDBOX.to_owned(),
+        });
+    }
     if !request.argv.is_empty() {
         let command = shell_words(&request.argv);
         let mut parts = command.split('\n').peekable();

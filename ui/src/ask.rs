@@ -142,6 +142,7 @@ mod tests {
             actions: Vec::new(),
             created: Vec::new(),
             withheld: None,
+            outside_sandbox: false,
         };
         let mut answers = vec![Ok(Some("what".to_owned())), Ok(Some("y".to_owned()))].into_iter();
         let mut out = Vec::new();
@@ -175,6 +176,7 @@ mod tests {
             actions: Vec::new(),
             created: Vec::new(),
             withheld: None,
+            outside_sandbox: false,
         }
     }
 

@@ -375,6 +375,7 @@ fn an_approval_is_answered_from_the_next_input_line() {
             stdin: None,
             created: Vec::new(),
             withheld: None,
+            outside_sandbox: false,
         })));
         let approve = rt.command();
         let CommandBody::Approve {

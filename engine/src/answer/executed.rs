@@ -2,6 +2,7 @@
 //! to session ids and checked against its limit.
 
 use super::pathdict::{PathDelta, PathDictionary, Resolved};
+use crate::exec::sandbox::SandboxOutcome;
 use crate::protocol::{ErrorCode, ErrorRecord, Response, Status};
 
 /// A request that has run but not been sealed: its response still carries provisional path
@@ -17,6 +18,8 @@ pub struct Executed {
     pub(crate) reserved: u64,
     // The success answer reports an applied change: never turned into a failure.
     pub(crate) applied: bool,
+    // What the OS sandbox did; told to the embedder, never encoded.
+    pub(crate) sandbox: SandboxOutcome,
 }
 
 impl Executed {
@@ -28,12 +31,18 @@ impl Executed {
             limit: None,
             reserved: 0,
             applied: false,
+            sandbox: SandboxOutcome::Unsandboxed,
         }
     }
 
     /// The unsealed response.
     pub fn response(&self) -> &Response {
         &self.response
+    }
+
+    /// What the OS sandbox did to this request.
+    pub fn sandbox(&self) -> &SandboxOutcome {
+        &self.sandbox
     }
 }
 

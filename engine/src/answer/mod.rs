@@ -14,6 +14,7 @@ pub(crate) use shared::Shared;
 
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
+use crate::exec::sandbox::{SandboxOutcome, SandboxPolicy};
 use crate::exec::supervisor::Supervision;
 use crate::protocol::{ErrorRecord, Request};
 use crate::store::RetainedStore;
@@ -48,6 +49,10 @@ pub(crate) struct Answer<'s> {
     pub supervision: Option<&'s Supervision>,
     /// The embedder's tag for this request's transaction (never for batch children).
     pub tag: Option<&'s crate::txn::Tag>,
+    /// The OS sandbox `x` commands run under (batch children inherit it).
+    pub sandbox: Option<&'s SandboxPolicy>,
+    /// What the sandbox did, set by `x`.
+    pub sandbox_outcome: SandboxOutcome,
     /// Whose output ceiling the answer is charged to.
     pub charge: Charge,
     /// Output bytes reserved so far (see [`Answer::reserve`]).

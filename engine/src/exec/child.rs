@@ -95,7 +95,11 @@ pub fn run(
         return Ok(unstarted(ExitKind::TimedOut, cx));
     }
     let (stop_rx, stop_tx) = std::io::pipe().map_err(|e| ExecError::internal("stop pipe", e))?;
-    let (mut cmd, starting) = supervisor::prepare(launch)?;
+    let supervisor::Prepared {
+        command: mut cmd,
+        starting,
+        confinement,
+    } = supervisor::prepare(launch)?;
     cmd.stdin(if stdin.is_some() {
         Stdio::piped()
     } else {
@@ -104,11 +108,13 @@ pub fn run(
     .stdout(Stdio::piped())
     .stderr(Stdio::piped());
     let start = Instant::now();
-    let mut child = cmd.spawn().map_err(|e| match &starting {
-        Some(s) => s.spawn_error(&e),
-        None => ExecError::from_spawn(&launch.requested, &e),
-    })?;
+    let spawned = cmd.spawn();
+    // Also drops the sandbox hook's reference to the confinement.
     drop(cmd);
+    let mut child = spawned.map_err(|e| match &starting {
+        Some(s) => s.spawn_error(&e),
+        None => supervisor::direct_spawn_error(launch, confinement, &e),
+    })?;
     let Ok(raw_pid) = i32::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();

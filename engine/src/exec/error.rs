@@ -1,5 +1,6 @@
 //! Why an exec could not produce a process outcome.
 
+use super::sandbox::SandboxError;
 use crate::files::workspace::FsError;
 use crate::protocol::ErrorCode;
 use std::io;
@@ -42,6 +43,9 @@ pub enum ExecError {
         /// The OS error text.
         message: String,
     },
+    /// The OS sandbox cannot be enforced, or could not be applied: the command did not run (400).
+    #[error(transparent)]
+    Sandbox(SandboxError),
     /// The engine could not set up or supervise the process (pipes, threads, waiting) (900).
     #[error("exec supervision failed: {0}")]
     Internal(String),
@@ -56,7 +60,7 @@ impl ExecError {
             }
             ExecError::Path(e) => e.code(),
             ExecError::CwdNotADirectory { .. } => ErrorCode::Filesystem,
-            ExecError::Spawn { .. } => ErrorCode::SpawnFailed,
+            ExecError::Spawn { .. } | ExecError::Sandbox(_) => ErrorCode::SpawnFailed,
             ExecError::Internal(_) => ErrorCode::Internal,
         }
     }

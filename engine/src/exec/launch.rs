@@ -7,6 +7,7 @@
 
 use super::caps;
 use super::error::ExecError;
+use super::sandbox::SandboxPolicy;
 use super::supervisor::Supervision;
 use crate::files::workspace::{FsError, Workspace};
 use crate::protocol::{EnvChange, ExecArgs, Program};
@@ -83,6 +84,9 @@ pub struct Launch {
     withheld_env: Arc<[String]>,
     hardening: ExecHardening,
     supervision: Option<Supervision>,
+    // The canonical workspace root, the sandbox's first writable root.
+    workspace_root: PathBuf,
+    sandbox: Option<SandboxPolicy>,
 }
 
 impl Launch {
@@ -108,6 +112,8 @@ impl Launch {
             withheld_env: Arc::from(Vec::new()),
             hardening: ExecHardening::default(),
             supervision: None,
+            workspace_root: workspace.root().to_path_buf(),
+            sandbox: None,
         })
     }
 
@@ -115,6 +121,23 @@ impl Launch {
     pub fn with_hardening(mut self, hardening: ExecHardening) -> Launch {
         self.hardening = hardening;
         self
+    }
+
+    /// The same launch run under the OS sandbox `policy` (`None` or mode `off`: unsandboxed).
+    /// A policy this kernel cannot enforce makes the exec fail before anything runs.
+    pub fn with_sandbox(mut self, policy: Option<SandboxPolicy>) -> Launch {
+        self.sandbox = policy.filter(SandboxPolicy::is_enforced);
+        self
+    }
+
+    /// The sandbox policy the command runs under, if any.
+    pub fn sandbox(&self) -> Option<&SandboxPolicy> {
+        self.sandbox.as_ref()
+    }
+
+    /// The canonical workspace root the command was resolved in.
+    pub fn workspace_root(&self) -> &Path {
+        &self.workspace_root
     }
 
     /// The same launch with `names` removed from the environment the command inherits.

@@ -14,6 +14,7 @@ mod error;
 pub(crate) mod gate;
 mod launch;
 mod monitor;
+pub mod sandbox;
 pub mod secrecy;
 pub mod spool;
 pub mod supervisor;

@@ -3,6 +3,7 @@
 
 use crate::answer::Answer;
 use crate::exec::gate::GateStop;
+use crate::exec::sandbox::{self, SandboxDenial, SandboxOutcome, SandboxPolicy};
 use crate::exec::{self, CaptureLimits, Captured, ExecContext, ExecError, Launch, ProcessOutcome};
 use crate::protocol::{
     Data, ErrorCode, ErrorRecord, ExecArgs, ExecResult, ExitKind, Flags, Response, Stage, Stdin,
@@ -19,7 +20,12 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &ExecArgs) -> Result<Response, 
         .map_err(|e| exec_error(&e))?
         .with_hardening(answer.session.hardening)
         .with_withheld_env(std::sync::Arc::clone(&answer.session.withheld_env))
-        .with_supervision(answer.supervision.cloned());
+        .with_supervision(answer.supervision.cloned())
+        .with_sandbox(answer.sandbox.cloned());
+    if let Some(Err(e)) = launch.sandbox().map(|p| p.check(&sandbox::probe())) {
+        answer.sandbox_outcome = SandboxOutcome::Refused(e.clone());
+        return Err(exec_error(&ExecError::Sandbox(e)));
+    }
     let (stdin, leased) = match &args.stdin {
         Stdin::Null => (None, None),
         Stdin::Text(t) => (Some(Body::Memory(t.as_bytes().into())), None),
@@ -64,7 +70,32 @@ fn spawn(
         spool: &spool,
         limits: CaptureLimits::default(),
     };
-    exec::run(launch, stdin, &cx).map_err(|e| exec_error(&e))
+    let outcome = exec::run(launch, stdin, &cx);
+    if let Some(policy) = launch.sandbox() {
+        answer.sandbox_outcome = match &outcome {
+            Err(ExecError::Sandbox(e)) => SandboxOutcome::Refused(e.clone()),
+            Err(_) => SandboxOutcome::Ran { denied: None },
+            Ok(ran) => SandboxOutcome::Ran {
+                denied: denial(policy, launch, &ran.stderr),
+            },
+        };
+    }
+    outcome.map_err(|e| exec_error(&e))
+}
+
+/// The first sandbox denial the command's stderr shows.
+fn denial(policy: &SandboxPolicy, launch: &Launch, stderr: &Captured) -> Option<SandboxDenial> {
+    let roots = policy.writable_roots(launch.workspace_root());
+    let allowed = sandbox::Allowed {
+        roots: &roots,
+        cwd: launch.cwd(),
+        network: policy.network_allowed(),
+    };
+    let sample = stderr.sample();
+    let (head, tail) = sample
+        .as_ref()
+        .map_or((&[][..], &[][..]), |s| (s.head, s.tail));
+    sandbox::detect(&sandbox::scan_parts(stderr.bytes(), head, tail), &allowed)
 }
 
 /// How the process ended, for projection.
@@ -234,7 +265,9 @@ fn exec_error(e: &ExecError) -> ErrorRecord {
             ErrorRecord::typical(ErrorCode::PathNotFound)
         }
         ExecError::CwdNotADirectory { .. } => ErrorRecord::filesystem(),
-        ExecError::Spawn { .. } => ErrorRecord::typical(ErrorCode::SpawnFailed),
+        ExecError::Spawn { .. } | ExecError::Sandbox(_) => {
+            ErrorRecord::typical(ErrorCode::SpawnFailed)
+        }
         ExecError::Internal(_) => ErrorRecord::internal_execute(),
     }
 }

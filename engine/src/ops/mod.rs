@@ -17,6 +17,7 @@ use crate::answer::pathdict::PathDelta;
 use crate::answer::{Answer, Charge, Executed, Shared};
 use crate::cancel::CancelToken;
 use crate::deadline::Deadline;
+use crate::exec::sandbox::{SandboxOutcome, SandboxPolicy};
 use crate::files::workspace::FsError;
 use crate::protocol::{CancelResult, Data, ErrorCode, ErrorRecord, Op, Request, Response, Stage};
 use crate::session::Attachments;
@@ -64,7 +65,7 @@ pub(crate) fn perform(
     cancel: CancelToken,
     deadline: Deadline,
     output: u64,
-    attached: &Attachments,
+    (attached, sandbox): (&Attachments, Option<&SandboxPolicy>),
     charge: Charge,
 ) -> Executed {
     let id = request.id;
@@ -77,6 +78,8 @@ pub(crate) fn perform(
         output,
         supervision: attached.supervision.as_ref(),
         tag: attached.tag.as_ref(),
+        sandbox,
+        sandbox_outcome: SandboxOutcome::Unsandboxed,
         charge,
         reserved: 0,
         applies: false,
@@ -93,5 +96,6 @@ pub(crate) fn perform(
         limit,
         reserved: answer.reserved,
         applied: answer.applies,
+        sandbox: answer.sandbox_outcome,
     }
 }

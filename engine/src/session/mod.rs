@@ -14,6 +14,7 @@ use crate::compute::ComputePlane;
 use crate::deadline::Deadline;
 use crate::exec::ExecHardening;
 use crate::exec::gate::Gate;
+use crate::exec::sandbox::{SandboxOutcome, SandboxPolicy};
 use crate::exec::supervisor::Supervision;
 use crate::files::workspace::Workspace;
 pub use crate::files::workspace::{FilterOp, PathFilter};
@@ -75,6 +76,17 @@ pub struct Attachments {
     /// reports which request it belonged to ([`Session::take_recovered`]). Never given to
     /// batch children: one request's tag must name at most one transaction.
     pub tag: Option<Tag>,
+}
+
+/// A sealed answer together with what the embedder learns beside it.
+#[derive(Debug)]
+pub struct Reported {
+    /// The response.
+    pub response: Response,
+    /// Its canonical encoding.
+    pub encoded: String,
+    /// What the OS sandbox did (refused the command, or saw a denial in its output).
+    pub sandbox: SandboxOutcome,
 }
 
 /// Why a session could not be opened.
@@ -296,10 +308,30 @@ impl Session {
         cancel: CancelToken,
         attached: &Attachments,
     ) -> (Response, String) {
+        let reported = self.execute_sandboxed(request, cancel, attached, None);
+        (reported.response, reported.encoded)
+    }
+
+    /// [`Session::execute_attached`] where every `x` command of the request (batch children
+    /// too) runs under the OS sandbox `sandbox` (`None` or mode `off`: unsandboxed), also
+    /// telling what the sandbox did. The answer is encoded exactly as without a sandbox.
+    pub fn execute_sandboxed(
+        &mut self,
+        request: &Request,
+        cancel: CancelToken,
+        attached: &Attachments,
+        sandbox: Option<&SandboxPolicy>,
+    ) -> Reported {
         let deadline = Deadline::after_ms(request.budget.ms);
         let output = self.remaining_output();
-        let executed = self.run_with(request, cancel, deadline, output, attached);
-        self.seal(executed)
+        let mut executed = self.run_with(request, cancel, deadline, output, attached, sandbox);
+        let sandbox = std::mem::take(&mut executed.sandbox);
+        let (response, encoded) = self.seal(executed);
+        Reported {
+            response,
+            encoded,
+            sandbox,
+        }
     }
 
     /// Runs a request without sealing it: capability check and execution, with the output
@@ -307,7 +339,14 @@ impl Session {
     /// in request order with [`Session::seal`].
     pub fn run(&self, request: &Request, cancel: CancelToken, deadline: Deadline) -> Executed {
         let output = self.remaining_output();
-        self.run_with(request, cancel, deadline, output, &Attachments::default())
+        self.run_with(
+            request,
+            cancel,
+            deadline,
+            output,
+            &Attachments::default(),
+            None,
+        )
     }
 
     /// [`Session::run`] under an explicit remaining-output budget (batch children get a share).
@@ -318,6 +357,7 @@ impl Session {
         deadline: Deadline,
         output: u64,
         attached: &Attachments,
+        sandbox: Option<&SandboxPolicy>,
     ) -> Executed {
         let id = request.id;
         if !request
@@ -339,7 +379,7 @@ impl Session {
             cancel,
             deadline,
             output,
-            attached,
+            (attached, sandbox),
             Charge::Session,
         )
     }

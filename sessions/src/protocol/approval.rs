@@ -59,6 +59,10 @@ pub struct ApprovalRequest {
     /// Set when part of the action could not be carried; the action may then only be denied.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub withheld: Option<Withheld>,
+    /// An `exec` the model asked to run outside the configured OS sandbox: it would run with
+    /// the user's full rights (every frontend says so first).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside_sandbox: bool,
 }
 
 impl ApprovalRequest {

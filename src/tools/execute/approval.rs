@@ -5,6 +5,7 @@
 //! The signing key is random per process, so a permit (or a challenge) never outlives the
 //! process that made it: after a restart the same call is asked about again.
 
+use ash_engine::exec::sandbox::SandboxPolicy;
 use ash_engine::protocol::{Caps, Challenge, Request, to_lower_hex};
 use ash_engine::session::Session;
 use ash_engine::session::approval::{
@@ -18,6 +19,9 @@ use ansa_sessions::{CallId, RequestId};
 
 /// The policy id hashed into every challenge's policy digest.
 const POLICY_ID: &str = "ansa-ask-v1";
+
+/// The domain of the digest of a sandboxed action.
+const SANDBOXED_ACTION: &[u8] = b"ansa-sandboxed-action-v1\0";
 
 /// What an ask-mode call would do, as the engine's challenge and in words for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,6 +67,7 @@ impl Approval {
             actions: self.shown.actions.clone(),
             created: self.shown.created.clone(),
             withheld: self.shown.withheld.clone(),
+            outside_sandbox: self.shown.outside_sandbox,
         }
     }
 }
@@ -95,13 +100,19 @@ impl Harness {
 
     /// Signs a permit for `approval` into `request`. A challenge that expired while the user
     /// thought is replaced by a fresh one, but only for the very same action.
+    /// `sandbox` is where the prepared call runs: a decision made for a sandboxed run (its
+    /// digest covers the sandbox) never signs an unsandboxed one, nor the reverse.
     pub fn grant(
         &self,
         session: &Session,
         request: &mut Request,
+        sandbox: Option<&SandboxPolicy>,
         approval: &Approval,
     ) -> Result<(), PermitError> {
         request.permit = None;
+        if approval.digest != bound_digest(&approval.challenge.action, sandbox) {
+            return Err(PermitError::Mismatch);
+        }
         let permit = match self.authority.issue(&approval.challenge) {
             Err(PermitError::Expired) => {
                 let fresh = session
@@ -123,21 +134,67 @@ impl Harness {
 /// The engine's challenge for `request` and all it does in words, both from the request
 /// itself; `None` when it needs no approval (it may run at once). `preimages` are the files
 /// an edit's patch applies to.
+/// `sandbox` is the policy the command runs under (bound into the digest); `outside` marks a
+/// command the model asked to run outside the configured sandbox, which the approval says first.
 pub(super) fn ask(
     session: &Session,
     request: &Request,
     preimages: &[CurrentFile],
+    sandbox: Option<&SandboxPolicy>,
+    outside: bool,
 ) -> Option<Approval> {
     let denied = session.authorize(request)?;
     let challenge = session.take_challenge(&denied)?;
-    let shown = shown::shown(request, preimages);
+    let mut shown = shown::shown(request, preimages);
+    if outside {
+        shown.outside_sandbox = true;
+        // First in the summary, so that no cut of a long one can hide it.
+        shown.summary = shown::cut_summary(&format!("OUTSIDE the sandbox: {}", shown.summary));
+    }
     Some(Approval {
         challenge,
-        digest: to_lower_hex(&challenge.action),
+        digest: bound_digest(&challenge.action, sandbox),
         action: ash_engine::ason::encode(&request.action_document()),
         summary: shown.summary.clone(),
         shown,
     })
+}
+
+/// The digest a decision and its permit stand for: the engine's action digest for an
+/// unsandboxed run (as before the sandbox existed, so earlier "approve for this session"
+/// decisions keep their meaning), and for a sandboxed one a digest over the action and the
+/// whole sandbox policy, so the two can never be taken for each other.
+pub(super) fn bound_digest(action: &[u8; 32], sandbox: Option<&SandboxPolicy>) -> String {
+    let Some(policy) = sandbox.filter(|p| p.is_enforced()) else {
+        return to_lower_hex(action);
+    };
+    let mut h = blake3::Hasher::new();
+    h.update(SANDBOXED_ACTION);
+    h.update(action);
+    h.update(policy.mode.as_str().as_bytes());
+    h.update(&[0, u8::from(policy.network)]);
+    for root in &policy.writable {
+        let bytes = root.as_os_str().as_encoded_bytes();
+        h.update(&(bytes.len() as u64).to_be_bytes());
+        h.update(bytes);
+    }
+    to_lower_hex(h.finalize().as_bytes())
+}
+
+/// Ask mode: signs the permit of a command that runs inside the sandbox without asking the
+/// user (the sandbox, not a person, bounds what it can do); the permit's digest binds the
+/// sandbox like any other.
+pub(super) fn sign_sandboxed(
+    harness: &Harness,
+    session: &Session,
+    request: &mut Request,
+    sandbox: &SandboxPolicy,
+) -> Result<(), PermitError> {
+    let Some(approval) = ask(session, request, &[], Some(sandbox), false) else {
+        // The policy grants it already: nothing to sign.
+        return Ok(());
+    };
+    harness.grant(session, request, Some(sandbox), &approval)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 use super::super::EditError;
 use crate::instructions::{ExclusionReason, InstructionError};
+use ash_engine::exec::sandbox::{SandboxError, SandboxMode};
 use ash_engine::session::SessionError;
 
 /// Why a tool call was not executed (or, for `edit`, not compiled); nothing was changed.
@@ -93,6 +94,25 @@ pub enum ToolExecError {
         tool: &'static str,
         /// Why.
         source: ash_engine::session::approval::PermitError,
+    },
+    /// The configured OS sandbox cannot be enforced on this kernel: the command is never run
+    /// unsandboxed behind the user's back.
+    #[error(
+        "exec refused: the OS sandbox (mode {mode}) cannot be enforced here: {reason}. Nothing was executed. Tell the user; only they can choose to run commands unsandboxed, knowingly, with --sandbox off or \"sandbox\": \"off\" in ~/.ansa/config.json."
+    )]
+    SandboxUnavailable {
+        /// The configured mode.
+        mode: SandboxMode,
+        /// What the kernel lacks, and how to choose `off`.
+        reason: SandboxError,
+    },
+    /// `outside_sandbox: true` where no user can approve it (full access).
+    #[error(
+        "exec refused: outside_sandbox is true, but running a command outside the OS sandbox (mode {mode}) needs the user's approval, and access_mode is full_access, where nothing is put to the user. Nothing was executed. Run it inside the sandbox (outside_sandbox null), or tell the user what needs to run outside it and why; they can run it themselves or restart with --ask."
+    )]
+    OutsideSandboxRefused {
+        /// The configured mode.
+        mode: SandboxMode,
     },
     /// The `{old,new}` edits do not compile against the file as last read.
     #[error("edit refused: in `{path}`, {source}. Nothing was changed in any file.")]

@@ -8,6 +8,7 @@
 mod approval;
 mod current;
 mod deliver;
+mod denial;
 mod edit;
 mod error;
 mod files;
@@ -32,9 +33,10 @@ use ansa_sessions::protocol::{ReportTone, ToolReport};
 use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
+use ash_engine::exec::sandbox::{self, SandboxPolicy};
 use ash_engine::exec::supervisor::Supervision;
 use ash_engine::protocol::{Budget, Caps, Op, Request};
-use ash_engine::session::{Attachments, PathFilter, Session, SessionConfig};
+use ash_engine::session::{Attachments, PathFilter, Reported, Session, SessionConfig};
 use ash_engine::store::StoreQuota;
 use ash_engine::txn::{Recovered, Tag};
 use deliver::Deliveries;
@@ -119,7 +121,33 @@ enum PreparedKind {
         /// The files an edit's patch applies to, as read now: what its approval shows the
         /// diff against.
         preimages: Vec<CurrentFile>,
+        /// Where an `exec` runs: inside the OS sandbox, or outside it on the model's request.
+        place: Place,
+        /// Ask mode: the permit for a sandboxed command is already signed (by policy, not by
+        /// the user), so it runs without asking.
+        signed: bool,
     },
+}
+
+/// Where a prepared call's command runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Place {
+    /// No OS sandbox is configured (or the call runs no command).
+    Unsandboxed,
+    /// Under this sandbox.
+    Sandboxed(SandboxPolicy),
+    /// Outside the configured sandbox, because the model asked (`outside_sandbox`); ask mode
+    /// only, and always an approval that says so.
+    Escalated,
+}
+
+impl Place {
+    fn policy(&self) -> Option<&SandboxPolicy> {
+        match self {
+            Place::Sandboxed(policy) => Some(policy),
+            Place::Unsandboxed | Place::Escalated => None,
+        }
+    }
 }
 
 /// Runs tool calls of one agent session against its workspace.
@@ -254,6 +282,7 @@ impl ToolExecutor {
         self.check_git_write(args)?;
         let read = self.policy.read_budget();
         let mut preimages = Vec::new();
+        let mut place = Place::Unsandboxed;
         let (tool, op, budget) = match args {
             ToolArgs::GetTestValue(a) => {
                 let output = ToolOutput {
@@ -284,6 +313,7 @@ impl ToolExecutor {
                 self.writable("exec")?;
                 self.check_sudo(&a.program)?;
                 let budget = self.exec_budget(a.timeout_ms)?;
+                place = self.place(a.outside_sandbox)?;
                 ("exec", requests::exec(a), budget)
             }
             ToolArgs::Edit(a) => {
@@ -303,15 +333,83 @@ impl ToolExecutor {
                 ("files", op, read)
             }
         };
-        let request = self.request(tool, op, budget)?;
+        let mut request = self.request(tool, op, budget)?;
+        let signed = match (&self.harness, place.policy()) {
+            (Some(harness), Some(sandbox)) => {
+                approval::sign_sandboxed(harness, &self.session, &mut request, sandbox)
+                    .map_err(|source| ToolExecError::Permit { tool, source })?;
+                true
+            }
+            _ => false,
+        };
         Ok(Prepared {
             kind: PreparedKind::Engine {
                 tool,
                 request,
                 preimages,
+                place,
+                signed,
             },
             tag: None,
         })
+    }
+
+    /// Where an `exec` runs: in the configured sandbox, which must be enforceable here (a
+    /// command never runs unsandboxed behind the user's back), or outside it on the model's
+    /// request, which only ask mode can grant.
+    fn place(&self, outside_sandbox: bool) -> Result<Place, ToolExecError> {
+        let sandbox = &self.policy.sandbox;
+        if !sandbox.is_enforced() {
+            return Ok(Place::Unsandboxed);
+        }
+        if outside_sandbox {
+            return match self.policy.access_mode {
+                AccessMode::Ask => Ok(Place::Escalated),
+                AccessMode::FullAccess | AccessMode::ReadOnly => {
+                    Err(ToolExecError::OutsideSandboxRefused { mode: sandbox.mode })
+                }
+            };
+        }
+        sandbox
+            .check(&sandbox::probe())
+            .map_err(|reason| ToolExecError::SandboxUnavailable {
+                mode: sandbox.mode,
+                reason,
+            })?;
+        Ok(Place::Sandboxed(sandbox.clone()))
+    }
+
+    /// The sandbox of the session's commands as the environment message tells the model (mode,
+    /// writable roots, network, whether it may ask to leave it); `None` without a sandbox.
+    pub fn sandbox_description(&self) -> Option<String> {
+        let sandbox = &self.policy.sandbox;
+        if !sandbox.is_enforced() {
+            return None;
+        }
+        let outside = match self.policy.access_mode {
+            AccessMode::Ask => {
+                "a command the sandbox denies something it truly needs may be run outside it only with the user's approval: exec with outside_sandbox: true"
+            }
+            AccessMode::FullAccess | AccessMode::ReadOnly => {
+                "no command can run outside it in this session (outside_sandbox: true is refused)"
+            }
+        };
+        Some(format!(
+            "{}; {outside}",
+            sandbox.describe(self.session.workspace().root())
+        ))
+    }
+
+    /// The digest a prepared call's decision and permit are bound to: the engine's action
+    /// digest, folded with the whole sandbox policy when the command runs sandboxed.
+    pub fn bound_digest(&self, prepared: &Prepared) -> Option<String> {
+        match &prepared.kind {
+            PreparedKind::Engine { request, place, .. } => Some(approval::bound_digest(
+                &request.action_digest().0,
+                place.policy(),
+            )),
+            PreparedKind::Local(_) => None,
+        }
     }
 
     /// In ask mode, the engine's challenge for a prepared call that changes something, and
@@ -319,23 +417,39 @@ impl ToolExecutor {
     pub fn approval(&self, prepared: &Prepared) -> Option<Approval> {
         self.harness.as_ref()?;
         match &prepared.kind {
+            PreparedKind::Engine { signed: true, .. } | PreparedKind::Local(_) => None,
             PreparedKind::Engine {
-                request, preimages, ..
-            } => approval::ask(&self.session, request, preimages),
-            PreparedKind::Local(_) => None,
+                request,
+                preimages,
+                place,
+                ..
+            } => approval::ask(
+                &self.session,
+                request,
+                preimages,
+                place.policy(),
+                *place == Place::Escalated,
+            ),
         }
     }
 
     /// Signs the one-time permit for exactly the action the user approved into the prepared
     /// call, so [`Self::run`] runs it.
     pub fn grant(&self, prepared: &mut Prepared, approval: &Approval) -> Result<(), ToolExecError> {
-        let (Some(harness), PreparedKind::Engine { tool, request, .. }) =
-            (&self.harness, &mut prepared.kind)
+        let (
+            Some(harness),
+            PreparedKind::Engine {
+                tool,
+                request,
+                place,
+                ..
+            },
+        ) = (&self.harness, &mut prepared.kind)
         else {
             return Ok(());
         };
         harness
-            .grant(&self.session, request, approval)
+            .grant(&self.session, request, place.policy(), approval)
             .map_err(|source| ToolExecError::Permit { tool, source })
     }
 
@@ -348,9 +462,14 @@ impl ToolExecutor {
         cancel: &CancelToken,
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
-        let (tool, request) = match prepared.kind {
+        let (tool, request, place) = match prepared.kind {
             PreparedKind::Local(output) => return Ok(output),
-            PreparedKind::Engine { tool, request, .. } => (tool, request),
+            PreparedKind::Engine {
+                tool,
+                request,
+                place,
+                ..
+            } => (tool, request, place),
         };
         let attached = Attachments {
             supervision: supervision.filter(|_| tool == "exec"),
@@ -360,9 +479,13 @@ impl ToolExecutor {
         let delivery = self
             .deliveries
             .take(tool, touched::named(args).iter().map(|n| n.dir()))?;
-        let (response, answer) = self
+        let Reported {
+            response,
+            encoded: answer,
+            sandbox: outcome,
+        } = self
             .session
-            .execute_attached(&request, cancel.clone(), &attached);
+            .execute_sandboxed(&request, cancel.clone(), &attached, place.policy());
         self.names.learn(&response);
         self.ledger.observe(&self.names, &response);
         let view = {
@@ -378,13 +501,20 @@ impl ToolExecutor {
                 },
             )
         };
+        let mut report = super::report::report(args, &response);
+        let mut text = format!("{}{view}", delivery.prefix);
+        if let Some(line) = denial::line(&outcome) {
+            text.push_str(&line.for_model);
+            report.summary = format!("{} · {}", report.summary, line.for_user);
+            report.tone = ReportTone::Warn;
+        }
         Ok(ToolOutput {
-            text: format!("{}{view}", delivery.prefix),
+            text,
             delivered: delivery.dirs,
             timed_out: response.status == ash_engine::protocol::Status::TimedOut,
             answer: Some(answer),
             preamble: delivery.prefix,
-            report: super::report::report(args, &response),
+            report,
         })
     }
 

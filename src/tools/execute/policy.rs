@@ -1,6 +1,7 @@
 //! What the executors may do and the ASH/1 budgets they ask for, derived from the config.
 
 use crate::config::{AccessMode, Config};
+use ash_engine::exec::sandbox::SandboxPolicy;
 use ash_engine::protocol::Budget;
 
 /// Output tokens of read-side answers (`r l g s / # ?`, and `p`/`f` results): 8192 tokens is a
@@ -30,6 +31,8 @@ pub struct ToolPolicy {
     pub process_output_bytes: u64,
     /// Variables exec children never inherit: the config's [`crate::config::WithheldEnv`].
     pub withheld_env: Vec<String>,
+    /// The OS sandbox every command runs under (mode `off`: none).
+    pub sandbox: SandboxPolicy,
 }
 
 impl ToolPolicy {
@@ -42,6 +45,7 @@ impl ToolPolicy {
             process_timeout_ms: config.process_timeout_ms,
             process_output_bytes: config.process_output_bytes,
             withheld_env: config.withheld_env.names().to_vec(),
+            sandbox: config.sandbox.policy(),
         }
     }
 

@@ -39,6 +39,8 @@ pub struct Shown {
     pub created: Vec<CreatedFile>,
     /// Why part of the action is not carried.
     pub withheld: Option<Withheld>,
+    /// The command runs outside the configured OS sandbox, with the user's full rights.
+    pub outside_sandbox: bool,
 }
 
 /// The whole of `request`'s action in words. `preimages` are the files an edit's patch
@@ -323,7 +325,7 @@ fn text_of(bytes: &[u8]) -> String {
 }
 
 /// `text` cut to [`SUMMARY_CHARS`] with `…`.
-fn cut_summary(text: &str) -> String {
+pub(super) fn cut_summary(text: &str) -> String {
     // Control characters stay: every frontend shows them in the one sanitiser's notation, so
     // a newline or an escape in an argument is seen as such in the summary too.
     match text.char_indices().nth(SUMMARY_CHARS) {

@@ -45,7 +45,7 @@ fn plan_mode_offers_and_admits_only_read_only_tools() {
             "get_test_value"
         ]
     );
-    let args = json!({"program": "ls", "args": [], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null}).to_string();
+    let args = json!({"program": "ls", "args": [], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}).to_string();
     let err = registry.admit(Mode::Plan, "exec", &args).unwrap_err();
     assert!(matches!(
         err,
@@ -259,7 +259,7 @@ fn domain_rules_are_enforced() {
     };
     assert!(admit("edit", many(256)).is_ok());
     // An argument the kernel would refuse (E2BIG) is refused at admission.
-    let exec = |arg: String| json!({"program": "echo", "args": [arg], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null});
+    let exec = |arg: String| json!({"program": "echo", "args": [arg], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null});
     assert!(admit("exec", exec("x".repeat(128 * 1024 - 1))).is_ok());
     assert_eq!(invalid("exec", exec("x".repeat(128 * 1024))).0, "args[0]");
     assert_eq!(invalid("edit", many(257)).0, "files");
@@ -282,7 +282,7 @@ fn domain_rules_are_enforced() {
 
 #[test]
 fn typed_arguments_come_out() {
-    let exec = json!({"program": "cargo", "args": ["test"], "cwd": ".", "env": ["RUST_LOG=debug", "-HOME"], "stdin": null, "timeout_ms": 5000});
+    let exec = json!({"program": "cargo", "args": ["test"], "cwd": ".", "env": ["RUST_LOG=debug", "-HOME"], "stdin": null, "timeout_ms": 5000, "outside_sandbox": null});
     let ToolArgs::Exec(args) = admit("exec", exec).unwrap() else {
         panic!()
     };
@@ -299,7 +299,7 @@ fn typed_arguments_come_out() {
         ]
     );
     assert_eq!(args.timeout_ms, Some(5000));
-    let bad_env = json!({"program": "x", "args": [], "cwd": ".", "env": ["A=1", "=1"], "stdin": null, "timeout_ms": null});
+    let bad_env = json!({"program": "x", "args": [], "cwd": ".", "env": ["A=1", "=1"], "stdin": null, "timeout_ms": null, "outside_sandbox": null});
     assert_eq!(invalid("exec", bad_env).0, "env[1]");
     let ToolArgs::Evidence(args) = admit("evidence", json!({"ref": "@12", "kind": "lines", "offset": 3, "length": null, "query": null, "regex": false, "case_insensitive": false})).unwrap() else { panic!() };
     assert_eq!(

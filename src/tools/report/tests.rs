@@ -18,6 +18,7 @@ fn exec_args() -> ToolArgs {
         env: Vec::new(),
         stdin: None,
         timeout_ms: None,
+        outside_sandbox: false,
     })
 }
 

@@ -180,12 +180,21 @@ fn exec() -> ToolSpec {
                 "cwd": {"type": "string", "description": "\".\" = working dir."},
                 "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
                 "stdin": {"type": ["string", "null"]},
-                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."}
+                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."},
+                "outside_sandbox": {"type": ["boolean", "null"], "description": "null/false (normal) = inside the OS sandbox. true = ask the user to run this one command outside it; only after the sandbox denied something needed."}
             }),
-            &["program", "args", "cwd", "env", "stdin", "timeout_ms"],
+            &[
+                "program",
+                "args",
+                "cwd",
+                "env",
+                "stdin",
+                "timeout_ms",
+                "outside_sandbox",
+            ],
         ),
         read_only: false,
-        implementation_revision: 2,
+        implementation_revision: 3,
         parse: |value| {
             let raw: RawExecArgs = typed(value)?;
             Ok(ToolArgs::Exec(ExecArgs::try_from(raw)?))

@@ -66,6 +66,7 @@ const SHAPES: &[(&str, &[(&str, &str)])] = &[
             ("env", "array<string>"),
             ("stdin", "string|null"),
             ("timeout_ms", "integer|null"),
+            ("outside_sandbox", "boolean|null"),
         ],
     ),
     ("edit", &[("files", "array<object>")]),

@@ -18,6 +18,7 @@ fn request() -> ApprovalRequest {
         actions: Vec::new(),
         created: Vec::new(),
         withheld: None,
+        outside_sandbox: false,
     }
 }
 
@@ -183,4 +184,20 @@ fn a_newline_in_an_env_value_cannot_pass_for_a_row_of_its_own() {
         !shown.contains(&"env unset LD_PRELOAD".to_owned()),
         "{shown:?}"
     );
+}
+
+#[test]
+fn an_escalation_says_first_that_it_runs_outside_the_sandbox() {
+    let mut r = request();
+    r.argv = vec!["make".into(), "install".into()];
+    assert!(rows(&r).iter().all(|row| !row.text.contains("OUTSIDE")));
+    r.outside_sandbox = true;
+    let all = rows(&r);
+    assert_eq!(all[0].kind, RowKind::Warning);
+    assert!(
+        all[0].text.starts_with("runs OUTSIDE the sandbox"),
+        "{:?}",
+        all[0]
+    );
+    assert_eq!(all[1].kind, RowKind::Command, "the command follows");
 }

@@ -43,6 +43,8 @@ pub(crate) struct App {
     pub provider: String,
     /// How requests are authorised (for `/status`).
     pub credentials: String,
+    /// The OS sandbox (footer and `/status`).
+    pub sandbox: super::SandboxInfo,
     /// The current time, set by the driver.
     pub now: Instant,
     /// Terminal width.
@@ -108,6 +110,7 @@ impl App {
             session_hint,
             provider: String::new(),
             credentials: String::new(),
+            sandbox: super::SandboxInfo::default(),
             now: Instant::now(),
             width: 80,
             height: 24,

@@ -58,8 +58,38 @@ pub struct TuiInfo {
     pub credentials: String,
     /// For a reopened session, the line that says so (shown under the header).
     pub resumed: Option<String>,
+    /// The OS sandbox commands run under, for the footer and `/status`.
+    pub sandbox: SandboxInfo,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
+}
+
+/// The OS sandbox as the footer and `/status` show it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SandboxInfo {
+    /// The mode's name (`off`, `workspace-write`, `read-only`).
+    pub mode: String,
+    /// The Landlock ABI this kernel enforces, if it has Landlock.
+    pub landlock_abi: Option<u8>,
+    /// The mode in a sentence: writable roots and network (`/status`).
+    pub description: String,
+    /// Why the mode cannot be enforced here (commands are then not run), if it cannot.
+    pub refused: Option<String>,
+}
+
+impl SandboxInfo {
+    /// Whether a sandbox is configured (any mode but `off`).
+    pub fn configured(&self) -> bool {
+        !self.mode.is_empty() && self.mode != "off"
+    }
+
+    /// `workspace-write · Landlock ABI 7`, or the mode alone without Landlock.
+    pub fn short(&self) -> String {
+        match self.landlock_abi {
+            Some(abi) => format!("{} · Landlock ABI {abi}", self.mode),
+            None => format!("{} · no Landlock", self.mode),
+        }
+    }
 }
 
 /// How the TUI ended.

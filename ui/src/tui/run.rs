@@ -225,6 +225,7 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
     app.provider = info.provider;
     app.credentials = info.credentials;
+    app.sandbox = info.sandbox;
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }

@@ -258,6 +258,22 @@ fn footer(
     if app.flags.storage_failed {
         spans.push(Span::styled(" · storage failed", theme.error()));
     }
+    if app.sandbox.configured() {
+        // Before the hints, which give way first: whether commands are confined matters more.
+        match app.sandbox.refused {
+            Some(_) => spans.push(Span::styled(
+                format!(
+                    " · sandbox {} unavailable: commands refused",
+                    app.sandbox.mode
+                ),
+                theme.error(),
+            )),
+            None => spans.push(Span::styled(
+                format!(" · sandbox {}", app.sandbox.short()),
+                theme.dim(),
+            )),
+        }
+    }
     if let Some(u) = app.usage {
         spans.push(Span::styled(
             format!(" · {} tok", tokens(u.input_tokens + u.output_tokens)),
@@ -275,6 +291,25 @@ fn footer(
         spans.push(Span::styled(piece, theme.dim()));
     }
     Line::from(spans)
+}
+
+/// The `/status` row of the OS sandbox: mode, enforced ABI, what it allows, or why commands
+/// cannot run.
+fn sandbox_text(sandbox: &super::SandboxInfo) -> String {
+    if sandbox.mode.is_empty() {
+        return "—".to_owned();
+    }
+    if !sandbox.configured() {
+        return "off: commands run with your full rights (--sandbox workspace-write confines them)"
+            .to_owned();
+    }
+    match &sandbox.refused {
+        Some(reason) => format!(
+            "{} · NOT ENFORCEABLE, commands are refused: {reason}",
+            sandbox.short()
+        ),
+        None => format!("{} · {}", sandbox.short(), sandbox.description),
+    }
 }
 
 fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
@@ -322,6 +357,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("model", or_unknown(&app.model)),
         ("provider", or_unknown(&app.provider)),
         ("auth", or_unknown(&app.credentials)),
+        ("sandbox", sandbox_text(&app.sandbox)),
         ("cwd", or_unknown(&app.cwd)),
         ("session", session),
         ("mode", mode.to_owned()),

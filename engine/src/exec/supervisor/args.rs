@@ -3,6 +3,7 @@
 //! ```text
 //! __ash-supervise --evidence PATH --parent PID [--report-fd FD]
 //!     [--no-new-privs] [--clear-ambient-caps] [--clear-inheritable-caps]
+//!     [--sandbox [--sandbox-network] [--sandbox-write DIR]...]
 //!     [--cwd DIR] [--clear-env] [--set NAME=VALUE | --unset NAME]...
 //!     -- PROGRAM ARGV0 [ARG...]
 //! ```
@@ -11,6 +12,7 @@
 //! the engine applies them to a command it spawns directly.
 
 use crate::exec::ExecHardening;
+use crate::exec::sandbox::Restrictions;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -36,6 +38,9 @@ pub(super) struct Plan {
     pub report_fd: Option<i32>,
     /// Restrictions the supervisor applies to itself before starting the command.
     pub hardening: ExecHardening,
+    /// The OS sandbox the supervisor applies to the command (not to itself, so it can still
+    /// write the evidence).
+    pub sandbox: Option<Restrictions>,
     /// The command's working directory (the supervisor's own when absent).
     pub cwd: Option<PathBuf>,
     /// Start the command from an empty environment.
@@ -100,6 +105,15 @@ impl Plan {
             (self.clear_env, "--clear-env"),
         ];
         out.extend(flags.iter().filter(|(on, _)| *on).map(|(_, f)| f.into()));
+        if let Some(sandbox) = &self.sandbox {
+            out.push("--sandbox".into());
+            if sandbox.network {
+                out.push("--sandbox-network".into());
+            }
+            for dir in &sandbox.writable {
+                out.extend(["--sandbox-write".into(), dir.clone().into()]);
+            }
+        }
         if let Some(cwd) = &self.cwd {
             out.extend(["--cwd".into(), cwd.clone().into()]);
         }
@@ -130,6 +144,11 @@ impl Plan {
         let mut cwd = None;
         let mut clear_env = false;
         let mut env = Vec::new();
+        let mut sandboxed = false;
+        let mut sandbox = Restrictions {
+            writable: Vec::new(),
+            network: false,
+        };
         let mut rest = args.iter();
         loop {
             let Some(arg) = rest.next() else {
@@ -151,12 +170,22 @@ impl Plan {
                 Some("--clear-ambient-caps") => hardening.clear_ambient_caps = true,
                 Some("--clear-inheritable-caps") => hardening.clear_inheritable_caps = true,
                 Some("--clear-env") => clear_env = true,
+                Some("--sandbox") => sandboxed = true,
+                Some("--sandbox-network") => sandbox.network = true,
+                Some("--sandbox-write") => {
+                    sandbox
+                        .writable
+                        .push(PathBuf::from(value("--sandbox-write")?));
+                }
                 _ => {
                     return Err(UsageError::UnknownOption(
                         arg.to_string_lossy().into_owned(),
                     ));
                 }
             }
+        }
+        if !sandboxed && (sandbox.network || !sandbox.writable.is_empty()) {
+            return Err(UsageError::Required("--sandbox"));
         }
         let (Some(program), Some(argv0)) = (rest.next(), rest.next()) else {
             return Err(UsageError::MissingCommand);
@@ -166,6 +195,7 @@ impl Plan {
             parent: parent.ok_or(UsageError::Required("--parent"))?,
             report_fd,
             hardening,
+            sandbox: sandboxed.then_some(sandbox),
             cwd,
             clear_env,
             env,
@@ -210,6 +240,10 @@ mod tests {
             parent: 42,
             report_fd: Some(7),
             hardening: ExecHardening::strict(),
+            sandbox: Some(Restrictions {
+                writable: vec!["/work dir".into(), "/tmp".into()],
+                network: true,
+            }),
             cwd: Some("/work dir".into()),
             clear_env: true,
             env: vec![
@@ -230,6 +264,7 @@ mod tests {
         let bare = Plan {
             report_fd: None,
             hardening: ExecHardening::default(),
+            sandbox: None,
             cwd: None,
             clear_env: false,
             env: Vec::new(),
@@ -261,6 +296,19 @@ mod tests {
             ),
             (vec!["--bogus"], "unknown option"),
             (vec!["--set", "=v"], "--set needs NAME=VALUE"),
+            (
+                vec![
+                    "--evidence",
+                    "e",
+                    "--parent",
+                    "1",
+                    "--sandbox-network",
+                    "--",
+                    "p",
+                    "a",
+                ],
+                "option --sandbox is required",
+            ),
             (vec!["--evidence"], "needs a value"),
         ];
         for (args, message) in cases {

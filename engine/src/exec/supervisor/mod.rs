@@ -28,7 +28,7 @@ mod stop;
 
 pub use evidence::{EVIDENCE_VERSION, Evidence, EvidenceError, Termination, read_evidence};
 pub use process::supervise_main;
-pub(crate) use start::prepare;
+pub(crate) use start::{Prepared, direct_spawn_error, prepare};
 pub(crate) use stop::Target;
 
 use std::path::PathBuf;

@@ -10,6 +10,7 @@ use super::evidence::{EVIDENCE_VERSION, Evidence, PendingEvidence, Termination};
 use super::reap::{Left, Tree};
 use super::report::{Report, ReportWriter};
 use super::signals::{self, Signals, Wake};
+use crate::exec::sandbox::{Confinement, encode_failure};
 use nix::sys::signal::{SigSet, Signal};
 use nix::sys::wait::WaitStatus;
 use nix::unistd::{Pid, getppid};
@@ -18,6 +19,7 @@ use std::io;
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use thiserror::Error;
 
@@ -113,13 +115,34 @@ fn supervise(plan: &Plan, report: &mut Option<ReportWriter>) -> Result<Exit, Set
         return Ok(Exit::Signal(signals::PARENT_DEATH_SIGNAL));
     }
     plan.hardening.apply().map_err(os("hardening"))?;
-    let start = Instant::now();
-    let child = match command(plan, signals.original()).spawn() {
-        Ok(child) => child,
+    let confinement = match plan.sandbox.as_ref().map(Confinement::build).transpose() {
+        Ok(confinement) => confinement.map(Arc::new),
         Err(e) => {
             if let Some(writer) = report.take() {
-                let errno = e.raw_os_error().unwrap_or(libc::EIO);
-                writer.send(&Report::SpawnFailed(errno));
+                writer.send(&Report::SandboxFailed(encode_failure(&e)));
+            }
+            return Ok(Exit::Code(SETUP_EXIT));
+        }
+    };
+    let start = Instant::now();
+    let spawned = command(plan, signals.original(), confinement.clone()).spawn();
+    let child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            // The command (and the hook's reference) is gone: the report pipe is at EOF.
+            let failure = confinement
+                .and_then(|c| Arc::try_unwrap(c).ok())
+                .and_then(Confinement::failure);
+            if let Some(writer) = report.take() {
+                match failure {
+                    Some(failure) => {
+                        writer.send(&Report::SandboxFailed(encode_failure(&failure)));
+                    }
+                    None => {
+                        let errno = e.raw_os_error().unwrap_or(libc::EIO);
+                        writer.send(&Report::SpawnFailed(errno));
+                    }
+                }
             }
             return Ok(Exit::Code(SETUP_EXIT));
         }
@@ -166,13 +189,20 @@ fn supervise(plan: &Plan, report: &mut Option<ReportWriter>) -> Result<Exit, Set
 /// The command: the plan's program, `argv[0]`, arguments, cwd and environment, in a process
 /// group of its own, with the supervisor's stdio and the signal mask it had from the engine
 /// (a child inherits the mask, and the supervisor's blocks what it reads from its signalfd).
-fn command(plan: &Plan, mask: SigSet) -> Command {
+fn command(plan: &Plan, mask: SigSet, confinement: Option<Arc<Confinement>>) -> Command {
     let mut cmd = Command::new(&plan.program);
     cmd.arg0(&plan.argv0).args(&plan.args).process_group(0);
     // SAFETY: the hook only calls pthread_sigmask, which is async-signal-safe; it allocates
     // nothing and takes no locks.
     unsafe {
         cmd.pre_exec(move || mask.thread_set_mask().map_err(io::Error::from));
+    }
+    if let Some(confinement) = confinement {
+        // SAFETY: the hook only issues system calls on memory prepared before the fork (see
+        // `Confinement::apply_in_child`); it allocates nothing and takes no locks.
+        unsafe {
+            cmd.pre_exec(move || confinement.apply_in_child());
+        }
     }
     if let Some(cwd) = &plan.cwd {
         cmd.current_dir(cwd);

@@ -3,7 +3,8 @@
 //! as a last resort) or why not (the same `errno` a direct spawn would have failed with).
 //!
 //! Records: `P` + pid (u32 LE): started; `E` + errno (i32 LE): the command could not be
-//! spawned; `F` + UTF-8 text: the supervisor itself could not be set up.
+//! spawned; `F` + UTF-8 text: the supervisor itself could not be set up; `S` + an encoded
+//! sandbox failure: the command's sandbox could not be built or applied.
 #![allow(
     unsafe_code,
     reason = "reading the inherited start-report descriptor by number"
@@ -25,6 +26,9 @@ pub(super) enum Report {
     SpawnFailed(i32),
     /// The supervisor could not be set up.
     SetupFailed(String),
+    /// The sandbox could not be built or applied (an encoded sandbox failure); the command
+    /// did not run.
+    SandboxFailed(Vec<u8>),
     /// Nothing, or nothing intelligible, arrived before the pipe closed.
     Garbled,
 }
@@ -45,6 +49,10 @@ impl Report {
                 out.push(b'F');
                 out.extend_from_slice(text.as_bytes());
             }
+            Report::SandboxFailed(bytes) => {
+                out.push(b'S');
+                out.extend_from_slice(bytes);
+            }
             Report::Garbled => {}
         }
         out
@@ -60,6 +68,7 @@ impl Report {
                 Report::SpawnFailed(i32::from_le_bytes(w))
             }),
             Some((b'F', rest)) => Report::SetupFailed(String::from_utf8_lossy(rest).into_owned()),
+            Some((b'S', rest)) => Report::SandboxFailed(rest.to_vec()),
             _ => Report::Garbled,
         }
     }
@@ -135,6 +144,7 @@ mod tests {
             Report::Started(4242),
             Report::SpawnFailed(libc::ENOENT),
             Report::SetupFailed("no evidence dir".into()),
+            Report::SandboxFailed(b"Bno landlock".to_vec()),
         ] {
             assert_eq!(Report::decode(&report.encode()), report);
         }

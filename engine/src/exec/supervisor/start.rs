@@ -10,6 +10,7 @@ use super::report::{self, Report};
 use super::{SUPERVISE_ARG, Supervision};
 use crate::exec::error::ExecError;
 use crate::exec::launch::Launch;
+use crate::exec::sandbox::{Confinement, SandboxError, decode_failure};
 use crate::protocol::EnvChange;
 use nix::fcntl::{FcntlArg, fcntl};
 use nix::unistd::Pid;
@@ -17,6 +18,7 @@ use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::process::Command;
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How long the supervisor may take to report the start of the command. Starting is a fork and
@@ -25,9 +27,9 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The command to spawn for `launch`: the command itself, or its supervisor together with the
 /// report pipe the caller must [`Starting::started`] right after spawning.
-pub(crate) fn prepare(launch: &Launch) -> Result<(Command, Option<Starting>), ExecError> {
+pub(crate) fn prepare(launch: &Launch) -> Result<Prepared, ExecError> {
     let Some(supervision) = launch.supervision() else {
-        return Ok((launch.command(), None));
+        return direct(launch);
     };
     let (reader, writer) =
         std::io::pipe().map_err(|e| ExecError::internal("supervisor report pipe", e))?;
@@ -57,15 +59,67 @@ pub(crate) fn prepare(launch: &Launch) -> Result<(Command, Option<Starting>), Ex
             Ok(())
         });
     }
-    Ok((
-        cmd,
-        Some(Starting {
+    Ok(Prepared {
+        command: cmd,
+        starting: Some(Starting {
             reader: reader.into(),
             writer,
             requested: launch.requested.clone(),
             program: supervision.program.display().to_string(),
         }),
-    ))
+        confinement: None,
+    })
+}
+
+/// A command ready to spawn, and what to consult when it has been.
+pub(crate) struct Prepared {
+    /// The command, or its supervisor.
+    pub command: Command,
+    /// The supervisor's start report, when supervised.
+    pub starting: Option<Starting>,
+    /// The sandbox applied in the directly spawned child, when sandboxed and unsupervised.
+    pub confinement: Option<Arc<Confinement>>,
+}
+
+/// The command spawned directly; a sandbox is built now and applied in the child.
+fn direct(launch: &Launch) -> Result<Prepared, ExecError> {
+    let mut command = launch.command();
+    let Some(policy) = launch.sandbox() else {
+        return Ok(Prepared {
+            command,
+            starting: None,
+            confinement: None,
+        });
+    };
+    let restrictions = policy.restrictions(launch.workspace_root());
+    let confinement = Arc::new(Confinement::build(&restrictions).map_err(ExecError::Sandbox)?);
+    let inner = Arc::clone(&confinement);
+    // SAFETY: the hook only issues system calls on memory prepared before the fork (see
+    // `Confinement::apply_in_child`); it allocates nothing and takes no locks.
+    unsafe {
+        command.pre_exec(move || inner.apply_in_child());
+    }
+    Ok(Prepared {
+        command,
+        starting: None,
+        confinement: Some(confinement),
+    })
+}
+
+/// The error for a direct spawn that failed: the sandbox's, if the child reported one.
+pub(crate) fn direct_spawn_error(
+    launch: &Launch,
+    confinement: Option<Arc<Confinement>>,
+    err: &io::Error,
+) -> ExecError {
+    // The spawned command (and with it the hook's reference) is dropped before this.
+    let failure = confinement
+        .and_then(|c| Arc::try_unwrap(c).ok())
+        .and_then(Confinement::failure);
+    match failure {
+        Some(e) => ExecError::Sandbox(e),
+        None => ExecError::from_spawn(&launch.requested, err),
+    }
 }
 
 fn plan(launch: &Launch, supervision: &Supervision, report_fd: i32) -> Result<Plan, ExecError> {
@@ -86,6 +140,9 @@ fn plan(launch: &Launch, supervision: &Supervision, report_fd: i32) -> Result<Pl
             .map_err(|e| ExecError::internal("own process id", e))?,
         report_fd: Some(report_fd),
         hardening: launch.hardening(),
+        sandbox: launch
+            .sandbox()
+            .map(|p| p.restrictions(launch.workspace_root())),
         cwd: None,
         clear_env,
         env,
@@ -139,6 +196,13 @@ impl Starting {
                 &io::Error::from_raw_os_error(errno),
             )),
             Some(Report::SetupFailed(text)) => Err(ExecError::Internal(text)),
+            Some(Report::SandboxFailed(bytes)) => Err(ExecError::Sandbox(
+                decode_failure(&bytes).unwrap_or_else(|| {
+                    SandboxError::Build(
+                        "the exec supervisor reported an unreadable sandbox failure".to_owned(),
+                    )
+                }),
+            )),
             Some(Report::Garbled) => Err(ExecError::Internal(
                 "the exec supervisor ended without reporting a start".to_owned(),
             )),

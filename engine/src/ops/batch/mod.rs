@@ -55,6 +55,7 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
         .collect();
     let session = answer.session;
     let (cancel, deadline) = (&answer.cancel, answer.deadline);
+    let sandbox = answer.sandbox;
     let children = Plan::new(&deps).run(
         node_parallelism(),
         |i| {
@@ -78,8 +79,9 @@ pub(crate) fn run(answer: &mut Answer<'_>, args: &BatchArgs) -> Result<Response,
                     cancel.clone(),
                     deadline,
                     output,
-                    // No tag: a batch may hold several transactions.
-                    &crate::session::Attachments::default(),
+                    // No tag: a batch may hold several transactions; the sandbox covers
+                    // every command in it.
+                    (&crate::session::Attachments::default(), sandbox),
                     Charge::Share,
                 )
             };

@@ -800,6 +800,7 @@ fn approval_keys_decide_and_leave_the_typed_input_alone() {
         stdin: None,
         created: Vec::new(),
         withheld: None,
+        outside_sandbox: false,
     };
     h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
     let sent = h.sent.len();
@@ -892,6 +893,7 @@ fn an_approval_that_does_not_fit_is_approved_only_after_it_was_all_seen() {
         actions: Vec::new(),
         created: Vec::new(),
         withheld: None,
+        outside_sandbox: false,
     };
     h.event(EventBody::ApprovalRequired(Box::new(asked("c1"))));
     let sent = h.sent.len();
@@ -999,6 +1001,7 @@ fn typing_ahead_never_answers_an_approval() {
         stdin: None,
         created: Vec::new(),
         withheld: None,
+        outside_sandbox: false,
     })));
     let sent = h.sent.len();
     let live = |h: &Harness| -> String {

@@ -331,6 +331,41 @@ fn usage_reports_show_in_the_footer() {
     assert!(footer.contains("basic · idle · 12.3k tok"), "{footer}");
 }
 
+fn sandbox(refused: Option<&str>) -> crate::tui::SandboxInfo {
+    crate::tui::SandboxInfo {
+        mode: "workspace-write".into(),
+        landlock_abi: Some(7),
+        description: "writes only under /home/dev/project, /tmp; network off".into(),
+        refused: refused.map(str::to_owned),
+    }
+}
+
+#[test]
+fn the_footer_and_status_show_the_sandbox_and_its_abi() {
+    let mut h = Harness::opened(100, 24, false, vec![]);
+    let footer = |h: &Harness| line_text(view::live(&h.app).lines.last().unwrap());
+    assert!(!footer(&h).contains("sandbox"), "off says nothing");
+    h.app.sandbox = sandbox(None);
+    assert!(
+        footer(&h).contains("basic · idle · sandbox workspace-write · Landlock ABI 7"),
+        "{}",
+        footer(&h)
+    );
+    h.app.sandbox = sandbox(Some("needs Landlock ABI 6, this kernel has ABI 3"));
+    assert!(
+        footer(&h).contains("sandbox workspace-write unavailable: commands refused"),
+        "{}",
+        footer(&h)
+    );
+    h.type_text("/status");
+    h.press(KeyCode::Enter);
+    let text = screen(&h);
+    assert!(
+        text.contains("sandbox  workspace-write · Landlock ABI 7 · NOT ENFORCEABLE"),
+        "{text}"
+    );
+}
+
 fn report(tone: ReportTone, summary: &str) -> ToolReport {
     ToolReport::new(tone, summary)
 }
@@ -646,6 +681,7 @@ fn approval_request(request: ansa_sessions::RequestId) -> ansa_sessions::protoco
         stdin: None,
         created: Vec::new(),
         withheld: None,
+        outside_sandbox: false,
     }
 }
 
