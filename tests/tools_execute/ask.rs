@@ -78,16 +78,22 @@ fn a_permit_for_one_argv_does_not_run_another() {
     let shown = h.tools.prepare(&approved).unwrap();
     let approval = h.tools.approval(&shown).unwrap();
     let mut swapped = h.tools.prepare(&other).unwrap();
-    h.tools.grant(&mut swapped, &approval).unwrap();
+    // The harness refuses to sign a decision for another action (the engine would refuse the
+    // permit too: engine/tests/session_api/approval.rs).
+    let err = h.tools.grant(&mut swapped, &approval).unwrap_err();
+    assert_eq!(
+        err,
+        ToolExecError::Permit {
+            tool: "exec",
+            source: PermitError::Mismatch
+        }
+    );
     let out = h
         .tools
         .run(&other, swapped, &CancelToken::new(), None)
         .unwrap();
     let answer = out.answer.unwrap();
-    assert!(
-        answer.contains("302"),
-        "the engine refuses the permit: {answer}"
-    );
+    assert!(answer.contains("301"), "unsigned, it is refused: {answer}");
     assert!(!h.dir.path().join("other").exists());
     assert!(!h.dir.path().join("approved").exists());
 }

@@ -5,6 +5,7 @@
 //! directly and ignore a well-formed permit.
 
 use super::lock;
+use crate::exec::sandbox::SandboxPolicy;
 use crate::protocol::{Caps, Challenge, Request};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -315,7 +316,7 @@ impl ApprovalPolicy {
     }
 
     /// Decides whether `request` may run; verifying a permit spends it.
-    pub(crate) fn decide(&self, request: &Request) -> Decision {
+    pub(crate) fn decide(&self, request: &Request, sandbox: Option<&SandboxPolicy>) -> Decision {
         let required = request.required_caps();
         if !required
             .missing_from(self.granted | self.approval)
@@ -327,7 +328,7 @@ impl ApprovalPolicy {
         if caps.is_empty() {
             return Decision::Allow;
         }
-        let action = request.action_digest().0;
+        let action = SandboxPolicy::bind(request.action_digest().0, sandbox);
         let Some(permit) = &request.permit else {
             return Decision::Required(self.authority.challenge(self, caps, action));
         };

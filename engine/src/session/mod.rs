@@ -207,9 +207,19 @@ impl Session {
     /// `@n`). A harness asks this before it asks its user; checking a request that carries a
     /// permit spends the permit.
     pub fn authorize(&self, request: &Request) -> Option<Response> {
+        self.authorize_under(request, None)
+    }
+
+    /// [`Session::authorize`] for a run under `sandbox`: the challenge's action (and so the
+    /// permit) covers the sandbox policy too ([`SandboxPolicy::bind`]).
+    pub fn authorize_under(
+        &self,
+        request: &Request,
+        sandbox: Option<&SandboxPolicy>,
+    ) -> Option<Response> {
         let policy = lock(&self.shared.approval).clone()?;
         let id = request.id;
-        let (code, challenge) = match policy.decide(request) {
+        let (code, challenge) = match policy.decide(request, sandbox) {
             Decision::Allow => return None,
             Decision::Deny => {
                 return Some(Response::error(
@@ -370,7 +380,7 @@ impl Session {
                 ErrorRecord::typical(ErrorCode::CapabilityDenied),
             ));
         }
-        if let Some(denied) = self.authorize(request) {
+        if let Some(denied) = self.authorize_under(request, sandbox) {
             return Executed::ready(denied);
         }
         ops::perform(

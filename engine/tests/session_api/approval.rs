@@ -3,6 +3,7 @@
 
 use crate::{Harness, batch, request};
 use ash_engine::ason::{Limits, decode_canonical};
+use ash_engine::exec::sandbox::{SandboxMode, SandboxPolicy};
 use ash_engine::protocol::{Caps, Challenge, Request};
 use ash_engine::session::approval::{
     ApprovalAuthority, ApprovalPolicy, Clock, DEFAULT_TTL_MS, PermitError, PolicyError,
@@ -246,5 +247,68 @@ fn a_batch_is_approved_once_for_the_union_of_its_leaves() {
     assert!(
         answer.starts_with("t:3\ni:5\ns:0\nd[2]{i,o,s,c,r}:\n1,r,0,0,@"),
         "{answer}"
+    );
+}
+
+/// Asks `text` under `sandbox` through `authorize_under`, the way an embedder does before it
+/// runs the request with `execute_sandboxed`: `None` when it may run.
+fn authorize_under(
+    s: &Setup,
+    text: &str,
+    permit: Option<[u8; 48]>,
+    sandbox: Option<&SandboxPolicy>,
+) -> Option<String> {
+    let mut req = request(text);
+    req.permit = permit;
+    s.h.session
+        .authorize_under(&req, sandbox)
+        .map(|denied| denied.encode())
+}
+
+#[test]
+fn a_permit_for_a_sandboxed_run_never_authorises_an_unsandboxed_or_other_one() {
+    let s = setup();
+    let inside = SandboxPolicy {
+        mode: SandboxMode::WorkspaceWrite,
+        writable: Vec::new(),
+        network: false,
+    };
+    let text = read(1, "Cargo.toml");
+    let denied = authorize_under(&s, &text, None, Some(&inside)).expect("a challenge");
+    let c = challenge_of(&s, &denied, 301);
+    let req: Request = request(&text);
+    assert_ne!(
+        c.action,
+        req.action_digest().0,
+        "the sandbox is in the action"
+    );
+    assert_eq!(
+        c.action,
+        SandboxPolicy::bind(req.action_digest().0, Some(&inside))
+    );
+    // The sandboxed run's permit, presented for an unsandboxed run: refused.
+    let permit = s.authority.issue(&c).expect("pending challenge");
+    let outside = authorize_under(&s, &text, Some(permit), None).expect("refused");
+    assert!(outside.contains("\n302,"), "{outside}");
+    // ... and for the same run with the network on: refused too.
+    let c = challenge_of(&s, &outside, 302);
+    let networked = SandboxPolicy {
+        network: true,
+        ..inside.clone()
+    };
+    let fresh = authorize_under(&s, &text, None, Some(&inside)).expect("a challenge");
+    let c2 = challenge_of(&s, &fresh, 301);
+    let permit = s.authority.issue(&c2).expect("pending challenge");
+    let other = authorize_under(&s, &text, Some(permit), Some(&networked)).expect("refused");
+    assert!(other.contains("\n302,"), "{other}");
+    // An unsandboxed run's own challenge keeps the plain action digest.
+    assert_eq!(c.action, req.action_digest().0);
+    // The sandboxed permit runs the sandboxed run.
+    let fresh = authorize_under(&s, &text, None, Some(&inside)).expect("a challenge");
+    let c3 = challenge_of(&s, &fresh, 301);
+    let permit = s.authority.issue(&c3).expect("pending challenge");
+    assert_eq!(
+        authorize_under(&s, &text, Some(permit), Some(&inside)),
+        None
     );
 }

@@ -20,9 +20,6 @@ use ansa_sessions::{CallId, RequestId};
 /// The policy id hashed into every challenge's policy digest.
 const POLICY_ID: &str = "ansa-ask-v1";
 
-/// The domain of the digest of a sandboxed action.
-const SANDBOXED_ACTION: &[u8] = b"ansa-sandboxed-action-v1\0";
-
 /// What an ask-mode call would do, as the engine's challenge and in words for the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Approval {
@@ -110,13 +107,17 @@ impl Harness {
         approval: &Approval,
     ) -> Result<(), PermitError> {
         request.permit = None;
-        if approval.digest != bound_digest(&approval.challenge.action, sandbox) {
+        // The engine's challenge binds the sandbox; a decision taken for another one is refused
+        // here, before the engine would refuse its permit.
+        if approval.digest != to_lower_hex(&approval.challenge.action)
+            || approval.challenge.action != SandboxPolicy::bind(request.action_digest().0, sandbox)
+        {
             return Err(PermitError::Mismatch);
         }
         let permit = match self.authority.issue(&approval.challenge) {
             Err(PermitError::Expired) => {
                 let fresh = session
-                    .authorize(request)
+                    .authorize_under(request, sandbox)
                     .and_then(|denied| session.take_challenge(&denied))
                     .ok_or(PermitError::NotPending)?;
                 if fresh.action != approval.challenge.action {
@@ -143,7 +144,7 @@ pub(super) fn ask(
     sandbox: Option<&SandboxPolicy>,
     outside: bool,
 ) -> Option<Approval> {
-    let denied = session.authorize(request)?;
+    let denied = session.authorize_under(request, sandbox)?;
     let challenge = session.take_challenge(&denied)?;
     let mut shown = shown::shown(request, preimages);
     if outside {
@@ -153,32 +154,11 @@ pub(super) fn ask(
     }
     Some(Approval {
         challenge,
-        digest: bound_digest(&challenge.action, sandbox),
+        digest: to_lower_hex(&challenge.action),
         action: ash_engine::ason::encode(&request.action_document()),
         summary: shown.summary.clone(),
         shown,
     })
-}
-
-/// The digest a decision and its permit stand for: the engine's action digest for an
-/// unsandboxed run (as before the sandbox existed, so earlier "approve for this session"
-/// decisions keep their meaning), and for a sandboxed one a digest over the action and the
-/// whole sandbox policy, so the two can never be taken for each other.
-pub(super) fn bound_digest(action: &[u8; 32], sandbox: Option<&SandboxPolicy>) -> String {
-    let Some(policy) = sandbox.filter(|p| p.is_enforced()) else {
-        return to_lower_hex(action);
-    };
-    let mut h = blake3::Hasher::new();
-    h.update(SANDBOXED_ACTION);
-    h.update(action);
-    h.update(policy.mode.as_str().as_bytes());
-    h.update(&[0, u8::from(policy.network)]);
-    for root in &policy.writable {
-        let bytes = root.as_os_str().as_encoded_bytes();
-        h.update(&(bytes.len() as u64).to_be_bytes());
-        h.update(bytes);
-    }
-    to_lower_hex(h.finalize().as_bytes())
 }
 
 /// Ask mode: signs the permit of a command that runs inside the sandbox without asking the

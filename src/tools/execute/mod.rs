@@ -35,7 +35,7 @@ use ash_engine::compute::ComputePlane;
 use ash_engine::exec::ExecHardening;
 use ash_engine::exec::sandbox::{self, SandboxPolicy};
 use ash_engine::exec::supervisor::Supervision;
-use ash_engine::protocol::{Budget, Caps, Op, Request};
+use ash_engine::protocol::{Budget, Caps, Op, Request, to_lower_hex};
 use ash_engine::session::{Attachments, PathFilter, Reported, Session, SessionConfig};
 use ash_engine::store::StoreQuota;
 use ash_engine::txn::{Recovered, Tag};
@@ -404,9 +404,8 @@ impl ToolExecutor {
     /// digest, folded with the whole sandbox policy when the command runs sandboxed.
     pub fn bound_digest(&self, prepared: &Prepared) -> Option<String> {
         match &prepared.kind {
-            PreparedKind::Engine { request, place, .. } => Some(approval::bound_digest(
-                &request.action_digest().0,
-                place.policy(),
+            PreparedKind::Engine { request, place, .. } => Some(to_lower_hex(
+                &SandboxPolicy::bind(request.action_digest().0, place.policy()),
             )),
             PreparedKind::Local(_) => None,
         }

@@ -8,6 +8,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 
+/// The domain of the digest of a sandboxed action.
+const SANDBOXED_ACTION: &[u8] = b"ash-sandboxed-action-v1\0";
+
 /// The Landlock ABI every sandboxed mode needs: 3 for truncation, 6 for scoping signals and
 /// abstract Unix sockets (without it a command could kill ansa or reach a daemon's abstract
 /// socket); 4 and 5 come along.
@@ -113,6 +116,27 @@ impl SandboxPolicy {
     /// Whether the policy restricts anything (every mode but `off`).
     pub fn is_enforced(&self) -> bool {
         self.mode != SandboxMode::Off
+    }
+
+    /// The action digest a permit for `action` run under `sandbox` covers: `action` itself for
+    /// an unsandboxed run (so earlier decisions keep their meaning), otherwise a digest over the
+    /// action and the whole policy, so a permit for a sandboxed run never authorises an
+    /// unsandboxed one, nor one under another policy.
+    pub fn bind(action: [u8; 32], sandbox: Option<&SandboxPolicy>) -> [u8; 32] {
+        let Some(policy) = sandbox.filter(|p| p.is_enforced()) else {
+            return action;
+        };
+        let mut h = blake3::Hasher::new();
+        h.update(SANDBOXED_ACTION);
+        h.update(&action);
+        h.update(policy.mode.as_str().as_bytes());
+        h.update(&[0, u8::from(policy.network_allowed())]);
+        for root in &policy.writable {
+            let bytes = root.as_os_str().as_encoded_bytes();
+            h.update(&(bytes.len() as u64).to_be_bytes());
+            h.update(bytes);
+        }
+        *h.finalize().as_bytes()
     }
 
     /// Whether network sockets are allowed under this policy.
