@@ -1,0 +1,5 @@
+//! Restore: puts the workspace back to a checkpoint's manifest.
+
+mod source;
+
+pub use source::{ObjectSource, SourceError};
