@@ -3,7 +3,7 @@
 
 use crate::support::*;
 use crate::{fixture, journal_left};
-use ash_engine::checkpoint::manifest::Node;
+use ash_engine::checkpoint::Node;
 use ash_engine::checkpoint::restore::{
     OnConflict, RestoreError, SourceError, apply, on_published, plan,
 };

@@ -10,12 +10,13 @@
 
 mod faults;
 mod matrix;
+mod real_store;
 mod support;
 
-use ash_engine::checkpoint::manifest::{Manifest, Unrestorable};
 use ash_engine::checkpoint::restore::{
     EntryKind, OnConflict, RestoreError, apply, external_changes, plan,
 };
+use ash_engine::checkpoint::{Manifest, Unrestorable};
 use ash_engine::files::workspace::Workspace;
 use std::collections::BTreeSet;
 use support::*;

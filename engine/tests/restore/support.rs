@@ -1,8 +1,8 @@
 //! Test support: a small capture of a real directory into a manifest and an in-memory object
 //! source (until the checkpoint store's own capture is merged), and exact tree snapshots.
 
-use ash_engine::checkpoint::manifest::{Entry, Manifest, Node, Stamp, Unrestorable};
 use ash_engine::checkpoint::restore::{ObjectSource, SourceError};
+use ash_engine::checkpoint::{Entry, Manifest, Node, Stamp, Unrestorable};
 use ash_engine::protocol::Digest;
 use std::collections::{BTreeMap, HashMap};
 use std::os::unix::ffi::OsStrExt;
