@@ -622,3 +622,16 @@ fn exists_at(dir: BorrowedFd<'_>, name: &str) -> bool {
 fn fsync_dir(dir: &OwnedFd) -> io::Result<()> {
     nix::unistd::fsync(dir.as_fd()).map_err(io::Error::from)
 }
+
+/// Restores read kept contents through this: a damaged object is `Corrupt` naming its digest,
+/// so the restore refuses before anything changes.
+impl crate::checkpoint::restore::ObjectSource for Store {
+    fn object(&self, digest: &Digest) -> Result<Vec<u8>, crate::checkpoint::restore::SourceError> {
+        use crate::checkpoint::restore::SourceError;
+        Store::object(self, digest).map_err(|e| match e {
+            CheckpointError::MissingObject(d) => SourceError::Missing(d),
+            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
+            other => SourceError::Io(other.to_string()),
+        })
+    }
+}

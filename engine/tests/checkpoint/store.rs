@@ -2,6 +2,7 @@
 
 use std::os::unix::fs::PermissionsExt;
 
+use ash_engine::checkpoint::restore::{ObjectSource, SourceError};
 use ash_engine::checkpoint::{CheckpointError, ManifestId, Node, Store};
 
 use crate::support::{Fixture, entry, files_below};
@@ -92,6 +93,10 @@ fn a_corrupt_object_is_detected_on_read() {
 
     std::fs::remove_file(&object).unwrap();
     assert!(matches!(store.object(&digest), Err(CheckpointError::MissingObject(d)) if d == digest));
+    assert_eq!(
+        ObjectSource::object(&store, &digest),
+        Err(SourceError::Missing(digest))
+    );
     std::fs::write(&object, &original).unwrap();
     assert_eq!(
         store.object(&digest).unwrap(),
