@@ -108,12 +108,14 @@ fn a_corrupt_object_is_detected_on_read() {
 fn a_corrupt_or_missing_manifest_is_detected() {
     let f = Fixture::new();
     f.write("a", b"a");
-    let (store, captured) = f.capture();
+    let (_store, captured) = f.capture();
     let path = f.store_dir.join("manifests").join(captured.id.to_hex());
     let mut bytes = std::fs::read(&path).unwrap();
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&path, &bytes).unwrap();
+    // A reopened store (the one that wrote it keeps the last manifest's bytes in memory).
+    let store = Store::open(&f.store_dir, 1 << 30).unwrap();
     assert!(
         matches!(store.manifest(&captured.id), Err(CheckpointError::CorruptManifest(id)) if id == captured.id)
     );
@@ -151,4 +153,52 @@ fn a_reopened_store_knows_its_contents_and_clears_leftovers() {
         0
     );
     assert_eq!(store.manifest(&captured.id).unwrap(), captured.manifest);
+}
+
+#[test]
+fn manifests_kept_as_deltas_read_back_and_a_damaged_base_is_named() {
+    let f = Fixture::new();
+    for i in 0..200 {
+        f.write(&format!("d/f{i}"), format!("content {i}\n").as_bytes());
+    }
+    let store = f.store(1 << 30);
+    let ws = f.ws();
+    let rules = ash_engine::checkpoint::CaptureRules::default();
+    let mut taken = Vec::new();
+    let mut previous = None;
+    for turn in 0..40 {
+        f.write(&format!("d/f{turn}"), format!("turn {turn}\n").as_bytes());
+        let captured =
+            ash_engine::checkpoint::capture(&ws, &store, previous.as_ref(), &rules).unwrap();
+        previous = Some(captured.manifest.clone());
+        taken.push(captured);
+    }
+    let sizes: Vec<u64> = taken
+        .iter()
+        .map(|c| {
+            std::fs::metadata(f.store_dir.join("manifests").join(c.id.to_hex()))
+                .unwrap()
+                .len()
+        })
+        .collect();
+    // A manifest after a small change costs a fraction of a whole one.
+    assert!(sizes[1] * 4 < sizes[0], "{sizes:?}");
+    drop(store);
+    let store = Store::open(&f.store_dir, 1 << 30).unwrap();
+    for c in &taken {
+        assert_eq!(store.manifest(&c.id).unwrap(), c.manifest);
+    }
+    // Damage the first manifest: the ones built on it fail naming it, the next whole one and
+    // its descendants still read.
+    let base = f.store_dir.join("manifests").join(taken[0].id.to_hex());
+    let mut bytes = std::fs::read(&base).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0x20;
+    std::fs::write(&base, &bytes).unwrap();
+    let store = Store::open(&f.store_dir, 1 << 30).unwrap();
+    match store.manifest(&taken[1].id) {
+        Err(CheckpointError::CorruptManifest(id)) => assert_eq!(id, taken[0].id),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.manifest(&taken[39].id).unwrap(), taken[39].manifest);
 }
