@@ -3,11 +3,11 @@
 //! Layout under the store directory (0700, owned by this user):
 //! - `objects/<2 hex>/<62 hex>`: one file per distinct content, named by the BLAKE3 of the
 //!   content; the file is `ACKOBJ01`, the content length (u64 little-endian) and one zstd frame;
-//! - `manifests/<64 hex>`: one file per distinct manifest, named by its [`ManifestId`], in the
-//!   same framing;
+//! - `manifests/<64 hex>`: one file per distinct manifest, named by its `ManifestId`
+//!   (`store/manifests.rs`: compressed against the previous one);
 //! - `tmp/`: files being written. Every file is written there, made durable, then renamed into
-//!   place, so a name under `objects/` or `manifests/` always holds a whole file; leftovers of a
-//!   killed writer are removed when the store is opened.
+//!   place (`store/durable.rs`), so a name under `objects/` or `manifests/` always holds a
+//!   whole file; leftovers of a killed writer are removed when the store is opened.
 //!
 //! Every read is verified: the framing, the length, and the BLAKE3 of what decompresses. The
 //! budget counts the bytes of the files in `objects/` and `manifests/`; an object that would

@@ -50,8 +50,7 @@ impl Store {
         }
         let base = self.recent().filter(|r| r.depth + 1 < MAX_CHAIN);
         let compressed = match &base {
-            Some(base) => zstd::bulk::Compressor::with_dictionary(super::LEVEL, &base.bytes)
-                .and_then(|mut c| c.compress(&bytes)),
+            Some(base) => delta_compressor(&base.bytes).and_then(|mut c| c.compress(&bytes)),
             None => zstd::bulk::compress(&bytes, super::LEVEL),
         }
         .map_err(|e| CheckpointError::io("compress a manifest", &self.path, e))?;
@@ -157,6 +156,18 @@ impl Store {
             .unwrap_or_else(|poison| poison.into_inner()) =
             Some(Arc::new(Recent { id, bytes, depth }));
     }
+}
+
+/// A compressor that finds the base anywhere in its first 8 MiB: at level 3's own table
+/// sizes zstd indexes only the last 1 MiB of a dictionary, and the manifest of a 10,000-file
+/// tree is larger than that, so its first entries would be stored again whole.
+fn delta_compressor(base: &[u8]) -> io::Result<zstd::bulk::Compressor<'static>> {
+    use zstd::zstd_safe::CParameter;
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(super::LEVEL, base)?;
+    compressor.set_parameter(CParameter::WindowLog(WINDOW_LOG_MAX))?;
+    compressor.set_parameter(CParameter::HashLog(20))?;
+    compressor.set_parameter(CParameter::ChainLog(20))?;
+    Ok(compressor)
 }
 
 /// The length and base of a manifest file.
