@@ -9,28 +9,15 @@
     reason = "bench code: a failed unwrap is the bench failing, with its location"
 )]
 
-use ash_engine::checkpoint::restore::{ObjectSource, OnConflict, SourceError, apply, plan};
-use ash_engine::checkpoint::{CaptureRules, CheckpointError, Store, capture};
+use ash_engine::checkpoint::restore::{OnConflict, apply, plan};
+use ash_engine::checkpoint::{CaptureRules, Store, capture};
 use ash_engine::files::workspace::Workspace;
-use ash_engine::protocol::Digest;
 use ash_engine::txn::stats::fsync_totals;
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 const WARMUP: usize = 3;
 const ROUNDS: usize = 60;
-
-struct Kept<'a>(&'a Store);
-
-impl ObjectSource for Kept<'_> {
-    fn object(&self, digest: &Digest) -> Result<Vec<u8>, SourceError> {
-        self.0.object(digest).map_err(|e| match e {
-            CheckpointError::MissingObject(d) => SourceError::Missing(d),
-            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
-            other => SourceError::Io(other.to_string()),
-        })
-    }
-}
 
 fn wait_for_cleanup(root: &std::path::Path) {
     let busy = || {
@@ -86,7 +73,7 @@ fn main() {
     let turned = capture(&ws, &store, Some(&checkpoint), &rules)
         .unwrap()
         .manifest;
-    let source = Kept(&store);
+    let source = &store;
     let (mut plans, mut applies, mut totals) = (Vec::new(), Vec::new(), Vec::new());
     let mut changed = 0;
     let (mut fsyncs, mut fsync_calls) = (Vec::new(), 0);
@@ -101,9 +88,9 @@ fn main() {
         wait_for_cleanup(root);
         let (calls_before, fsync_before) = fsync_totals();
         let started = Instant::now();
-        let p = plan(target, now, &BTreeSet::new(), &source).unwrap();
+        let p = plan(target, now, &BTreeSet::new(), source).unwrap();
         let planned = started.elapsed();
-        let done = apply(&ws, &p, target, now, OnConflict::Take, &source).unwrap();
+        let done = apply(&ws, &p, target, now, OnConflict::Take, source).unwrap();
         let total = started.elapsed();
         let (calls_after, fsync_after) = fsync_totals();
         fsync_calls = calls_after - calls_before;
