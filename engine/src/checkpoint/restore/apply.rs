@@ -153,9 +153,6 @@ fn txn_error(e: &TxnError) -> RestoreError {
     match e {
         TxnError::Halt(Halt::Cancelled | Halt::TimedOut) => RestoreError::Busy,
         TxnError::ForeignStateDir(why) => RestoreError::ForeignStateDir(why.clone()),
-        TxnError::Io(why) if why.contains("Read-only file system") => RestoreError::ReadOnly {
-            reason: why.clone(),
-        },
         TxnError::Io(why) => RestoreError::Io(why.clone()),
         TxnError::Recovery(why) => RestoreError::Recovery(format!(
             "an interrupted edit transaction must be recovered first: {why}"
