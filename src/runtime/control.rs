@@ -60,6 +60,12 @@ fn handle(shared: &Shared, command: Command) {
             decision,
             reason,
         } => core.approve(id, target, call, Decision { decision, reason }),
+        CommandBody::Checkpoints => core.publish_checkpoints(),
+        CommandBody::Rewind { .. } => core.error(
+            Some(id),
+            ErrorCode::RewindRefused,
+            "this build of ansa lists checkpoints but cannot rewind yet; nothing changed".into(),
+        ),
     }
     drop(core);
     shared.notify();

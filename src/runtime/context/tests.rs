@@ -152,6 +152,7 @@ fn a_compaction_epoch_replaces_the_items_and_counts_the_outputs_it_removed() {
                 method: ansa_sessions::CompactionMethod::Offline,
                 model: None,
             }),
+            rewound: None,
         }),
         item(2, 3, &call("c3")),
         outcome(2, "c3", "three"),

@@ -274,6 +274,15 @@ impl Core {
         self.events.publish(EventBody::Transcript(page));
     }
 
+    /// Publishes the points a rewind can return to, newest first.
+    pub fn publish_checkpoints(&mut self) {
+        let items = self
+            .session
+            .state()
+            .checkpoint_items(&crate::tools::can_change_workspace);
+        self.events.publish(EventBody::Checkpoints { items });
+    }
+
     /// The context's size at a turn boundary, for snapshots.
     pub fn set_context(&mut self, bytes: u64, budget: u64) {
         self.context = Some(ContextSize { bytes, budget });

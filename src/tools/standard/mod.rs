@@ -290,6 +290,15 @@ pub fn standard_specs() -> Vec<ToolSpec> {
     ]
 }
 
+/// True when a call of tool `name` can change the workspace (a checkpoint is taken before the
+/// first one of a turn); a name no tool has counts as one, so nothing goes uncaptured.
+pub fn can_change_workspace(name: &str) -> bool {
+    offline_specs()
+        .iter()
+        .find(|s| s.name == name)
+        .is_none_or(|s| !s.read_only)
+}
+
 /// The offline profile's tools: the standard set and `get_test_value`.
 pub fn offline_specs() -> Vec<ToolSpec> {
     let mut specs = standard_specs();
