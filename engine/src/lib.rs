@@ -4,6 +4,7 @@ mod answer;
 pub mod ason;
 pub mod bootstrap;
 pub mod cancel;
+pub mod checkpoint;
 pub mod command_line;
 pub mod compute;
 pub mod deadline;
