@@ -18,7 +18,13 @@ const MAX_LOADED: usize = 64;
 
 impl App {
     fn pane_lines(&self) -> usize {
-        history_lines(&self.history.entries, self.width, self.theme).len()
+        history_lines(
+            &self.history.entries,
+            &self.history.rewound,
+            self.width,
+            self.theme,
+        )
+        .len()
     }
 
     fn pane_rows(&self) -> usize {
@@ -118,7 +124,7 @@ impl App {
             }
             self.history.at_start = new.first().is_some_and(|e| e.index <= 1);
             let first_load = self.history.entries.is_empty();
-            let added = history_lines(&new, self.width, self.theme).len();
+            let added = history_lines(&new, &self.history.rewound, self.width, self.theme).len();
             let mut entries = new;
             entries.append(&mut self.history.entries);
             entries.truncate(MAX_LOADED);
@@ -143,7 +149,8 @@ impl App {
             let excess = self.history.entries.len().saturating_sub(MAX_LOADED);
             if excess > 0 {
                 let dropped: Vec<TranscriptEntry> = self.history.entries.drain(..excess).collect();
-                let gone = history_lines(&dropped, self.width, self.theme).len();
+                let gone =
+                    history_lines(&dropped, &self.history.rewound, self.width, self.theme).len();
                 self.history.top = self.history.top.saturating_sub(gone);
                 self.history.at_start = false;
             }
