@@ -3,6 +3,7 @@
 //! was committed, in order, once). Ctrl+F opens and closes it, PgUp/PgDn scroll it and load
 //! the next page when the loaded entries run out. Viewing never calls the provider or tools.
 
+use ansa_sessions::protocol::CommandBody;
 use ansa_sessions::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
 use super::app::App;
@@ -64,6 +65,14 @@ impl App {
             return;
         }
         self.history.open = true;
+        // Which turns a rewind took back (a reopened session has not asked yet): the answer
+        // marks them; it comes before the page, which is asked for next.
+        if !self.history.marks_asked
+            && let Some(command) = self.command(CommandBody::Checkpoints)
+        {
+            self.history.marks_asked = true;
+            out.push(Action::Send(command));
+        }
         if self.history.entries.is_empty() {
             self.load_older(out);
         }

@@ -224,6 +224,8 @@ pub(crate) struct HistoryPane {
     /// Turns a conversation rewind took back: shown dimmed and marked (from `checkpoints`
     /// and `rewind_done`).
     pub rewound: BTreeSet<RequestId>,
+    /// `checkpoints` was asked for the marks since the TUI opened.
+    pub marks_asked: bool,
 }
 
 impl HistoryPane {

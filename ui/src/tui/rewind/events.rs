@@ -8,7 +8,7 @@ use ansa_sessions::protocol::{
     CheckpointItem, CommandBody, NotRestorable, PathKind as WirePathKind, PlannedPath as WirePath,
     RewindDone, RewindPlan,
 };
-use ansa_sessions::rewind::{OnConflict, RewindScope};
+use ansa_sessions::rewind::{ManifestHex, OnConflict, RewindScope};
 use ansa_sessions::{CommandId, RequestId};
 
 use super::super::app::{Action, App, Entry, Notice, Tone};
@@ -19,7 +19,7 @@ use super::{Step, Wait};
 use crate::sanitize::exact;
 
 /// What the screens ask the runtime.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Ask {
     /// The session's prompts.
     List,
@@ -29,6 +29,8 @@ pub(crate) enum Ask {
         target: RequestId,
         /// What goes back.
         scope: Scope,
+        /// The point before a rewind, to undo that rewind.
+        undo: Option<ManifestHex>,
     },
     /// The rewind itself.
     Apply {
@@ -38,11 +40,13 @@ pub(crate) enum Ask {
         scope: Scope,
         /// What happens to the conflicts.
         choice: ConflictChoice,
+        /// The point before a rewind, to undo that rewind.
+        undo: Option<ManifestHex>,
     },
 }
 
 impl Ask {
-    fn wait(self) -> Wait {
+    fn wait(&self) -> Wait {
         match self {
             Ask::List => Wait::List,
             Ask::Plan { .. } => Wait::Plan,
@@ -53,18 +57,23 @@ impl Ask {
     fn body(self) -> CommandBody {
         match self {
             Ask::List => CommandBody::Checkpoints,
-            Ask::Plan { target, scope } => CommandBody::Rewind {
+            Ask::Plan {
+                target,
+                scope,
+                undo,
+            } => CommandBody::Rewind {
                 target,
                 scope: wire_scope(scope),
                 // A dry run changes nothing; the plan lists the conflicts either way.
                 on_conflict: OnConflict::Refuse,
                 dry_run: true,
-                checkpoint: None,
+                checkpoint: undo,
             },
             Ask::Apply {
                 target,
                 scope,
                 choice,
+                undo,
             } => CommandBody::Rewind {
                 target,
                 scope: wire_scope(scope),
@@ -73,7 +82,7 @@ impl Ask {
                     ConflictChoice::TakeCheckpoint => OnConflict::Take,
                 },
                 dry_run: false,
-                checkpoint: None,
+                checkpoint: undo,
             },
         }
     }
@@ -122,6 +131,7 @@ pub(crate) fn prompt_item(item: CheckpointItem, now_ms: u64) -> PromptItem {
         more_files: 0,
         restorable: item.restorable,
         rewound: item.rewound,
+        undo: item.checkpoint,
     }
 }
 
@@ -165,6 +175,7 @@ fn wall_ms() -> u64 {
 impl App {
     /// Sends `ask` and notes that the screens wait for its answer.
     pub(crate) fn send_rewind(&mut self, ask: Ask, out: &mut Vec<Action>) {
+        let wait = ask.wait();
         let Some(command) = self.command(ask.body()) else {
             self.say(
                 Tone::Info,
@@ -173,7 +184,7 @@ impl App {
             return;
         };
         if let Some(rewind) = self.rewind.as_mut() {
-            rewind.waiting = Some((command.command_id.clone(), ask.wait()));
+            rewind.waiting = Some((command.command_id.clone(), wait));
         }
         out.push(Action::Send(command));
     }
@@ -187,7 +198,10 @@ impl App {
 
     /// The session's prompts arrived (newest first).
     pub(crate) fn on_prompts(&mut self, items: Vec<PromptItem>) {
-        for item in &items {
+        self.history.marks_asked = true;
+        // The point before a rewind shares its turn's request; only the turn's own item says
+        // whether the turn was taken back.
+        for item in items.iter().filter(|i| i.undo.is_none()) {
             if item.rewound {
                 self.history.rewound.insert(item.request);
             } else {
@@ -226,11 +240,14 @@ impl App {
     /// are marked in the history pane and the prompt comes back to the input.
     pub(crate) fn on_rewind_done(&mut self, done: RewindDone) {
         let scope = scope_of(done.scope);
-        let turn = self
+        let chosen = self
             .rewind
             .as_ref()
-            .and_then(|r| r.items.iter().find(|i| i.request == done.target))
-            .map(|i| i.turn);
+            .filter(|r| r.waits_for(Wait::Apply))
+            .and_then(|r| r.chosen())
+            .filter(|i| i.request == done.target);
+        let turn = chosen.map(|i| i.turn);
+        let undid = chosen.is_some_and(|i| i.undo.is_some());
         if self
             .rewind
             .as_ref()
@@ -240,6 +257,7 @@ impl App {
         }
         self.history.rewound.extend(done.rewound.iter().copied());
         let what = match turn {
+            Some(turn) if undid => format!("undid the rewind to turn {turn} (code only)"),
             Some(turn) => format!("rewound to before turn {turn} ({})", scope.label()),
             None => format!(
                 "rewound to before request {} ({})",
@@ -265,9 +283,13 @@ impl App {
                 if n == 1 { "" } else { "s" }
             ));
         }
-        text.push_str(" — the prompt is back in the input");
+        if !undid {
+            text.push_str(" — the prompt is back in the input");
+        }
         self.commit(Entry::Notice(Notice::new(Tone::Info, text)));
-        self.input.restore(&done.prompt);
+        if !undid {
+            self.input.restore(&done.prompt);
+        }
     }
 
     /// An error answering a command of the screens; true when it was one of theirs. The
@@ -293,6 +315,7 @@ impl App {
                 let ask = rewind.chosen().map(|item| Ask::Plan {
                     target: item.request,
                     scope: rewind.scope,
+                    undo: item.undo.clone(),
                 });
                 rewind.set_plan(None);
                 if let Some(ask) = ask {

@@ -112,7 +112,15 @@ fn item_lines(
     let time = format!("{}{time}", " ".repeat(pad));
     let lead = display_width(mark) + display_width(&time) + 2;
     let room = width.saturating_sub(lead + display_width(&note)).max(8);
-    let prompt = truncate(&one_line(&item.prompt), room);
+    let prompt = match item.undo {
+        Some(_) => format!(
+            "↶ undo the rewind to turn {}: {}",
+            item.turn,
+            one_line(&item.prompt)
+        ),
+        None => one_line(&item.prompt),
+    };
+    let prompt = truncate(&prompt, room);
     let note_style = if item.restorable {
         theme.dim()
     } else {
@@ -211,6 +219,7 @@ mod tests {
             more_files: more,
             restorable: true,
             rewound: false,
+            undo: None,
         }
     }
 

@@ -183,14 +183,14 @@ impl App {
             return false;
         }
         match rewind.step {
-            Step::List => self.list_key(intent),
+            Step::List => self.list_key(intent, out),
             Step::Scope => self.scope_key(intent, out),
             Step::Plan => self.plan_key(intent, out),
         }
         true
     }
 
-    fn list_key(&mut self, intent: Intent) {
+    fn list_key(&mut self, intent: Intent, out: &mut Vec<Action>) {
         let Some(rewind) = self.rewind.as_mut() else {
             return;
         };
@@ -208,6 +208,16 @@ impl App {
             Intent::End => rewind.selected = last,
             Intent::Submit if rewind.waits_for(Wait::List) => {}
             Intent::Submit => match rewind.chosen() {
+                // Undoing a rewind restores code only: straight to its plan.
+                Some(item) if item.undo.is_some() => {
+                    let ask = events::Ask::Plan {
+                        target: item.request,
+                        scope: Scope::Code,
+                        undo: item.undo.clone(),
+                    };
+                    rewind.scope = Scope::Code;
+                    self.plan_for(ask, out);
+                }
                 Some(item) => {
                     rewind.scope = if item.restorable {
                         Scope::Both
@@ -262,18 +272,26 @@ impl App {
                 let ask = events::Ask::Plan {
                     target: item.request,
                     scope: rewind.scope,
+                    undo: None,
                 };
-                rewind.problem = None;
-                rewind.choice = None;
-                rewind.set_plan(None);
-                rewind.step = Step::Plan;
-                self.send_rewind(ask, out);
+                self.plan_for(ask, out);
             }
             _ => self.say(
                 Tone::Info,
                 "choose what goes back: ↑/↓ or 1–3, Enter · Esc goes back",
             ),
         }
+    }
+
+    /// Shows the plan screen and asks for the plan of `ask`.
+    fn plan_for(&mut self, ask: events::Ask, out: &mut Vec<Action>) {
+        if let Some(rewind) = self.rewind.as_mut() {
+            rewind.problem = None;
+            rewind.choice = None;
+            rewind.set_plan(None);
+            rewind.step = Step::Plan;
+        }
+        self.send_rewind(ask, out);
     }
 
     fn plan_key(&mut self, intent: Intent, out: &mut Vec<Action>) {
@@ -294,7 +312,9 @@ impl App {
                 rewind.waiting = None;
                 rewind.problem = None;
                 rewind.set_plan(None);
-                rewind.step = Step::Scope;
+                // An undo has no scope to choose: back to the list.
+                let undo = rewind.chosen().is_some_and(|i| i.undo.is_some());
+                rewind.step = if undo { Step::List } else { Step::Scope };
             }
             Intent::Insert('k' | 'K') => rewind.choice = Some(ConflictChoice::KeepTheirs),
             Intent::Insert('t' | 'T') => rewind.choice = Some(ConflictChoice::TakeCheckpoint),
@@ -318,6 +338,7 @@ impl App {
                     target: item.request,
                     scope: rewind.scope,
                     choice: rewind.choice.unwrap_or(ConflictChoice::KeepTheirs),
+                    undo: item.undo.clone(),
                 };
                 rewind.problem = None;
                 self.send_rewind(ask, out);

@@ -4,6 +4,7 @@
 //! runtime.
 
 use ansa_sessions::RequestId;
+use ansa_sessions::rewind::ManifestHex;
 
 /// One prompt of the session, as the list shows it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,6 +25,9 @@ pub(crate) struct PromptItem {
     pub restorable: bool,
     /// Whether a conversation rewind already took this turn back.
     pub rewound: bool,
+    /// For the point just before a rewind (to `request`): the checkpoint that undoes that
+    /// rewind. Such an item restores code only.
+    pub undo: Option<ManifestHex>,
 }
 
 /// What a rewind takes back.

@@ -30,11 +30,16 @@ pub(super) fn lines(app: &App, rewind: &Rewind, width: u16, room: usize) -> Vec<
     let Some(item) = rewind.chosen() else {
         return Vec::new();
     };
-    let title = format!(
-        "rewind plan · turn {} · {}",
-        item.turn,
-        rewind.scope.label()
-    );
+    let undo = item.undo.is_some();
+    let title = if undo {
+        format!("undo the rewind to turn {} · code only", item.turn)
+    } else {
+        format!(
+            "rewind plan · turn {} · {}",
+            item.turn,
+            rewind.scope.label()
+        )
+    };
     let conflicts = rewind.plan.as_ref().map_or(0, |p| p.conflicts.len());
     let keys = if rewind.waits_for(Wait::Apply) {
         Line::styled(format!("{UNDER}rewinding…"), theme.accent())
@@ -74,7 +79,7 @@ pub(super) fn lines(app: &App, rewind: &Rewind, width: u16, room: usize) -> Vec<
         .is_none_or(|w| w.width != width || w.choice != rewind.choice)
     {
         let later = rewind.selected;
-        let rows = rows(app, plan, rewind.scope, rewind.choice, later);
+        let rows = rows(app, plan, rewind.scope, rewind.choice, later, undo);
         *cache = Some(Wrapped {
             width,
             choice: rewind.choice,
@@ -100,6 +105,7 @@ fn rows(
     scope: Scope,
     choice: Option<ConflictChoice>,
     later: usize,
+    undo: bool,
 ) -> Vec<Row> {
     let theme = app.theme;
     let row = |style: Style, mark: &'static str, text: String| Row {
@@ -129,7 +135,7 @@ fn rows(
             .map(|p| p.removed)
             .sum();
         let summary = if plan.no_changes() {
-            "no file changes: the files are as they were before this prompt".to_owned()
+            "no file changes: the files are already as they were then".to_owned()
         } else {
             format!(
                 "restore {} · recreate {} · delete {} · +{added} −{removed} lines",
@@ -212,6 +218,8 @@ fn rows(
             "conversation: the context goes back to before this prompt; {marked} marked \
              rewound; the prompt returns to the input"
         )
+    } else if undo {
+        "conversation: goes on as it is".to_owned()
     } else {
         "conversation: goes on as it is; the prompt returns to the input".to_owned()
     };

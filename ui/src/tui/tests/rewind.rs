@@ -11,7 +11,7 @@ use ansa_sessions::protocol::{
     CheckpointItem, CommandBody, ErrorCode, EventBody, NotRestorable, PathKind, PlannedPath,
     RewindDone, RewindPlan,
 };
-use ansa_sessions::rewind::{OnConflict, RewindScope};
+use ansa_sessions::rewind::{ManifestHex, OnConflict, RewindScope};
 use crossterm::event::KeyCode;
 
 use super::super::rewind::Step;
@@ -377,13 +377,15 @@ fn the_history_pane_marks_rewound_turns() {
     let mut items = three();
     items[0].rewound = true;
     items[1].rewound = true;
-    // A `checkpoints` answer marks turns even with the screens closed (after a resume).
-    h.event(EventBody::Checkpoints { items });
+    // Opening the pane asks which turns were taken back (a reopened session does not know),
+    // then for the page.
     h.ctrl('f');
+    assert_eq!(h.sent[h.sent.len() - 2].body, CommandBody::Checkpoints);
     let query = match h.last().body.clone() {
         CommandBody::Transcript(q) => q,
         other => panic!("{other:?}"),
     };
+    h.event(EventBody::Checkpoints { items });
     h.event(EventBody::Transcript(TranscriptPage {
         begin: 1,
         end: 7,
@@ -405,6 +407,81 @@ fn the_history_pane_marks_rewound_turns() {
         "{shown:#?}"
     );
     assert!(!shown[at("question 1") - 1].contains("rewound"));
+    // Asked once: closing and opening again only pages.
+    h.ctrl('f');
+    let sent = h.sent.len();
+    h.ctrl('f');
+    assert!(
+        h.sent[sent..]
+            .iter()
+            .all(|c| c.body != CommandBody::Checkpoints)
+    );
+}
+
+#[test]
+fn the_point_before_a_rewind_undoes_it_code_only() {
+    let mut h = Harness::opened(100, 30, true, vec![]);
+    let hex = ManifestHex::try_from("ab".repeat(32)).unwrap();
+    let mut items = three();
+    items[1].rewound = true;
+    let mut undo = item(
+        2,
+        "fix the parser so that the last line is kept",
+        &["src/parser.rs"],
+    );
+    undo.checkpoint = Some(hex.clone());
+    items.insert(0, undo);
+    open_list(&mut h, items);
+    let shown = live_text(&h).join("\n");
+    assert!(shown.contains("↶ undo the rewind to turn 2"), "{shown}");
+    assert!(
+        h.app.history.rewound.contains(&RequestId(2)),
+        "the undo point does not unmark its turn"
+    );
+    // Straight to the plan: an undo restores code only.
+    h.press(KeyCode::Enter);
+    assert_eq!(
+        h.last().body,
+        CommandBody::Rewind {
+            target: RequestId(2),
+            scope: RewindScope::Code,
+            on_conflict: OnConflict::Refuse,
+            dry_run: true,
+            checkpoint: Some(hex.clone()),
+        }
+    );
+    let mut plan = big_plan(2, 1);
+    plan.scope = RewindScope::Code;
+    plan.conflicts.clear();
+    h.event(EventBody::RewindPlan(plan));
+    let shown = live_text(&h).join("\n");
+    assert!(
+        shown.contains("undo the rewind to turn 2 · code only"),
+        "{shown}"
+    );
+    h.press(KeyCode::Enter);
+    assert!(matches!(
+        &h.last().body,
+        CommandBody::Rewind { dry_run: false, checkpoint: Some(c), scope: RewindScope::Code, .. } if *c == hex
+    ));
+    h.event(EventBody::RewindDone(RewindDone {
+        target: RequestId(2),
+        scope: RewindScope::Code,
+        restored: 1,
+        recreated: 0,
+        deleted: 0,
+        kept: vec![],
+        prompt: "fix the parser".into(),
+        rewound: vec![],
+        checkpoint: None,
+    }));
+    assert!(h.app.rewind.is_none());
+    assert_eq!(h.app.input.text(), "", "an undo gives no prompt back");
+    let dialog = h.scrollback_text().join("\n");
+    assert!(
+        dialog.contains("undid the rewind to turn 2 (code only): 1 restored"),
+        "{dialog}"
+    );
 }
 
 #[test]
