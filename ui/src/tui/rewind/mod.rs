@@ -473,6 +473,7 @@ pub(crate) fn hints(app: &App) -> Option<&'static [&'static str]> {
         Step::List => &["Enter choose", "↑/↓ move", "Esc leave"],
         Step::Scope => &["Enter plan", "↑/↓ or 1–3", "Esc back"],
         Step::Plan if rewind.waits_for(Wait::Apply) => &["rewinding…"],
+        Step::Plan if rewind.waiting.is_some() || rewind.plan.is_none() => &["Esc back"],
         Step::Plan => &["Enter rewind", "PgDn/PgUp page", "Esc back"],
     })
 }
