@@ -646,32 +646,65 @@ fn nz(n: u16) -> NonZeroU16 {
     NonZeroU16::new(n).unwrap_or(NonZeroU16::MIN)
 }
 
-/// The plan screen drawn by the real inline terminal and read back by a vt100 parser.
-#[test]
-fn the_plan_through_a_real_terminal_shows_the_hostile_path_and_fits() {
-    for (w, hgt) in [(60u16, 20u16), (120, 40)] {
-        let mut parser = vt100::Parser::new(nz(hgt), nz(w), 1000);
+/// A real inline terminal writing into a `vt100` parser of `width`×`height`.
+struct Screen {
+    parser: vt100::Parser,
+    term: InlineTerminal<Vec<u8>>,
+}
+
+impl Screen {
+    fn new(width: u16, height: u16) -> Self {
+        let mut parser = vt100::Parser::new(nz(height), nz(width), 1000);
         parser.process(b"$ ansa\r\n");
         let (row, col) = parser.screen().cursor_position();
-        let mut term = InlineTerminal::new(Vec::new(), (w, hgt), Some((col, row)));
+        let term = InlineTerminal::new(Vec::new(), (width, height), Some((col, row)));
+        Screen { parser, term }
+    }
+
+    /// Draws a frame and returns the screen as the terminal shows it.
+    fn draw(&mut self, h: &mut Harness) -> String {
+        render(&mut self.term, &mut h.app).unwrap();
+        self.parser.process(&std::mem::take(self.term.writer_mut()));
+        let screen = self.parser.screen().contents();
+        assert!(
+            !screen.contains('\u{1b}') && !screen.contains('\u{202e}') && !screen.contains('\u{7}'),
+            "a raw control character on screen: {screen}"
+        );
+        assert!(!self.parser.screen().alternate_screen());
+        screen
+    }
+}
+
+/// Every screen drawn by the real inline terminal and read back by a vt100 parser: the
+/// hostile path shows visibly, and the plan pages to its end.
+#[test]
+fn every_screen_through_a_real_terminal_shows_the_hostile_path_and_fits() {
+    for (w, hgt) in [(60u16, 20u16), (120, 40)] {
+        let mut screen = Screen::new(w, hgt);
         let mut h = Harness::opened(w, hgt, false, vec![]);
+        screen.draw(&mut h);
         open_list(&mut h, three());
         h.press(KeyCode::Down);
-        to_plan(&mut h);
+        let list = screen.draw(&mut h);
+        assert!(list.contains("newest first"), "{list}");
+        assert!(
+            list.contains("src/evil␛[2J␛]0;pwned␇<U+202E>gnp.rs"),
+            "{list}"
+        );
+        h.press(KeyCode::Enter);
+        let scope = screen.draw(&mut h);
+        assert!(scope.contains("3. conversation only"), "{scope}");
+        h.press(KeyCode::Enter);
         h.event(EventBody::RewindPlan(big_plan(2, 300)));
         let mut screens = Vec::new();
         for _ in 0..80 {
-            render(&mut term, &mut h.app).unwrap();
-            parser.process(&std::mem::take(term.writer_mut()));
-            let screen = parser.screen().contents();
-            assert!(!screen.contains('\u{1b}') && !screen.contains('\u{202e}'));
-            screens.push(screen);
+            screens.push(screen.draw(&mut h));
             h.press(KeyCode::PageDown);
         }
         let all = screens.join("\n");
         assert!(all.contains("2 conflicts"), "{all}");
         assert!(all.contains("pwned␇<U+202E>gnp.rs"), "{all}");
         assert!(all.contains("file_0299.rs"));
-        assert!(!parser.screen().alternate_screen());
+        assert!(all.contains("big.bin — larger than 16 MiB"));
     }
 }
