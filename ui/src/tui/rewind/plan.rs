@@ -78,8 +78,7 @@ pub(super) fn lines(app: &App, rewind: &Rewind, width: u16, room: usize) -> Vec<
         .as_ref()
         .is_none_or(|w| w.width != width || w.choice != rewind.choice)
     {
-        let later = rewind.selected;
-        let rows = rows(app, plan, rewind.scope, rewind.choice, later, undo);
+        let rows = rows(app, plan, rewind.scope, rewind.choice, undo);
         *cache = Some(Wrapped {
             width,
             choice: rewind.choice,
@@ -104,7 +103,6 @@ fn rows(
     plan: &PlanView,
     scope: Scope,
     choice: Option<ConflictChoice>,
-    later: usize,
     undo: bool,
 ) -> Vec<Row> {
     let theme = app.theme;
@@ -209,14 +207,14 @@ fn rows(
         }
     }
     let conversation = if scope.conversation() {
-        let marked = match later {
-            0 => "this turn is".to_owned(),
-            1 => "this turn and the 1 after it are".to_owned(),
-            n => format!("this turn and the {n} after it are"),
+        let marked = match plan.rewound.len() {
+            0 => "the turns from here on were rewound already".to_owned(),
+            1 => "this turn is marked rewound".to_owned(),
+            n => format!("this turn and the {} after it are marked rewound", n - 1),
         };
         format!(
-            "conversation: the context goes back to before this prompt; {marked} marked \
-             rewound; the prompt returns to the input"
+            "conversation: the context goes back to before this prompt; {marked}; the prompt \
+             returns to the input"
         )
     } else if undo {
         "conversation: goes on as it is".to_owned()
