@@ -537,6 +537,11 @@ fn page_through(h: &mut Harness) -> Vec<String> {
     seen
 }
 
+/// `s` with every run of whitespace as one space (rows joined back into prose).
+fn flat(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
 fn shown_all(seen: &[String]) -> bool {
     seen.iter()
         .any(|l| l.contains("rows ") && !l.contains("more"))
@@ -582,6 +587,10 @@ fn a_plan_of_hundreds_of_files_pages_whole_at_60x20_and_120x40() {
         assert!(text.contains("target — ignored by .gitignore"));
         assert!(text.contains("big.bin — larger than 16 MiB"));
         assert!(text.contains("conversation: the context goes back"));
+        assert!(
+            flat(&seen.join(" ")).contains("this turn and the 1 after it are marked rewound"),
+            "the count comes from the plan's rewound turns"
+        );
         // PgUp goes back to the top.
         for _ in 0..100 {
             h.press(KeyCode::PageUp);
