@@ -8,8 +8,8 @@ use std::num::NonZeroU16;
 use ansa_sessions::RequestId;
 use ansa_sessions::TranscriptPage;
 use ansa_sessions::protocol::{
-    CheckpointItem, CommandBody, ErrorCode, EventBody, NotRestorable, PathKind, PlannedPath,
-    RewindDone, RewindPlan,
+    CheckpointItem, CheckpointNotice, CheckpointNoticeKind, CommandBody, ErrorCode, EventBody,
+    NotRestorable, PathKind, PlannedPath, RewindDone, RewindPlan,
 };
 use ansa_sessions::rewind::{ManifestHex, OnConflict, RewindScope};
 use crossterm::event::KeyCode;
@@ -716,4 +716,21 @@ fn every_screen_through_a_real_terminal_shows_the_hostile_path_and_fits() {
         assert!(all.contains("file_0299.rs"));
         assert!(all.contains("big.bin — larger than 16 MiB"));
     }
+}
+
+#[test]
+fn a_checkpoint_notice_joins_the_dialog_sanitized() {
+    let mut h = Harness::opened(80, 24, true, vec![]);
+    h.event(EventBody::CheckpointNotice(CheckpointNotice {
+        request_id: RequestId(1),
+        kind: CheckpointNoticeKind::OverBudget,
+        message: "the checkpoint store is full (1 GiB): \u{1b}[2Jchanges from here on cannot be \
+                  fully rewound"
+            .into(),
+    }));
+    let dialog = h.scrollback_text().join(" ");
+    assert!(
+        dialog.contains("the checkpoint store is full (1 GiB): ␛[2Jchanges"),
+        "{dialog}"
+    );
 }
