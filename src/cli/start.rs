@@ -18,7 +18,9 @@ use crate::instructions::{self, FileExclusion, InstructionSet};
 use crate::prompt::Prompt;
 use crate::provider::live::{LiveProvider, LiveSetupError, SignInSource};
 use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
-use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
+use crate::runtime::{
+    self, CheckpointSettings, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup,
+};
 use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
 
 /// A running runtime and the frontend's end of it.
@@ -412,6 +414,11 @@ fn setup_for(
         previews: false,
         evidence_dir,
         supervisor: Some(supervisor),
+        checkpoints: CheckpointSettings {
+            max_file_bytes: config.checkpoint_max_file_bytes,
+            budget_bytes: config.checkpoint_budget_bytes,
+            exclude: config.exclude.clone(),
+        },
     })
 }
 

@@ -1,0 +1,79 @@
+//! From the engine's restore types to the protocol's: the plan a frontend shows, the reason a
+//! path is not restorable, and the store as the restore's object source.
+
+use ansa_sessions::protocol::{NotRestorable, PathKind, PlannedPath, RewindPlan};
+use ansa_sessions::{RequestId, RewindScope};
+use ash_engine::checkpoint::restore::{EntryKind, ObjectSource, Plan, PlannedFile, SourceError};
+use ash_engine::checkpoint::{CheckpointError, Store, Unrestorable};
+use ash_engine::protocol::Digest;
+
+/// The session's store as the source of a restore's contents.
+pub struct StoreSource<'a>(pub &'a Store);
+
+impl ObjectSource for StoreSource<'_> {
+    fn object(&self, digest: &Digest) -> Result<Vec<u8>, SourceError> {
+        self.0.object(digest).map_err(|e| match e {
+            CheckpointError::MissingObject(d) => SourceError::Missing(d),
+            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
+            other => SourceError::Io(other.to_string()),
+        })
+    }
+}
+
+/// Why a path was kept without its content, in words for the plan screen.
+pub fn reason(u: &Unrestorable) -> String {
+    match u {
+        Unrestorable::Ignored => "ignored by .gitignore".to_owned(),
+        Unrestorable::Excluded => "matches the config's exclude".to_owned(),
+        Unrestorable::StateDir => "ansa's or the engine's own state".to_owned(),
+        Unrestorable::TooLarge { limit } => format!(
+            "larger than checkpoint_max_file_bytes ({})",
+            crate::runtime::rewind::bytes(*limit)
+        ),
+        Unrestorable::OverBudget => "not kept: the checkpoint store's budget was spent".to_owned(),
+        Unrestorable::Unreadable { reason } => format!("could not be read: {reason}"),
+        Unrestorable::Special => "not a file, directory or symlink".to_owned(),
+    }
+}
+
+fn planned(files: &[PlannedFile]) -> Vec<PlannedPath> {
+    files
+        .iter()
+        .map(|f| PlannedPath {
+            path: f.path.clone(),
+            kind: match f.kind {
+                EntryKind::File => PathKind::File,
+                EntryKind::Dir => PathKind::Dir,
+                EntryKind::Symlink => PathKind::Symlink,
+            },
+            added: f.added_lines,
+            removed: f.removed_lines,
+        })
+        .collect()
+}
+
+/// The `rewind_plan` event for `plan` (an empty plan for a conversation-only rewind).
+pub fn plan_event(
+    target: RequestId,
+    scope: RewindScope,
+    plan: &Plan,
+    rewound: Vec<RequestId>,
+) -> RewindPlan {
+    RewindPlan {
+        target,
+        scope,
+        restore: planned(&plan.restore),
+        recreate: planned(&plan.recreate),
+        delete: planned(&plan.delete),
+        conflicts: plan.conflicts.clone(),
+        not_restorable: plan
+            .not_restorable
+            .iter()
+            .map(|(path, why)| NotRestorable {
+                path: path.clone(),
+                reason: reason(why),
+            })
+            .collect(),
+        rewound,
+    }
+}
