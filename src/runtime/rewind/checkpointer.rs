@@ -10,9 +10,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use ansa_sessions::{Checkpoint, CheckpointPhase, MAX_CHANGED_PATHS, ManifestHex, RequestId};
 use ash_engine::checkpoint::{
-    CaptureRules, Captured, CheckpointError, Manifest, ManifestId, Store, capture, diff,
+    CaptureRules, Captured, CheckpointError, Manifest, ManifestId, Store, capture,
 };
 use ash_engine::files::workspace::Workspace;
+
+use super::user_changes;
 
 /// What the background capture hands back: the last journaled manifest (reloaded from the
 /// store after a resume) and a fresh capture on top of it.
@@ -156,7 +158,7 @@ impl Checkpointer {
             self.journaled = self.load(id).ok();
         }
         let changes = match &self.journaled {
-            Some(previous) => diff(previous, &captured.manifest),
+            Some(previous) => user_changes(previous, &captured.manifest),
             None => Vec::new(),
         };
         let record = Checkpoint {

@@ -3,6 +3,8 @@
 //! (`history`), and the plan and reasons in protocol terms (`wire`). When checkpoints are
 //! taken is the worker's (`worker/checkpoint.rs`); a rewind's steps are `worker/rewind.rs`.
 
+use ash_engine::checkpoint::{Change, Manifest, Unrestorable, diff};
+
 mod checkpointer;
 mod history;
 mod recover;
@@ -12,6 +14,27 @@ pub use checkpointer::{Checkpointer, Taken};
 pub use history::external_since;
 pub use recover::recover;
 pub use wire::{StoreSource, plan_event};
+
+/// What changed from `old` to `new` that is the user's: the engine's and ansa's own state
+/// directories coming and going (`.ash` appears with the first edit) is left out.
+pub fn user_changes(old: &Manifest, new: &Manifest) -> Vec<Change> {
+    let state: Vec<&str> = old
+        .entries
+        .iter()
+        .chain(&new.entries)
+        .filter(|e| e.state == Err(Unrestorable::StateDir))
+        .map(|e| e.path.as_str())
+        .collect();
+    let within = |path: &str, dir: &str| {
+        path == dir
+            || path
+                .strip_prefix(dir)
+                .is_some_and(|rest| rest.starts_with('/'))
+    };
+    let mut changes = diff(old, new);
+    changes.retain(|c| !state.iter().any(|d| within(&c.path, d)));
+    changes
+}
 
 /// A byte count for a person: `16 MiB`, `1.0 GiB`, `512 B`.
 pub fn bytes(n: u64) -> String {

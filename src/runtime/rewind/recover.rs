@@ -5,10 +5,10 @@
 use ansa_sessions::{
     CommandId, Record, RequestId, Rewind, RewindApplied, RewindRecovery, RewindScope, Session,
 };
-use ash_engine::checkpoint::{ChangeKind, Manifest, diff};
+use ash_engine::checkpoint::{ChangeKind, Manifest};
 use ash_engine::txn::Outcome;
 
-use super::Checkpointer;
+use super::{Checkpointer, user_changes};
 use crate::tools::ToolExecutor;
 
 /// Resolves an interrupted rewind, if the journal has one: `(its target turn, the notice)`.
@@ -51,7 +51,7 @@ pub fn recover(
             ));
         }
     };
-    let same = |m: &Manifest| diff(m, &now).is_empty();
+    let same = |m: &Manifest| user_changes(m, &now).is_empty();
     // The engine's own account comes first; without one (killed before its restore journal
     // was published, or after it was cleaned up) the workspace itself says which.
     let outcome = match engine.last() {
@@ -119,7 +119,7 @@ pub fn recover(
 /// What a restore from `before` to `after` changed, as the `rewind` record counts it.
 fn counts(before: &Manifest, after: &Manifest) -> RewindApplied {
     let mut applied = RewindApplied::default();
-    for change in diff(before, after) {
+    for change in user_changes(before, after) {
         match change.kind {
             ChangeKind::Added => applied.recreated += 1,
             ChangeKind::Removed => applied.deleted += 1,

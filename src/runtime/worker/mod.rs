@@ -124,7 +124,6 @@ impl Worker {
                 Job::Turn(id) => id,
                 Job::Rewind(job) => {
                     self.rewind(job);
-                    self.shared.lock().rewind_ended();
                     continue;
                 }
             };
@@ -202,6 +201,9 @@ impl Worker {
             self.context.generated(generation);
             match admitted {
                 Response::Final(text) => {
+                    // Before `done` is published: a change the user makes once they see the
+                    // answer must be found as theirs, not the turn's.
+                    self.checkpoint_after(id);
                     self.report_context();
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());

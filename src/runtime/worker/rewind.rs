@@ -44,17 +44,26 @@ impl Worker {
     /// Runs a rewind job to its end: the plan and the result, or an error, are published.
     pub(super) fn rewind(&mut self, job: RewindJob) {
         let id = job.command_id.clone();
-        if let Err(refusal) = self.rewind_steps(&job) {
-            let (code, message) = match refusal {
-                Refusal::Refused(m) => (ErrorCode::RewindRefused, m),
-                Refusal::Conflict(m) => (ErrorCode::RewindConflict, m),
-                Refusal::Storage(m) => (ErrorCode::StorageFailed, m),
-            };
-            self.shared.lock().error(Some(id), code, message);
+        let last = self.rewind_steps(&job);
+        // The rewind is over before its last event says so: a command that follows the event
+        // must not find it still running.
+        let mut core = self.shared.lock();
+        core.rewind_ended();
+        match last {
+            Ok(body) => core.publish(body),
+            Err(refusal) => {
+                let (code, message) = match refusal {
+                    Refusal::Refused(m) => (ErrorCode::RewindRefused, m),
+                    Refusal::Conflict(m) => (ErrorCode::RewindConflict, m),
+                    Refusal::Storage(m) => (ErrorCode::StorageFailed, m),
+                };
+                core.error(Some(id), code, message);
+            }
         }
     }
 
-    fn rewind_steps(&mut self, job: &RewindJob) -> Result<(), Refusal> {
+    /// The steps; returns the last event to publish (the plan of a dry run, or the result).
+    fn rewind_steps(&mut self, job: &RewindJob) -> Result<EventBody, Refusal> {
         let target = job.target;
         let refused = |why: String| {
             Refusal::Refused(format!(
@@ -116,11 +125,11 @@ impl Worker {
             .map_err(|e| refused(e.to_string()))?;
             now = Some(captured.manifest);
         }
-        let event = plan_event(target, job.scope, &plan, rewound.clone());
-        self.shared.lock().publish(EventBody::RewindPlan(event));
+        let event = EventBody::RewindPlan(plan_event(target, job.scope, &plan, rewound.clone()));
         if job.dry_run {
-            return Ok(());
+            return Ok(event);
         }
+        self.shared.lock().publish(event);
         let on_conflict = match job.on_conflict {
             OnConflict::Keep => restore::OnConflict::Keep,
             OnConflict::Take => restore::OnConflict::Take,
@@ -178,13 +187,15 @@ impl Worker {
             epoch,
             recovered: None,
         };
-        let mut core = self.shared.lock();
-        core.durable(Record::Rewind(record)).map_err(|e| {
-            Refusal::Storage(format!(
-                "rewind to turn {target}: the workspace was restored but the journal cannot record it ({e})"
-            ))
-        })?;
-        core.publish(EventBody::RewindDone(RewindDone {
+        self.shared
+            .lock()
+            .durable(Record::Rewind(record))
+            .map_err(|e| {
+                Refusal::Storage(format!(
+                    "rewind to turn {target}: the workspace was restored but the journal cannot record it ({e})"
+                ))
+            })?;
+        Ok(EventBody::RewindDone(RewindDone {
             target,
             scope: job.scope,
             restored: applied.restored as u64,
@@ -194,8 +205,7 @@ impl Worker {
             prompt,
             rewound,
             checkpoint,
-        }));
-        Ok(())
+        }))
     }
 
     /// The manifest a code rewind restores, or `None` when nothing since the turn changed
