@@ -503,3 +503,73 @@ fn a_kill_during_a_checkpoint_runs_no_tool_and_the_turn_resumes_with_a_checkpoin
         s.finish();
     }
 }
+
+#[test]
+fn the_rewind_flag_lists_asks_for_yes_and_rewinds_with_sanitised_output() {
+    let w = World::new();
+    write(&w, "a.txt", "alpha\n", 0o644);
+    let state0 = tree(&w.ws());
+    let script = one_edit_script(&w);
+    let script_arg = script.to_str().unwrap();
+    let ran = w
+        .command(&["--offline", "--script", script_arg, "append \u{1b}[31mred"])
+        .output()
+        .unwrap();
+    assert!(
+        ran.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ran.stderr)
+    );
+    let changed = tree(&w.ws());
+    let list = w.command(&["--offline", "--rewind"]).output().unwrap();
+    let out = String::from_utf8(list.stdout).unwrap();
+    assert!(list.status.success(), "{out}");
+    assert!(
+        out.contains("   1  ") && out.contains("a.txt, made.txt"),
+        "{out}"
+    );
+    assert!(!out.contains('\u{1b}'), "the prompt is sanitised: {out:?}");
+    // Without a terminal a rewind needs --yes; the plan is shown and nothing changes.
+    let asked = w
+        .command(&["--offline", "--rewind", "1"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(asked.status.code(), Some(2));
+    let plan = String::from_utf8(asked.stdout).unwrap();
+    assert!(
+        plan.contains("restore  a.txt") && plan.contains("delete   made.txt"),
+        "{plan}"
+    );
+    assert!(String::from_utf8_lossy(&asked.stderr).contains("--yes"));
+    assert_eq!(tree(&w.ws()), changed);
+    let done = w
+        .command(&[
+            "--offline",
+            "--rewind",
+            "1",
+            "--rewind-scope",
+            "code",
+            "--yes",
+        ])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let out = String::from_utf8(done.stdout).unwrap();
+    assert!(
+        done.status.success(),
+        "{out}{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(
+        out.contains("1 restored") && out.contains("1 deleted"),
+        "{out}"
+    );
+    assert_eq!(tree(&w.ws()), state0);
+    let none = w
+        .command(&["--offline", "--rewind", "9", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(none.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&none.stderr).contains("no turn 9"));
+}

@@ -66,9 +66,11 @@ pub fn plan_event(
         recreate: planned(&plan.recreate),
         delete: planned(&plan.delete),
         conflicts: plan.conflicts.clone(),
+        // ansa's and the engine's own state directories are never the user's files.
         not_restorable: plan
             .not_restorable
             .iter()
+            .filter(|(_, why)| *why != Unrestorable::StateDir)
             .map(|(path, why)| NotRestorable {
                 path: path.clone(),
                 reason: reason(why),
