@@ -573,3 +573,50 @@ fn the_rewind_flag_lists_asks_for_yes_and_rewinds_with_sanitised_output() {
     assert_eq!(none.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&none.stderr).contains("no turn 9"));
 }
+
+#[test]
+fn a_spent_store_budget_is_a_visible_notice_and_refuses_the_code_rewind() {
+    let w = World::new();
+    write(&w, "a.txt", "alpha\n", 0o644);
+    w.project_config(json!({"checkpoint_budget_bytes": 0}));
+    let script = one_edit_script(&w);
+    let mut s = open(&w, &script, &[], &[]);
+    let id = s.submit("append");
+    let notice = s.expect_type(
+        "checkpoint_notice",
+        &[("request_id", json!(id)), ("kind", json!("over_budget"))],
+    );
+    assert!(
+        notice["message"]
+            .as_str()
+            .unwrap()
+            .contains("checkpoint_budget_bytes"),
+        "{notice}"
+    );
+    s.answer(id);
+    let items = checkpoints(&mut s);
+    assert_eq!(items[0]["restorable"], false, "{items:?}");
+    let changed = tree(&w.ws());
+    let cmd = s.send("rewind", json!({"target": 1, "scope": "code"}));
+    let err = s.expect_type("error", &[("command_id", json!(cmd))]);
+    assert_eq!(err["code"], "rewind_refused", "{err}");
+    assert!(err["message"].as_str().unwrap().contains("budget"), "{err}");
+    assert_eq!(tree(&w.ws()), changed);
+    // The conversation can still be rewound.
+    rewind(&mut s, json!({"target": 1, "scope": "conversation"}));
+    s.finish();
+    // Line and one-shot modes print the notice on stderr.
+    let w = World::new();
+    w.project_config(json!({"checkpoint_budget_bytes": 0}));
+    let script = one_edit_script(&w);
+    let out = w
+        .command(&["--offline", "--script", script.to_str().unwrap(), "append"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.contains("ansa: checkpoint store is over its budget"),
+        "{stderr}"
+    );
+}

@@ -10,7 +10,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use ansa_sessions::{Checkpoint, CheckpointPhase, MAX_CHANGED_PATHS, ManifestHex, RequestId};
 use ash_engine::checkpoint::{
-    CaptureRules, Captured, CheckpointError, Manifest, ManifestId, Store, capture,
+    CaptureRules, Captured, CheckpointError, Manifest, ManifestId, Store, Unrestorable, capture,
 };
 use ash_engine::files::workspace::Workspace;
 
@@ -172,7 +172,14 @@ impl Checkpointer {
                 .collect(),
             changed_total: changes.len() as u64,
             not_restorable: captured.stats.not_restorable,
-            over_budget: captured.over_budget,
+            // An entry carried over from an earlier capture that ran out of budget is just as
+            // missing from the store as one this capture left out.
+            over_budget: captured.over_budget
+                || captured
+                    .manifest
+                    .entries
+                    .iter()
+                    .any(|e| e.state == Err(Unrestorable::OverBudget)),
             time_ms: now_ms(),
             rewind_to,
         };

@@ -10,6 +10,15 @@ use super::super::crash;
 use super::super::rewind::{Taken, bytes};
 use super::{Step, Worker};
 
+/// When a checkpoint record reaches the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Sync {
+    /// Appended and synced now.
+    Now,
+    /// Appended; the next durable step syncs it.
+    WithNext,
+}
+
 impl Worker {
     /// Before a call of `tool` in turn `id`: the turn's `before` checkpoint, journaled and
     /// synced, unless this run of the turn has one or the tool cannot change the workspace.
@@ -20,24 +29,31 @@ impl Worker {
         self.checkpointed = Some(id);
         let taken = self.checkpoints.take(id, CheckpointPhase::Before, None);
         crash::point("checkpoint:before");
-        self.journal_checkpoint(id, taken)?;
+        self.journal_checkpoint(id, taken, Sync::Now)?;
         crash::point("checkpoint:after");
         Ok(())
     }
 
     /// After turn `id` ended: its `after` checkpoint, when it had a `before` in this run.
-    pub(super) fn checkpoint_after(&mut self, id: RequestId) {
+    /// `sync`: `WithNext` when the turn's `done` follows and syncs it (a final answer must not
+    /// become durable before its `done`).
+    pub(super) fn checkpoint_after(&mut self, id: RequestId, sync: Sync) {
         if self.checkpointed.take() != Some(id) {
             return;
         }
         let taken = self.checkpoints.take(id, CheckpointPhase::After, None);
         // A journal that cannot be written already ended the turn with a visible reason.
-        let _ = self.journal_checkpoint(id, taken);
+        let _ = self.journal_checkpoint(id, taken, sync);
     }
 
     /// Journals a checkpoint (append and sync) and tells the user what they must know about
     /// it: a capture that failed, or contents left out because the budget was spent.
-    fn journal_checkpoint(&mut self, id: RequestId, taken: Result<Taken, String>) -> Step<()> {
+    fn journal_checkpoint(
+        &mut self,
+        id: RequestId,
+        taken: Result<Taken, String>,
+        sync: Sync,
+    ) -> Step<()> {
         let taken = match taken {
             Ok(t) => t,
             Err(reason) => {
@@ -51,9 +67,13 @@ impl Worker {
             }
         };
         let over_budget = taken.record.over_budget;
-        self.shared
-            .lock()
-            .durable(Record::Checkpoint(taken.record.clone()))?;
+        let record = Record::Checkpoint(taken.record.clone());
+        match sync {
+            Sync::Now => self.shared.lock().durable(record)?,
+            Sync::WithNext => {
+                self.shared.lock().append(record)?;
+            }
+        }
         self.checkpoints.journaled(taken);
         if over_budget {
             let (used, budget) = self.checkpoints.usage().unwrap_or_default();

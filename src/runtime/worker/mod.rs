@@ -35,6 +35,7 @@ use crate::provider::{
     ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
+use checkpoint::Sync;
 
 /// The worker thread's state.
 pub struct Worker {
@@ -128,7 +129,7 @@ impl Worker {
                 }
             };
             let result = self.turn(id);
-            self.checkpoint_after(id);
+            self.checkpoint_after(id, Sync::Now);
             // Before the terminal event, so a snapshot that follows it sees this turn's size
             // (a finished turn reported it before `done`).
             if result.is_err() {
@@ -203,7 +204,7 @@ impl Worker {
                 Response::Final(text) => {
                     // Before `done` is published: a change the user makes once they see the
                     // answer must be found as theirs, not the turn's.
-                    self.checkpoint_after(id);
+                    self.checkpoint_after(id, Sync::WithNext);
                     self.report_context();
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());
