@@ -128,14 +128,38 @@ fn a_restore_puts_back_content_creations_deletions_renames_modes_links_and_swaps
     assert_eq!(snapshot(f.dir.path()), f.before);
 }
 
-/// Names under `.ash` a restore journal uses that still exist.
+/// Names under `.ash` a restore journal uses that still exist, but for a committed journal
+/// set aside for background deletion (see `the_committed_journal_is_deleted_in_the_background`).
 pub fn journal_left(root: &std::path::Path) -> Vec<String> {
+    restore_names(root)
+        .into_iter()
+        .filter(|n| !n.starts_with("restore.trash-"))
+        .collect()
+}
+
+fn restore_names(root: &std::path::Path) -> Vec<String> {
     let Ok(list) = std::fs::read_dir(root.join(".ash")) else {
         return Vec::new();
     };
     list.map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with("restore"))
         .collect()
+}
+
+#[test]
+fn the_committed_journal_is_deleted_in_the_background() {
+    let f = fixture();
+    let p = plan(&f.target, &f.now, &BTreeSet::new(), &f.source).unwrap();
+    apply(&f.ws, &p, &f.target, &f.now, OnConflict::Take, &f.source).unwrap();
+    let started = std::time::Instant::now();
+    while !restore_names(f.dir.path()).is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(30),
+            "left: {:?}",
+            restore_names(f.dir.path())
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
 }
 
 #[test]

@@ -1,27 +1,12 @@
-//! The restore over the real capture and store (ck-capture's `capture` and `Store`), with a
+//! The restore over the real capture and store (`capture`, and `Store` as the `ObjectSource`), with a
 //! `.gitignore`d directory the restore must leave alone.
 
 use crate::journal_left;
 use crate::support::*;
-use ash_engine::checkpoint::restore::{ObjectSource, OnConflict, SourceError, apply, plan};
-use ash_engine::checkpoint::{CaptureRules, CheckpointError, Store, Unrestorable, capture};
+use ash_engine::checkpoint::restore::{OnConflict, apply, plan};
+use ash_engine::checkpoint::{CaptureRules, Store, Unrestorable, capture};
 use ash_engine::files::workspace::Workspace;
-use ash_engine::protocol::Digest;
 use std::collections::BTreeSet;
-
-/// The store seen through the restore's trait (the real `impl ObjectSource for Store` lands
-/// with the merge of both branches; this keeps the test independent of where it lives).
-struct Kept<'a>(&'a Store);
-
-impl ObjectSource for Kept<'_> {
-    fn object(&self, digest: &Digest) -> Result<Vec<u8>, SourceError> {
-        self.0.object(digest).map_err(|e| match e {
-            CheckpointError::MissingObject(d) => SourceError::Missing(d),
-            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
-            other => SourceError::Io(other.to_string()),
-        })
-    }
-}
 
 #[test]
 fn a_checkpoint_taken_by_capture_is_restored_exactly_and_ignored_paths_stay() {
@@ -44,14 +29,14 @@ fn a_checkpoint_taken_by_capture_is_restored_exactly_and_ignored_paths_stay() {
         .manifest;
     let before = snapshot(root);
 
-    let p = plan(&target, &now, &BTreeSet::new(), &Kept(&store)).unwrap();
+    let p = plan(&target, &now, &BTreeSet::new(), &store).unwrap();
     assert!(
         p.not_restorable
             .contains(&("target".to_owned(), Unrestorable::Ignored)),
         "{:?}",
         p.not_restorable
     );
-    apply(&ws, &p, &target, &now, OnConflict::Take, &Kept(&store)).unwrap();
+    apply(&ws, &p, &target, &now, OnConflict::Take, &store).unwrap();
     let mut expected = after.clone();
     expected.insert(
         "target/out.bin".into(),

@@ -13,6 +13,9 @@ use crate::txn::{Halt, Stop, TxnError};
 use std::collections::BTreeSet;
 use std::io;
 
+/// Staged files held open until they are fsynced together (bounds open descriptors).
+const SYNC_BATCH: usize = 256;
+
 /// How long a restore waits for a running edit transaction to release the workspace.
 const LOCK_WAIT_MS: u64 = 60_000;
 
@@ -72,9 +75,38 @@ pub fn apply(
             return Err(e);
         }
     }
-    // Committed: a failure to clean up leaves only a journal the next open deletes.
-    let _ = recover::finish(ws, DONE_COMMITTED, crash::forward);
+    clean_up(ws);
     Ok(applied)
+}
+
+/// Sets the committed journal aside under a trash name and deletes it on a thread of its
+/// own: freeing the replaced contents costs more than the restore itself on a busy disk, and
+/// the caller already has its answer. A trash directory is never reported; whatever a crash
+/// leaves of one, the next recovery deletes silently.
+fn clean_up(ws: &Workspace) {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let trash = format!(
+        "{}/{}{}-{nanos}",
+        journal::STATE,
+        journal::TRASH_PREFIX,
+        std::process::id()
+    );
+    if fsops::rename_new(ws, PUBLISHED, &trash).is_err() {
+        // Committed: a failure to clean up leaves only a journal the next open deletes.
+        let _ = recover::finish(ws, DONE_COMMITTED, crash::forward);
+        return;
+    }
+    let owned = ws.clone();
+    let spawned = std::thread::Builder::new()
+        .name("ash-restore-cleanup".into())
+        .spawn(move || {
+            let _ = fsops::remove_tree(&owned, &trash);
+        });
+    if spawned.is_err() {
+        recover::drop_trash(ws);
+    }
 }
 
 /// Takes the edit transactions' workspace locks, so a restore never interleaves with one.
@@ -204,12 +236,15 @@ fn stage_all(
             RestoreError::Io(format!("{what} {path}: {e}"))
         }
     };
+    let mut dirty = fsops::Dirty::default();
+    let mut written = Vec::new();
     for dir in [
         PREPARING.to_owned(),
         format!("{PREPARING}/stage"),
         format!("{PREPARING}/removed"),
     ] {
-        fsops::mkdir(ws, &dir, 0o700).map_err(|e| io("creating", &dir, e))?;
+        fsops::mkdir(ws, &dir).map_err(|e| io("creating", &dir, e))?;
+        dirty.touch(&dir);
     }
     for (i, c) in changes.iter().enumerate() {
         if retune(c) {
@@ -220,26 +255,36 @@ fn stage_all(
         match &after.node {
             Node::File { digest, size } => {
                 let bytes = super::plan::read(source, &c.path, digest, *size)?;
-                fsops::write_new(ws, &staged, &bytes, after.mode)
+                let file = fsops::write_new_unsynced(ws, &staged, &bytes, after.mode)
                     .map_err(|e| io("staging", &c.path, e))?;
+                written.push(file);
+                if written.len() >= SYNC_BATCH {
+                    fsops::sync_all(&written).map_err(|e| io("syncing", PREPARING, e))?;
+                    written.clear();
+                }
             }
-            Node::Dir => fsops::mkdir(ws, &staged, 0o700).map_err(|e| io("staging", &c.path, e))?,
+            Node::Dir => fsops::mkdir(ws, &staged).map_err(|e| io("staging", &c.path, e))?,
             Node::Symlink { target } => {
                 fsops::symlink(ws, target, &staged).map_err(|e| io("staging", &c.path, e))?;
             }
         }
+        dirty.touch(&staged);
     }
+    fsops::sync_all(&written).map_err(|e| io("syncing", PREPARING, e))?;
+    drop(written);
     let manifest = format!("{PREPARING}/{}", journal::MANIFEST);
     fsops::write_new(ws, &manifest, &journal::encode(changes), 0o600)
         .map_err(|e| io("writing", &manifest, e))?;
-    fsops::sync(ws).map_err(|e| io("syncing", PREPARING, e))?;
+    dirty.touch(&manifest);
+    dirty.flush(ws).map_err(|e| io("syncing", PREPARING, e))?;
     crash::forward();
     Ok(())
 }
 
 /// The one rename that makes the journal count, made durable before anything changes.
 fn publish(ws: &Workspace) -> Result<(), RestoreError> {
-    let published = fsops::rename_new(ws, PREPARING, PUBLISHED).and_then(|()| fsops::sync(ws));
+    let published = fsops::rename_new(ws, PREPARING, PUBLISHED)
+        .and_then(|()| crate::txn::fsx::sync_dir(ws, journal::STATE));
     if let Err(e) = published {
         let _ = fsops::remove_tree(ws, PREPARING);
         let _ = fsops::remove_tree(ws, PUBLISHED);
@@ -262,6 +307,10 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             RestoreError::Io(format!("{what} {path}: {e}"))
         }
     };
+    let mut dirty = fsops::Dirty::default();
+    let flush = |dirty: &mut fsops::Dirty, path: &str| {
+        dirty.flush(ws).map_err(|e| failed("syncing", path, &e))
+    };
     // A directory whose entries change must be writable by us; its mode is set last.
     for c in changes {
         if let Some(Item {
@@ -283,7 +332,13 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             continue;
         }
         let removed = journal::removed(PUBLISHED, i);
+        if before.is_dir() {
+            // Its children's moves must be durable before it moves itself.
+            flush(&mut dirty, &c.path)?;
+        }
         fsops::rename_new(ws, &c.path, &removed).map_err(|e| failed("moving away", &c.path, &e))?;
+        dirty.touch(&c.path);
+        dirty.touch(&removed);
         let same = if before.is_dir() {
             fsops::is_empty_dir(ws, &removed)
         } else {
@@ -293,10 +348,11 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             return Err(concurrent(&c.path));
         }
         if before.is_dir() {
-            fsops::sync(ws).map_err(|e| failed("syncing", &c.path, &e))?;
+            flush(&mut dirty, &c.path)?;
         }
         crash::forward();
     }
+    flush(&mut dirty, ".")?;
     // Parent first: each staged entry goes into place, never over anything.
     for (i, c) in changes.iter().enumerate() {
         let Some(after) = &c.after else { continue };
@@ -310,9 +366,15 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             continue;
         }
         let staged = journal::stage(PUBLISHED, i);
-        fsops::rename_new(ws, &staged, &c.path).map_err(|e| failed("placing", &c.path, &e))?;
         if after.is_dir() {
-            fsops::sync(ws).map_err(|e| failed("syncing", &c.path, &e))?;
+            flush(&mut dirty, &c.path)?;
+        }
+        fsops::rename_new(ws, &staged, &c.path).map_err(|e| failed("placing", &c.path, &e))?;
+        dirty.touch(&c.path);
+        dirty.touch(&staged);
+        if after.is_dir() {
+            // Its children are placed into it next.
+            flush(&mut dirty, &c.path)?;
         }
         crash::forward();
     }
@@ -327,11 +389,12 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             crash::forward();
         }
     }
+    flush(&mut dirty, ".")?;
     let new = format!("{PUBLISHED}/{}.new", journal::COMMITTED);
     let marker = format!("{PUBLISHED}/{}", journal::COMMITTED);
     let written = fsops::write_new(ws, &new, journal::COMMITTED_MARKER, 0o600)
         .and_then(|()| fsops::rename_over(ws, &new, &marker))
-        .and_then(|()| fsops::sync(ws));
+        .and_then(|()| crate::txn::fsx::sync_dir(ws, PUBLISHED));
     if let Err(e) = written {
         // A marker that may exist would make a later recovery finish instead of roll back.
         return match crate::txn::fsx::unlink(ws, &marker) {

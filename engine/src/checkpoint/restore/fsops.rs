@@ -7,10 +7,10 @@ use crate::checkpoint::manifest::Node;
 use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, StatVfsMountFlags};
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read, Write};
-use std::os::fd::AsFd;
 use std::os::unix::ffi::OsStrExt;
 
 /// What `lstat` says about a path: its type and permission bits, `None` when absent.
@@ -112,18 +112,17 @@ pub(crate) fn rmdir(ws: &Workspace, path: &str) -> io::Result<()> {
     rustix::fs::unlinkat(at.dir(), at.name(), AtFlags::REMOVEDIR).map_err(io::Error::from)
 }
 
-/// Creates the directory `path` with exactly `mode`.
-pub(crate) fn mkdir(ws: &Workspace, path: &str, mode: u32) -> io::Result<()> {
+/// Creates the directory `path` (0700 before the umask; the restore sets final modes last).
+pub(crate) fn mkdir(ws: &Workspace, path: &str) -> io::Result<()> {
     let at = ws.locate(path)?;
-    rustix::fs::mkdirat(at.dir(), at.name(), Mode::from_raw_mode(0o700))
-        .map_err(io::Error::from)?;
-    chmod_dir(ws, path, mode)
+    rustix::fs::mkdirat(at.dir(), at.name(), Mode::from_raw_mode(0o700)).map_err(io::Error::from)
 }
 
-/// Sets the mode of the real directory `path` (opened without following a symlink).
+/// Sets the mode of the real directory `path` (opened without following a symlink), durably.
 pub(crate) fn chmod_dir(ws: &Workspace, path: &str, mode: u32) -> io::Result<()> {
-    let fd = ws.open_dir(path)?;
-    rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode)).map_err(io::Error::from)
+    let dir = File::from(ws.open_dir(path)?);
+    rustix::fs::fchmod(&dir, Mode::from_raw_mode(mode)).map_err(io::Error::from)?;
+    crate::txn::fsx::sync(&dir)
 }
 
 /// Creates the symlink `path` pointing at the raw bytes `target`.
@@ -132,23 +131,80 @@ pub(crate) fn symlink(ws: &Workspace, target: &[u8], path: &str) -> io::Result<(
     rustix::fs::symlinkat(OsStr::from_bytes(target), at.dir(), at.name()).map_err(io::Error::from)
 }
 
-/// Writes `bytes` to the new file `path` with exactly `mode` (no fsync: the caller syncs the
-/// file system once for everything it staged).
+/// Writes `bytes` to the new file `path` with exactly `mode`, durably (its directory entry is
+/// the caller's to flush).
 pub(crate) fn write_new(ws: &Workspace, path: &str, bytes: &[u8], mode: u32) -> io::Result<()> {
+    let file = write_new_unsynced(ws, path, bytes, mode)?;
+    crate::txn::fsx::sync(&file)
+}
+
+/// Threads that fsync staged files together: concurrent fsyncs share journal commits
+/// (ext4's jbd2 batches them), where one after another each waits for its own.
+const SYNC_THREADS: usize = 8;
+
+/// Fsyncs `files` on up to [`SYNC_THREADS`] threads; the first failure is returned.
+pub(crate) fn sync_all(files: &[File]) -> io::Result<()> {
+    if files.is_empty() {
+        return Ok(());
+    }
+    let per = files.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|chunk| scope.spawn(move || chunk.iter().try_for_each(crate::txn::fsx::sync)))
+            .collect();
+        // The scope joins every thread whichever result comes first.
+        handles.into_iter().try_for_each(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err(io::Error::other("an fsync thread panicked")))
+        })
+    })
+}
+
+/// [`write_new`] without the fsync: the open file is returned for [`sync_all`].
+pub(crate) fn write_new_unsynced(
+    ws: &Workspace,
+    path: &str,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<File> {
     let at = ws.locate(path)?;
     let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
     let fd = rustix::fs::openat(at.dir(), at.name(), flags, Mode::from_raw_mode(0o600))
         .map_err(io::Error::from)?;
     rustix::fs::fchmod(&fd, Mode::from_raw_mode(mode)).map_err(io::Error::from)?;
     let mut file = File::from(fd);
-    file.write_all(bytes)
+    file.write_all(bytes)?;
+    Ok(file)
 }
 
-/// Makes everything written on the workspace's file system durable (one `syncfs`, cheaper
-/// than an fsync per staged file and per directory touched).
-pub(crate) fn sync(ws: &Workspace) -> io::Result<()> {
-    let root = ws.open_dir(".")?;
-    rustix::fs::syncfs(root.as_fd()).map_err(io::Error::from)
+/// Directories whose entries changed and are not durable yet. Flushed at the barriers the
+/// recovery inference needs (before and after a directory moves, at the end of each pass):
+/// one fsync per directory touched, not per entry, and never a `syncfs`, whose cost grows
+/// with whatever else is dirty on a shared file system.
+#[derive(Debug, Default)]
+pub(crate) struct Dirty(BTreeSet<String>);
+
+impl Dirty {
+    /// Notes that the directory holding `path` changed.
+    pub(crate) fn touch(&mut self, path: &str) {
+        self.0
+            .insert(path.rsplit_once('/').map_or(".", |(d, _)| d).to_owned());
+    }
+
+    /// Fsyncs every noted directory. One that is gone has moved as a whole after its own
+    /// entries were flushed (a directory moves only after a flush), so there is nothing left
+    /// to make durable under that name.
+    pub(crate) fn flush(&mut self, ws: &Workspace) -> io::Result<()> {
+        for dir in std::mem::take(&mut self.0) {
+            match crate::txn::fsx::sync_dir(ws, &dir) {
+                Ok(()) => {}
+                Err(e) if missing(&e) => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Whether the directory `path` is on a file system mounted read-only.

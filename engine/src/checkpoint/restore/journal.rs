@@ -6,6 +6,7 @@
 //! .ash/restore/              published: MANIFEST, stage/<i>, removed/<i>, COMMITTED
 //! .ash/restore.committed/    finished forward, being deleted
 //! .ash/restore.rolled-back/  rolled back, being deleted
+//! .ash/restore.trash-<pid>-<ns>/  committed and answered, deleted in the background
 //! ```
 
 use super::desired::{Change, Item};
@@ -21,6 +22,8 @@ pub(crate) const PUBLISHED: &str = ".ash/restore";
 pub(crate) const DONE_COMMITTED: &str = ".ash/restore.committed";
 /// A journal whose restore was rolled back, likewise.
 pub(crate) const DONE_ROLLED_BACK: &str = ".ash/restore.rolled-back";
+/// Names in `.ash` of committed journals set aside for deletion (`restore.trash-<pid>-<ns>`).
+pub(crate) const TRASH_PREFIX: &str = "restore.trash-";
 /// The state directory holding them.
 pub(crate) const STATE: &str = ".ash";
 /// The changes file inside a journal.

@@ -57,6 +57,7 @@ pub(crate) fn recover_reporting(
 }
 
 fn recover_inner(ws: &Workspace, found: &mut Vec<RecoveredRestore>) -> Result<(), RestoreError> {
+    drop_trash(ws);
     // A journal never published changed nothing in the workspace.
     if exists(ws, PREPARING)? {
         let paths = journal_paths(ws, PREPARING);
@@ -120,6 +121,23 @@ pub(crate) fn finish(ws: &Workspace, done: &str, cut: fn()) -> Result<(), Restor
     cut();
     // No cut point after this: with the journal gone there is nothing left to tell apart.
     drop_dir(ws, done)
+}
+
+/// Deletes every committed journal set aside as trash, best effort and silently (its restore
+/// was answered; a background deletion may be racing this one, and either may finish it).
+pub(crate) fn drop_trash(ws: &Workspace) {
+    let Ok(fd) = ws.open_dir(STATE) else { return };
+    let Ok(dir) = rustix::fs::Dir::read_from(&fd) else {
+        return;
+    };
+    let names: Vec<String> = dir
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str().ok().map(str::to_owned))
+        .filter(|n| n.starts_with(journal::TRASH_PREFIX))
+        .collect();
+    for name in names {
+        let _ = fsops::remove_tree(ws, &format!("{STATE}/{name}"));
+    }
 }
 
 fn drop_dir(ws: &Workspace, dir: &str) -> Result<(), RestoreError> {
@@ -209,17 +227,23 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
         }
         unremove[i] = has_removed;
     }
+    let mut dirty = fsops::Dirty::default();
+    let flush =
+        |dirty: &mut fsops::Dirty| dirty.flush(ws).map_err(|e| step_err("syncing", ".", &e));
     for i in (0..changes.len()).rev() {
         if unplace[i] {
-            un_place(ws, &changes[i], i)?;
+            un_place(ws, &changes[i], i, &mut dirty)?;
         }
     }
-    fsops::sync(ws).map_err(|e| step_err("syncing", ".", &e))?;
+    flush(&mut dirty)?;
     for (i, c) in changes.iter().enumerate() {
         if !unremove[i] {
             continue;
         }
         let removed = journal::removed(dir, i);
+        if c.before.as_ref().is_some_and(Item::is_dir) {
+            flush(&mut dirty)?;
+        }
         match fsops::rename_new(ws, &removed, &c.path) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
@@ -230,6 +254,8 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
             }
             Err(e) => return Err(step_err("putting back", &c.path, &e)),
         }
+        dirty.touch(&c.path);
+        dirty.touch(&removed);
         if let Some(Item {
             mode,
             node: Node::Dir,
@@ -241,7 +267,7 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
                 .map_err(|e| step_err("opening up", &c.path, &e))?;
         }
         if c.before.as_ref().is_some_and(Item::is_dir) {
-            fsops::sync(ws).map_err(|e| step_err("syncing", ".", &e))?;
+            flush(&mut dirty)?;
         }
         crash::recovery();
     }
@@ -257,13 +283,18 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
             crash::recovery();
         }
     }
-    fsops::sync(ws).map_err(|e| step_err("syncing", ".", &e))?;
+    flush(&mut dirty)?;
     finish(ws, DONE_ROLLED_BACK, crash::recovery)
 }
 
 /// Takes back what change `i` placed: a directory is removed (only if empty, so nothing a
 /// concurrent writer put there is lost), anything else goes back into the stage.
-fn un_place(ws: &Workspace, c: &Change, i: usize) -> Result<(), RestoreError> {
+fn un_place(
+    ws: &Workspace,
+    c: &Change,
+    i: usize,
+    dirty: &mut fsops::Dirty,
+) -> Result<(), RestoreError> {
     let stage = journal::stage(PUBLISHED, i);
     if c.after.as_ref().is_some_and(Item::is_dir) {
         match fsops::rmdir(ws, &c.path) {
@@ -273,9 +304,14 @@ fn un_place(ws: &Workspace, c: &Change, i: usize) -> Result<(), RestoreError> {
             }
             Err(e) => return Err(step_err("removing", &c.path, &e)),
         }
-        fsops::sync(ws).map_err(|e| step_err("syncing", ".", &e))?;
+        dirty.touch(&c.path);
+        dirty
+            .flush(ws)
+            .map_err(|e| step_err("syncing", &c.path, &e))?;
     } else {
         fsops::rename_new(ws, &c.path, &stage).map_err(|e| step_err("taking back", &c.path, &e))?;
+        dirty.touch(&c.path);
+        dirty.touch(&stage);
         let after = c.after.as_ref();
         let intact = after.map_or(Ok(true), |a| fsops::holds(ws, &stage, a));
         if !intact.map_err(|e| step_err("checking", &stage, &e))? {
