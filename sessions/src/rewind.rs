@@ -239,7 +239,9 @@ pub struct Rewind {
     pub applied: RewindApplied,
     /// The context epoch in force after it (a new one when the conversation was rewound).
     pub epoch: u64,
-    /// Written on reopen for a rewind the process stopped during: what its restore came to.
+    /// Set when the rewind did not end normally: its restore failed and changed nothing
+    /// (`rolled_back`), or the process stopped during it and the reopen found what its restore
+    /// came to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovered: Option<RewindRecovery>,
 }

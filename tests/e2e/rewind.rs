@@ -620,3 +620,56 @@ fn a_spent_store_budget_is_a_visible_notice_and_refuses_the_code_rewind() {
         "{stderr}"
     );
 }
+
+/// Every file under `dir`, recursively.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_damaged_store_object_refuses_the_rewind_naming_the_path_and_changes_nothing() {
+    let w = World::new();
+    write(&w, "a.txt", "alpha\n", 0o644);
+    let script = one_edit_script(&w);
+    let mut s = open(&w, &script, &[], &[]);
+    run_turn(&mut s, "append");
+    s.finish();
+    let objects = w.path("session").join("checkpoints").join("objects");
+    let damaged = files_under(&objects);
+    assert!(!damaged.is_empty());
+    for f in &damaged {
+        let mut bytes = std::fs::read(f).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        std::fs::set_permissions(f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        std::fs::write(f, bytes).unwrap();
+    }
+    let changed = tree(&w.ws());
+    let mut s = open(&w, &script, &[], &[]);
+    let id = s.send("rewind", json!({"target": 1, "scope": "code"}));
+    let err = s.expect_type("error", &[("command_id", json!(id))]);
+    assert_eq!(err["code"], "rewind_refused", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(
+        message.contains("a.txt") && message.contains("nothing"),
+        "{message}"
+    );
+    assert_eq!(tree(&w.ws()), changed);
+    s.finish();
+    // Settled: the next open reports no interrupted rewind.
+    let again = open(&w, &script, &[], &[]);
+    let (_, events) = again.finish();
+    assert!(
+        !events.iter().any(|e| e["type"] == "checkpoint_notice"),
+        "{events:?}"
+    );
+}

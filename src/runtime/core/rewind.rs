@@ -50,7 +50,10 @@ impl Core {
     pub fn rewind(&mut self, job: RewindJob) {
         let id = job.command_id.clone();
         let state = self.session.state();
-        if let Some((_, done)) = state.rewinds().iter().find(|(_, r)| r.command_id == id) {
+        let done = state.rewinds().iter().find(|(_, r)| {
+            r.command_id == id && r.recovered != Some(ansa_sessions::RewindRecovery::RolledBack)
+        });
+        if let Some((_, done)) = done {
             let request_id = done.request_id;
             self.events.publish(EventBody::CommandReplayed {
                 command_id: id,

@@ -13,7 +13,7 @@ mod wire;
 pub use checkpointer::{Checkpointer, Taken};
 pub use history::external_since;
 pub use recover::recover;
-pub use wire::{StoreSource, plan_event};
+pub use wire::plan_event;
 
 /// What changed from `old` to `new` that is the user's: the engine's and ansa's own state
 /// directories coming and going (`.ash` appears with the first edit) is left out.

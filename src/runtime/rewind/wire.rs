@@ -1,24 +1,10 @@
-//! From the engine's restore types to the protocol's: the plan a frontend shows, the reason a
-//! path is not restorable, and the store as the restore's object source.
+//! From the engine's restore types to the protocol's: the plan a frontend shows and the reason
+//! a path is not restorable.
 
 use ansa_sessions::protocol::{NotRestorable, PathKind, PlannedPath, RewindPlan};
 use ansa_sessions::{RequestId, RewindScope};
-use ash_engine::checkpoint::restore::{EntryKind, ObjectSource, Plan, PlannedFile, SourceError};
-use ash_engine::checkpoint::{CheckpointError, Store, Unrestorable};
-use ash_engine::protocol::Digest;
-
-/// The session's store as the source of a restore's contents.
-pub struct StoreSource<'a>(pub &'a Store);
-
-impl ObjectSource for StoreSource<'_> {
-    fn object(&self, digest: &Digest) -> Result<Vec<u8>, SourceError> {
-        self.0.object(digest).map_err(|e| match e {
-            CheckpointError::MissingObject(d) => SourceError::Missing(d),
-            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
-            other => SourceError::Io(other.to_string()),
-        })
-    }
-}
+use ash_engine::checkpoint::Unrestorable;
+use ash_engine::checkpoint::restore::{EntryKind, Plan, PlannedFile};
 
 /// Why a path was kept without its content, in words for the plan screen.
 pub fn reason(u: &Unrestorable) -> String {

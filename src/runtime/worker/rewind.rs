@@ -8,15 +8,15 @@
 use ansa_sessions::protocol::{ErrorCode, EventBody, RewindDone};
 use ansa_sessions::{
     CheckpointPhase, CodePoint, ContextEpoch, ManifestHex, OnConflict, Record, RequestId, Rewind,
-    RewindApplied, Seq,
+    RewindApplied, RewindRecovery, RewindScope, Seq,
 };
 use ash_engine::checkpoint::Manifest;
-use ash_engine::checkpoint::restore::{self, Applied, Plan};
+use ash_engine::checkpoint::restore::{self, Applied, Plan, RestoreError};
 
 use super::super::context;
 use super::super::core::RewindJob;
 use super::super::crash;
-use super::super::rewind::{StoreSource, external_since, plan_event};
+use super::super::rewind::{external_since, plan_event};
 use super::Worker;
 
 /// Why a rewind stopped without changing anything (or, for `Storage`, with the journal
@@ -116,13 +116,8 @@ impl Worker {
                     "a checkpoint needed to find changes made outside this session cannot be read ({e})"
                 )));
             }
-            plan = restore::plan(
-                &code.manifest,
-                &captured.manifest,
-                &external,
-                &StoreSource(store),
-            )
-            .map_err(|e| refused(e.to_string()))?;
+            plan = restore::plan(&code.manifest, &captured.manifest, &external, store)
+                .map_err(|e| refused(e.to_string()))?;
             now = Some(captured.manifest);
         }
         let event = EventBody::RewindPlan(plan_event(target, job.scope, &plan, rewound.clone()));
@@ -157,15 +152,28 @@ impl Worker {
             crash::point("rewind:restore");
             let store = self.checkpoints.store().map_err(&refused)?;
             let ws = self.checkpoints.workspace();
-            applied = restore::apply(
-                ws,
-                &plan,
-                &code.manifest,
-                now,
-                on_conflict,
-                &StoreSource(store),
-            )
-            .map_err(|e| refused(e.to_string()))?;
+            applied = match restore::apply(ws, &plan, &code.manifest, now, on_conflict, store) {
+                Ok(applied) => applied,
+                Err(e) => {
+                    // The restore changed nothing (or, unproven, is left to the recovery at the
+                    // next open): a settled refusal is journaled so no reopen takes it for an
+                    // interrupted rewind.
+                    if !matches!(e, RestoreError::Recovery(_)) {
+                        let settled = Rewind {
+                            command_id: job.command_id.clone(),
+                            request_id: target,
+                            scope: RewindScope::Code,
+                            checkpoint: checkpoint.clone(),
+                            restored_to: None,
+                            applied: RewindApplied::default(),
+                            epoch: self.context.epoch,
+                            recovered: Some(RewindRecovery::RolledBack),
+                        };
+                        let _ = self.shared.lock().durable(Record::Rewind(settled));
+                    }
+                    return Err(refused(e.to_string()));
+                }
+            };
             crash::point("rewind:restored");
         }
         let epoch = match job.scope.conversation() {
