@@ -152,6 +152,17 @@ impl Checkpointer {
         rewind_to: Option<ManifestHex>,
     ) -> Result<Taken, String> {
         let captured = self.capture_now()?;
+        Ok(self.record(captured, request_id, phase, rewind_to))
+    }
+
+    /// The record of a capture already taken, for `request_id` in `phase`.
+    pub fn record(
+        &mut self,
+        captured: Captured,
+        request_id: RequestId,
+        phase: CheckpointPhase,
+        rewind_to: Option<ManifestHex>,
+    ) -> Taken {
         if self.journaled.is_none()
             && let Some(id) = &self.journaled_id
         {
@@ -183,10 +194,10 @@ impl Checkpointer {
             time_ms: now_ms(),
             rewind_to,
         };
-        Ok(Taken {
+        Taken {
             record,
             manifest: captured.manifest,
-        })
+        }
     }
 
     /// The checkpoint was journaled: later records say what changed since it.

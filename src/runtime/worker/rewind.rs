@@ -92,7 +92,7 @@ impl Worker {
             false => None,
         };
         let mut plan = Plan::default();
-        let mut now: Option<Manifest> = None;
+        let mut now = None;
         if let Some(code) = &code {
             let captured = self
                 .checkpoints
@@ -118,7 +118,7 @@ impl Worker {
             }
             plan = restore::plan(&code.manifest, &captured.manifest, &external, store)
                 .map_err(|e| refused(e.to_string()))?;
-            now = Some(captured.manifest);
+            now = Some(captured);
         }
         let event = EventBody::RewindPlan(plan_event(target, job.scope, &plan, rewound.clone()));
         if job.dry_run {
@@ -138,11 +138,16 @@ impl Worker {
         };
         let mut applied = Applied::default();
         let mut checkpoint = None;
-        if let (Some(code), Some(now)) = (&code, &now) {
-            let taken = self
-                .checkpoints
-                .take(target, CheckpointPhase::BeforeRewind, Some(code.id.clone()))
-                .map_err(|e| refused(format!("the workspace could not be captured: {e}")))?;
+        if let (Some(code), Some(now)) = (&code, now) {
+            // The workspace the plan was made from is the point before the rewind: the restore
+            // checks every path against it, so a change since then rolls the restore back.
+            let taken = self.checkpoints.record(
+                now,
+                target,
+                CheckpointPhase::BeforeRewind,
+                Some(code.id.clone()),
+            );
+            let now = taken.manifest.clone();
             checkpoint = Some(taken.record.manifest.clone());
             self.shared
                 .lock()
@@ -152,7 +157,7 @@ impl Worker {
             crash::point("rewind:restore");
             let store = self.checkpoints.store().map_err(&refused)?;
             let ws = self.checkpoints.workspace();
-            applied = match restore::apply(ws, &plan, &code.manifest, now, on_conflict, store) {
+            applied = match restore::apply(ws, &plan, &code.manifest, &now, on_conflict, store) {
                 Ok(applied) => applied,
                 Err(e) => {
                     // The restore changed nothing (or, unproven, is left to the recovery at the
