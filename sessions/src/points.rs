@@ -95,12 +95,12 @@ impl SessionState {
             if c.phase != CheckpointPhase::BeforeRewind {
                 continue;
             }
-            // A rewind that did not complete changed nothing to undo.
-            if !self
-                .rewinds()
-                .iter()
-                .any(|(_, r)| r.checkpoint.as_ref() == Some(&c.manifest))
-            {
+            // A rewind whose restore did not happen changed nothing to undo.
+            let done = self.rewinds().iter().any(|(_, r)| {
+                r.checkpoint.as_ref() == Some(&c.manifest)
+                    && r.recovered != Some(crate::record::RewindRecovery::RolledBack)
+            });
+            if !done {
                 continue;
             }
             // What the rewind changed is what the next checkpoint finds different.

@@ -8,7 +8,7 @@ use crate::ids::{CallId, CommandId, PartNo, RequestId, Seq};
 use crate::journal::Checksum;
 pub use crate::rewind::{
     Checkpoint, CheckpointPhase, MAX_CHANGED_PATHS, ManifestHex, OnConflict, Rewind, RewindApplied,
-    RewindScope,
+    RewindRecovery, RewindScope,
 };
 
 /// Opaque JSON kept byte-for-byte (key order, number tokens and escapes preserved).

@@ -239,4 +239,20 @@ pub struct Rewind {
     pub applied: RewindApplied,
     /// The context epoch in force after it (a new one when the conversation was rewound).
     pub epoch: u64,
+    /// Set when the rewind did not end normally: its restore failed and changed nothing
+    /// (`rolled_back`), or the process stopped during it and the reopen found what its restore
+    /// came to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovered: Option<RewindRecovery>,
+}
+
+/// How an interrupted rewind's restore ended, as found when the session was opened again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RewindRecovery {
+    /// The workspace is as it was before the rewind: nothing of it happened.
+    RolledBack,
+    /// The workspace is as the rewind's checkpoint: its restore completed (the conversation
+    /// was not rewound).
+    Completed,
 }

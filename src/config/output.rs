@@ -41,6 +41,18 @@ pub(crate) fn binding_value(c: &Config) -> Map<String, Value> {
     if c.allow_git_writes {
         m.insert("allow_git_writes".into(), json!(true));
     }
+    if c.checkpoint_max_file_bytes != super::DEFAULT_CHECKPOINT_MAX_FILE_BYTES {
+        m.insert(
+            "checkpoint_max_file_bytes".into(),
+            json!(c.checkpoint_max_file_bytes),
+        );
+    }
+    if c.checkpoint_budget_bytes != super::DEFAULT_CHECKPOINT_BUDGET_BYTES {
+        m.insert(
+            "checkpoint_budget_bytes".into(),
+            json!(c.checkpoint_budget_bytes),
+        );
+    }
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
     m.insert("reasoning".into(), json!(c.reasoning));
     m.insert("auth".into(), json!({"issuer": c.auth_issuer}));

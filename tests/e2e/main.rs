@@ -32,6 +32,7 @@ mod oneshot;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
+mod rewind;
 mod secrets;
 mod signed_in;
 #[path = "../support/tasks.rs"]

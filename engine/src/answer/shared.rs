@@ -33,6 +33,8 @@ pub(crate) struct Shared {
     pub(crate) withheld_env: Arc<[String]>,
     // What opening the session recovered, until the embedder takes it.
     pub(crate) recovered: Mutex<Vec<crate::txn::Recovered>>,
+    // What opening the session recovered of interrupted restores, until the embedder takes it.
+    pub(crate) restores: Mutex<Vec<crate::checkpoint::restore::RecoveredRestore>>,
     pub(crate) reclaimed: Vec<String>,
 }
 

@@ -2,10 +2,10 @@
 //! previous manifest already vouches for), then read the files left to read in path order
 //! (`read`), keep new contents in the store, and keep the manifest.
 //!
-//! Contents are read in chunks of files, in parallel within a chunk; a chunk's staged contents
-//! are made durable with one `syncfs`, then committed one by one in path order, so which
-//! contents a tight budget keeps does not depend on thread timing and the manifest's bytes are
-//! the same for the same tree and store. The first content that does not fit the budget ends
+//! Contents are read in chunks of files, in parallel within a chunk; a chunk's new contents are
+//! admitted one by one in path order (so which contents a tight budget keeps does not depend on
+//! thread timing, and the manifest's bytes are the same for the same tree and store), then made
+//! durable and renamed into the store together. The first content that does not fit the budget ends
 //! keeping new contents for the rest of the capture (`over_budget`).
 //!
 //! A file whose status changed less than two clock ticks before it was read is "racy" in git's
@@ -15,8 +15,6 @@
 
 mod ignore;
 mod read;
-#[cfg(test)]
-mod tests;
 mod walk;
 
 use std::collections::{HashMap, HashSet};
@@ -89,8 +87,11 @@ pub struct CaptureStats {
     pub entries: u64,
     /// Entries recorded without their content (any `Unrestorable`).
     pub not_restorable: u64,
-    /// Files whose content was read (re-reads of racy files included).
+    /// Files whose content was read.
     pub files_read: u64,
+    /// Of those, files read a second time because they changed within a clock tick of the
+    /// first read (see the module docs).
+    pub racy_rereads: u64,
     /// Bytes of content read.
     pub bytes_read: u64,
     /// Files whose digest was taken from the previous manifest without reading them.
@@ -110,6 +111,10 @@ pub fn capture(
     rules: &CaptureRules,
 ) -> Result<Captured, CheckpointError> {
     let exclude = Exclude::new(&rules.exclude)?;
+    let _one_at_a_time = store
+        .capturing
+        .lock()
+        .unwrap_or_else(|poison| poison.into_inner());
     let cx = Context {
         ws,
         store,
@@ -125,7 +130,6 @@ pub fn capture(
         walked,
         gone: HashSet::new(),
         over_budget: false,
-        committed: false,
         racy_ns: racy_window_ns(),
         stats: CaptureStats {
             files_reused: counts.reused,
@@ -138,10 +142,10 @@ pub fn capture(
     let racy = run.read_all(&todo)?;
     if !racy.is_empty() {
         run.wait_past(&racy);
+        let before = run.stats.files_read;
         run.read_all(&racy)?;
-    }
-    if run.committed {
-        store.sync_all()?;
+        run.stats.racy_rereads = run.stats.files_read - before;
+        run.stats.files_read = before;
     }
     let Run {
         walked,
@@ -177,8 +181,6 @@ struct Run<'a> {
     /// Entries whose file vanished before it could be read.
     gone: HashSet<usize>,
     over_budget: bool,
-    /// Some object was renamed into the store since the last sync.
-    committed: bool,
     racy_ns: i128,
     stats: CaptureStats,
 }
@@ -266,11 +268,9 @@ impl Run<'_> {
             }
             return Err(e);
         }
-        if !staged.is_empty() {
-            self.store.sync_all()?;
-        }
         let now = now_ns();
         let mut retry = Vec::new();
+        let mut admitted = Vec::new();
         for (&i, outcome) in chunk.iter().zip(results) {
             self.stats.files_read += 1;
             let entry = &mut self.walked[i].entry;
@@ -298,23 +298,25 @@ impl Run<'_> {
                     let kept = if self.store.contains(&digest) {
                         true
                     } else if let Some(object) = staged.remove(&digest) {
-                        if self.over_budget {
-                            self.store.discard(object);
-                            false
+                        let decision = if self.over_budget {
+                            Commit::OverBudget
                         } else {
-                            let stored = object.stored_bytes;
-                            match self.store.commit(object, &digest)? {
-                                Commit::Kept => {
-                                    self.committed = true;
-                                    self.stats.objects_written += 1;
-                                    self.stats.bytes_written += stored;
-                                    true
-                                }
-                                Commit::AlreadyThere => true,
-                                Commit::OverBudget => {
-                                    self.over_budget = true;
-                                    false
-                                }
+                            self.store.admit(&digest, object.stored_bytes)
+                        };
+                        match decision {
+                            Commit::Kept => {
+                                self.stats.objects_written += 1;
+                                self.stats.bytes_written += object.stored_bytes;
+                                admitted.push((object, digest));
+                                true
+                            }
+                            Commit::AlreadyThere => {
+                                self.store.discard(object);
+                                true
+                            }
+                            Commit::OverBudget => {
+                                self.store.discard(object);
+                                false
                             }
                         }
                     } else if self.over_budget || !reader.stage {
@@ -338,6 +340,7 @@ impl Run<'_> {
         for (_, object) in staged {
             self.store.discard(object);
         }
+        self.store.publish(admitted)?;
         Ok(retry)
     }
 

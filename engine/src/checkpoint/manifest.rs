@@ -75,6 +75,9 @@ pub struct Manifest {
 
 // ---- Below this line: the encoding, the identity and the strict decoder (ck-capture). ----
 
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashSet;
 use std::fmt;
 

@@ -3,17 +3,18 @@
 //! Layout under the store directory (0700, owned by this user):
 //! - `objects/<2 hex>/<62 hex>`: one file per distinct content, named by the BLAKE3 of the
 //!   content; the file is `ACKOBJ01`, the content length (u64 little-endian) and one zstd frame;
-//! - `manifests/<64 hex>`: one file per distinct manifest, named by its [`ManifestId`], in the
-//!   same framing;
+//! - `manifests/<64 hex>`: one file per distinct manifest, named by its `ManifestId`
+//!   (`store/manifests.rs`: compressed against the previous one);
 //! - `tmp/`: files being written. Every file is written there, made durable, then renamed into
-//!   place, so a name under `objects/` or `manifests/` always holds a whole file; leftovers of a
-//!   killed writer are removed when the store is opened.
+//!   place (`store/durable.rs`), so a name under `objects/` or `manifests/` always holds a
+//!   whole file; leftovers of a killed writer are removed when the store is opened.
 //!
 //! Every read is verified: the framing, the length, and the BLAKE3 of what decompresses. The
 //! budget counts the bytes of the files in `objects/` and `manifests/`; an object that would
 //! pass it is not kept (the capture records its content `OverBudget`); a manifest is always
 //! kept, since without it the checkpoint would not exist.
 
+use std::cell::RefCell;
 use std::collections::HashSet;
 use std::ffi::OsStr;
 use std::fs::File;
@@ -28,9 +29,9 @@ use nix::errno::Errno;
 use nix::fcntl::{AtFlags, OFlag, openat, renameat};
 use nix::sys::stat::{Mode, SFlag, fchmod, fstat, fstatat, mkdirat};
 use nix::unistd::{UnlinkatFlags, unlinkat};
+use rayon::prelude::*;
 
 use crate::checkpoint::error::CheckpointError;
-use crate::checkpoint::manifest::{Manifest, ManifestId, decode};
 use crate::protocol::{Digest, to_lower_hex};
 
 /// Default total budget of one session's store (1 GiB, the default).
@@ -53,6 +54,9 @@ const MAX_STORED_BYTES: u64 = 1 << 34;
 /// Largest zstd window a reader accepts (8 MiB); level 3 never writes a larger one, so a
 /// damaged frame cannot make decompression allocate more.
 const WINDOW_LOG_MAX: u32 = 23;
+
+mod durable;
+mod manifests;
 
 /// A content being written to `tmp/`, not yet in the store.
 #[derive(Debug)]
@@ -89,6 +93,10 @@ pub struct Store {
     /// Digests under `objects/`.
     known: Mutex<HashSet<Digest>>,
     next_tmp: AtomicU64,
+    /// The last manifest kept: the dictionary of the next (`store/manifests.rs`).
+    recent: Mutex<Option<std::sync::Arc<manifests::Recent>>>,
+    /// Held by a capture from start to end: one capture at a time per store.
+    pub(crate) capturing: Mutex<()>,
 }
 
 impl Store {
@@ -142,6 +150,8 @@ impl Store {
             used: AtomicU64::new(0),
             known: Mutex::new(HashSet::new()),
             next_tmp: AtomicU64::new(0),
+            recent: Mutex::new(None),
+            capturing: Mutex::new(()),
         };
         store.clear_tmp()?;
         store.count_existing()?;
@@ -178,57 +188,6 @@ impl Store {
         self.identity
     }
 
-    /// Keeps a manifest (once: an equal manifest is already there) and returns its id; the
-    /// manifest file is durable when this returns. Not refused by the budget.
-    pub fn put_manifest(&self, manifest: &Manifest) -> Result<ManifestId, CheckpointError> {
-        let (bytes, id) = manifest.encode_with_id()?;
-        let name = id.to_hex();
-        if exists_at(self.manifests.as_fd(), &name) {
-            return Ok(id);
-        }
-        let compressed = zstd::bulk::compress(&bytes, LEVEL)
-            .map_err(|e| CheckpointError::io("compress a manifest", &self.path, e))?;
-        let staged = self.stage_whole(bytes.len() as u64, &compressed)?;
-        self.sync_staged(&staged)?;
-        renameat(
-            self.tmp.as_fd(),
-            staged.name.as_str(),
-            self.manifests.as_fd(),
-            name.as_str(),
-        )
-        .map_err(|e| {
-            CheckpointError::io("keep a manifest", self.path.join("manifests"), e.into())
-        })?;
-        fsync_dir(&self.manifests).map_err(|e| {
-            CheckpointError::io("sync the manifests", self.path.join("manifests"), e)
-        })?;
-        self.used.fetch_add(staged.stored_bytes, Ordering::Relaxed);
-        Ok(id)
-    }
-
-    /// Reads a manifest back, verifying its bytes against its id and decoding them strictly.
-    pub fn manifest(&self, id: &ManifestId) -> Result<Manifest, CheckpointError> {
-        let name = id.to_hex();
-        let file = match open_file_at(self.manifests.as_fd(), &name) {
-            Ok(file) => file,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(CheckpointError::MissingManifest(*id));
-            }
-            Err(e) => {
-                return Err(CheckpointError::io(
-                    "open a manifest",
-                    self.path.join("manifests").join(name),
-                    e,
-                ));
-            }
-        };
-        let bytes = read_framed(file).map_err(|_| CheckpointError::CorruptManifest(*id))?;
-        if ManifestId::of(&bytes) != *id {
-            return Err(CheckpointError::CorruptManifest(*id));
-        }
-        Ok(decode(&bytes)?)
-    }
-
     /// The content `digest`, verified (length and BLAKE3).
     pub fn object(&self, digest: &Digest) -> Result<Vec<u8>, CheckpointError> {
         let (dir, name) = object_name(digest);
@@ -260,7 +219,7 @@ impl Store {
 
     /// Stages a content held whole in memory.
     pub(crate) fn stage_bytes(&self, content: &[u8]) -> Result<Staged, CheckpointError> {
-        let compressed = zstd::bulk::compress(content, LEVEL)
+        let compressed = compress(content)
             .map_err(|e| CheckpointError::io("compress a content", &self.path, e))?;
         self.stage_whole(content.len() as u64, &compressed)
     }
@@ -291,31 +250,67 @@ impl Store {
         );
     }
 
-    /// Makes every staged file durable: one `syncfs` of the store's file system, which costs
-    /// about what one `fsync` does, where a thousand new contents would cost a thousand.
-    pub(crate) fn sync_all(&self) -> Result<(), CheckpointError> {
-        nix::unistd::syncfs(self.root.as_fd())
-            .map_err(|e| CheckpointError::io("sync the checkpoint store", &self.path, e.into()))
+    /// Decides whether a staged content of `stored_bytes` becomes object `digest`: not when
+    /// the store has it, not when it would pass the budget; otherwise its bytes are counted and
+    /// the digest is known from now on (so a later entry of the same capture sees it kept).
+    /// Callers decide in a fixed order, so which contents a tight budget keeps does not depend
+    /// on thread timing, then [`Store::publish`] what was admitted.
+    pub(crate) fn admit(&self, digest: &Digest, stored_bytes: u64) -> Commit {
+        let mut known = self.known_set();
+        if known.contains(digest) {
+            return Commit::AlreadyThere;
+        }
+        if self.used_bytes().saturating_add(stored_bytes) > self.budget {
+            return Commit::OverBudget;
+        }
+        self.used.fetch_add(stored_bytes, Ordering::Relaxed);
+        known.insert(*digest);
+        Commit::Kept
     }
 
-    /// Keeps a staged content as object `digest` unless the store has it or the budget would
-    /// be passed. Callers decide in a fixed order, so which contents a tight budget keeps does
-    /// not depend on thread timing. The staged file must be durable already ([`Store::sync_all`]);
-    /// the rename is durable after the next [`Store::sync_all`].
-    pub(crate) fn commit(
+    /// Makes admitted staged contents durable, renames them into `objects/` and makes the
+    /// renames durable. A content that cannot be published is forgotten again (its bytes and
+    /// digest), so no manifest can name an object that is not there.
+    pub(crate) fn publish(&self, admitted: Vec<(Staged, Digest)>) -> Result<(), CheckpointError> {
+        if admitted.is_empty() {
+            return Ok(());
+        }
+        let names: Vec<&str> = admitted.iter().map(|(s, _)| s.name.as_str()).collect();
+        if let Err(e) = durable::sync_files(self, &names) {
+            for (staged, digest) in admitted {
+                self.forget(&digest, staged.stored_bytes);
+                self.discard(staged);
+            }
+            return Err(e);
+        }
+        let renamed: Vec<Result<String, CheckpointError>> = admitted
+            .par_iter()
+            .map(|(staged, digest)| self.rename_into_place(staged, digest))
+            .collect();
+        let mut failure = None;
+        let mut dirs = Vec::new();
+        for ((staged, digest), result) in admitted.into_iter().zip(renamed) {
+            match result {
+                Ok(dir) => dirs.push(dir),
+                Err(e) => {
+                    self.forget(&digest, staged.stored_bytes);
+                    self.discard(staged);
+                    failure.get_or_insert(e);
+                }
+            }
+        }
+        dirs.sort_unstable();
+        dirs.dedup();
+        durable::sync_dirs(self, &dirs)?;
+        failure.map_or(Ok(()), Err)
+    }
+
+    /// Renames a staged content to its object name; returns its fan-out directory.
+    fn rename_into_place(
         &self,
-        staged: Staged,
+        staged: &Staged,
         digest: &Digest,
-    ) -> Result<Commit, CheckpointError> {
-        if self.contains(digest) {
-            self.discard(staged);
-            return Ok(Commit::AlreadyThere);
-        }
-        let used = self.used_bytes();
-        if used.saturating_add(staged.stored_bytes) > self.budget {
-            self.discard(staged);
-            return Ok(Commit::OverBudget);
-        }
+    ) -> Result<String, CheckpointError> {
         let (dir, name) = object_name(digest);
         match mkdirat(
             self.objects.as_fd(),
@@ -344,9 +339,12 @@ impl Store {
                 e.into(),
             )
         })?;
-        self.used.fetch_add(staged.stored_bytes, Ordering::Relaxed);
-        self.known_set().insert(*digest);
-        Ok(Commit::Kept)
+        Ok(dir)
+    }
+
+    fn forget(&self, digest: &Digest, stored_bytes: u64) {
+        self.known_set().remove(digest);
+        self.used.fetch_sub(stored_bytes, Ordering::Relaxed);
     }
 
     fn known_set(&self) -> std::sync::MutexGuard<'_, HashSet<Digest>> {
@@ -384,14 +382,6 @@ impl Store {
             name,
             stored_bytes: (HEADER_BYTES + compressed.len()) as u64,
         })
-    }
-
-    fn sync_staged(&self, staged: &Staged) -> Result<(), CheckpointError> {
-        let flags = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_CLOEXEC;
-        openat(self.tmp.as_fd(), staged.name.as_str(), flags, Mode::empty())
-            .map_err(io::Error::from)
-            .and_then(|fd| File::from(fd).sync_all())
-            .map_err(|e| self.tmp_error(&staged.name, e))
     }
 
     fn tmp_error(&self, name: &str, e: io::Error) -> CheckpointError {
@@ -529,6 +519,23 @@ impl Drop for StagedWriter<'_> {
     }
 }
 
+thread_local! {
+    /// One compression context per thread: creating one per content cost more than
+    /// compressing a small file.
+    static COMPRESSOR: RefCell<Option<zstd::bulk::Compressor<'static>>> = const { RefCell::new(None) };
+}
+
+fn compress(content: &[u8]) -> io::Result<Vec<u8>> {
+    COMPRESSOR.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let compressor = match cell.as_mut() {
+            Some(compressor) => compressor,
+            None => cell.insert(zstd::bulk::Compressor::new(LEVEL)?),
+        };
+        compressor.compress(content)
+    })
+}
+
 fn header(len: u64) -> [u8; HEADER_BYTES] {
     let mut out = [0u8; HEADER_BYTES];
     out[..8].copy_from_slice(OBJECT_MAGIC);
@@ -619,6 +626,15 @@ fn exists_at(dir: BorrowedFd<'_>, name: &str) -> bool {
         .is_ok_and(|st| SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFREG)
 }
 
-fn fsync_dir(dir: &OwnedFd) -> io::Result<()> {
-    nix::unistd::fsync(dir.as_fd()).map_err(io::Error::from)
+/// Restores read kept contents through this: a damaged object is `Corrupt` naming its digest,
+/// so the restore refuses before anything changes.
+impl crate::checkpoint::restore::ObjectSource for Store {
+    fn object(&self, digest: &Digest) -> Result<Vec<u8>, crate::checkpoint::restore::SourceError> {
+        use crate::checkpoint::restore::SourceError;
+        Store::object(self, digest).map_err(|e| match e {
+            CheckpointError::MissingObject(d) => SourceError::Missing(d),
+            CheckpointError::CorruptObject { digest, .. } => SourceError::Corrupt(digest),
+            other => SourceError::Io(other.to_string()),
+        })
+    }
 }

@@ -139,6 +139,7 @@ impl Session {
                 hardening: config.hardening,
                 withheld_env: config.withheld_env.into(),
                 recovered: Mutex::new(opened.recovered),
+                restores: Mutex::new(opened.restores),
                 reclaimed: opened.reclaimed,
             }),
         })
@@ -149,6 +150,13 @@ impl Session {
     /// its user about the rest.
     pub fn take_recovered(&self) -> Vec<Recovered> {
         std::mem::take(&mut *lock(&self.shared.recovered))
+    }
+
+    /// What opening this session did with an interrupted checkpoint restore (each once): the
+    /// tree is exactly as before it ([`crate::txn::Outcome::RolledBack`]) or exactly as the
+    /// checkpoint ([`crate::txn::Outcome::Committed`]), and the embedder says which.
+    pub fn take_recovered_restores(&self) -> Vec<crate::checkpoint::restore::RecoveredRestore> {
+        std::mem::take(&mut *lock(&self.shared.restores))
     }
 
     /// The `.ash.new-*` directories of killed state-directory creators that opening this

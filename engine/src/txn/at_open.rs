@@ -1,5 +1,6 @@
 //! What opening a session does to its workspace before any request runs: reclaims the
-//! state-directory litter of killed creators and recovers an interrupted transaction, so
+//! state-directory litter of killed creators and recovers an interrupted transaction and an
+//! interrupted checkpoint restore, so
 //! reads never see a tree a crash left half-applied (issue 40: before this, only the next
 //! mutation recovered).
 
@@ -14,6 +15,8 @@ pub(crate) struct Opened {
     pub recovered: Vec<Recovered>,
     /// Names of the reclaimed `.ash.new-*` directories.
     pub reclaimed: Vec<String>,
+    /// Interrupted checkpoint restores and what recovery did with each.
+    pub restores: Vec<crate::checkpoint::restore::RecoveredRestore>,
 }
 
 /// Runs both steps. Recovery needs our own `.ash` and both locks free now: a live holder of
@@ -23,15 +26,20 @@ pub(crate) struct Opened {
 pub(crate) fn open(ws: &Workspace) -> Opened {
     let reclaimed = litter::reclaim(ws);
     let mut recovered = Vec::new();
+    let mut restores = Vec::new();
     if ws.has_state_dir()
         && let Ok(Some(_held)) = lock::try_acquire(ws)
     {
         // A failure is reported as the last entry, unresolved; the journal stays for the
         // next mutation to refuse with 502.
         let _ = recover::recover_reporting(ws, &mut recovered);
+        // Under the same lock: a restore never interleaves with an edit transaction. A
+        // failure is likewise the last entry, and the next restore refuses until it is fixed.
+        let _ = crate::checkpoint::restore::recover_reporting(ws, &mut restores);
     }
     Opened {
         recovered,
         reclaimed,
+        restores,
     }
 }

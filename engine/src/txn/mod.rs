@@ -14,13 +14,13 @@ pub(crate) mod at_open;
 mod crash;
 #[cfg(feature = "crash-points")]
 pub use crash::on_published;
-mod fsx;
+pub(crate) mod fsx;
 mod journal;
 mod litter;
-mod lock;
+pub(crate) mod lock;
 mod manifest;
 pub(crate) mod preflight;
-mod recover;
+pub(crate) mod recover;
 mod recovered;
 pub mod stats;
 mod tag;

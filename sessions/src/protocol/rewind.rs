@@ -126,6 +126,9 @@ pub enum CheckpointNoticeKind {
     OverBudget,
     /// A checkpoint could not be taken (the turn went on; it cannot be rewound).
     Failed,
+    /// A rewind was interrupted (the process stopped during it); the message says whether
+    /// the workspace is as before or as after its restore.
+    RewindRecovered,
 }
 
 /// A visible notice about checkpoints (never silent).

@@ -88,6 +88,7 @@ fn checkpoints_and_rewinds_survive_a_reopen_and_mark_rewound_turns() {
                 kept: 0,
             },
             epoch: 1,
+            recovered: None,
         }))
         .expect("rewind");
         s.sync().expect("sync");

@@ -1,0 +1,293 @@
+//! Which paths a restore changes: the per-path difference of the checkpoint and the workspace
+//! as it is, minus the paths it must leave alone (not restorable, conflicts kept) and whatever
+//! those hold in place (a directory holding a kept file cannot be deleted; a file kept where
+//! the checkpoint has a directory blocks that directory's children).
+
+use super::RestoreError;
+use crate::checkpoint::manifest::{Entry, Manifest, Node, Unrestorable};
+use crate::files::workspace::STATE_DIR;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Longest logical path a manifest may name (Linux's `PATH_MAX`).
+const MAX_PATH_BYTES: usize = 4096;
+
+/// A restorable state of one path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Item {
+    /// Permission bits (ignored for symlinks, which Linux gives no modes).
+    pub mode: u32,
+    /// What the path holds.
+    pub node: Node,
+}
+
+impl Item {
+    fn of(entry: &Entry) -> Option<Item> {
+        entry.state.as_ref().ok().map(|node| Item {
+            mode: entry.mode,
+            node: node.clone(),
+        })
+    }
+
+    /// The same state as far as a restore can tell (symlink modes do not exist on Linux).
+    pub(crate) fn same(&self, other: &Item) -> bool {
+        match (&self.node, &other.node) {
+            (Node::Symlink { target: a }, Node::Symlink { target: b }) => a == b,
+            (a, b) => a == b && self.mode == other.mode,
+        }
+    }
+
+    /// Whether it is a directory.
+    pub(crate) fn is_dir(&self) -> bool {
+        matches!(self.node, Node::Dir)
+    }
+}
+
+/// One path whose state the restore changes: `before` (now) to `after` (the checkpoint).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Change {
+    pub path: String,
+    pub before: Option<Item>,
+    pub after: Option<Item>,
+}
+
+/// Why a differing path is left alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Held {
+    /// A conflict the user keeps, or something a kept conflict holds in place.
+    Kept,
+    /// Not restorable itself, or tied to a path that is not.
+    Unrestorable(Unrestorable),
+}
+
+/// The outcome of the comparison.
+#[derive(Debug, Default)]
+pub(crate) struct Diff {
+    /// The changes to make, sorted by path.
+    pub changes: Vec<Change>,
+    /// Differing paths left alone and why, sorted by path.
+    pub held: Vec<(String, Held)>,
+    /// Every entry recorded without content in either manifest, sorted by path.
+    pub unrestorable: Vec<(String, Unrestorable)>,
+}
+
+/// Checks what the restore relies on: sorted unique paths, each well formed, outside `.ash`
+/// unless recorded without content, and below a directory of the same manifest.
+pub(crate) fn validate(m: &Manifest, which: &'static str) -> Result<(), RestoreError> {
+    let bad = |path: &str, reason: &str| RestoreError::InvalidManifest {
+        which,
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    };
+    let mut kinds: BTreeMap<&str, Option<bool>> = BTreeMap::new();
+    let mut last: Option<&str> = None;
+    for e in &m.entries {
+        let path = e.path.as_str();
+        if let Some(reason) = path_problem(path) {
+            return Err(bad(path, reason));
+        }
+        if last.is_some_and(|l| l.as_bytes() >= path.as_bytes()) {
+            return Err(bad(
+                path,
+                "entries are not sorted by path or a path repeats",
+            ));
+        }
+        last = Some(path);
+        if e.mode > 0o7777 {
+            return Err(bad(path, "mode has bits beyond 0o7777"));
+        }
+        if in_state_dir(path) && e.state.is_ok() {
+            return Err(bad(
+                path,
+                "names the engine's state directory as restorable",
+            ));
+        }
+        if let Some((parent, _)) = path.rsplit_once('/') {
+            match kinds.get(parent) {
+                Some(Some(true)) | Some(None) => {}
+                Some(Some(false)) => return Err(bad(path, "its parent is not a directory")),
+                None => return Err(bad(path, "its parent directory is not listed")),
+            }
+        }
+        let dir = e.state.as_ref().ok().map(|n| matches!(n, Node::Dir));
+        kinds.insert(path, dir);
+    }
+    Ok(())
+}
+
+fn path_problem(path: &str) -> Option<&'static str> {
+    if path.is_empty() {
+        return Some("empty path");
+    }
+    if path.len() > MAX_PATH_BYTES {
+        return Some("path too long");
+    }
+    if path.as_bytes().contains(&0) {
+        return Some("path holds a NUL byte");
+    }
+    if path
+        .split('/')
+        .any(|c| c.is_empty() || c == "." || c == "..")
+    {
+        return Some("path has an empty, `.` or `..` component or a leading or trailing `/`");
+    }
+    None
+}
+
+fn in_state_dir(path: &str) -> bool {
+    path.strip_prefix(STATE_DIR)
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+}
+
+/// The parent of a logical path (`None` at the top level).
+pub(crate) fn parent(path: &str) -> Option<&str> {
+    path.rsplit_once('/').map(|(p, _)| p)
+}
+
+/// What a path ends up as, for the structural checks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Absent,
+    Dir,
+    Other,
+}
+
+/// Compares two validated manifests; `keep` are change paths to leave as they are now.
+pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -> Diff {
+    let t: BTreeMap<&str, &Entry> = target
+        .entries
+        .iter()
+        .map(|e| (e.path.as_str(), e))
+        .collect();
+    let n: BTreeMap<&str, &Entry> = now.entries.iter().map(|e| (e.path.as_str(), e)).collect();
+    let mut unrestorable: BTreeMap<&str, &Unrestorable> = BTreeMap::new();
+    for (path, e) in t.iter().chain(n.iter()) {
+        if let Err(why) = &e.state {
+            unrestorable.entry(path).or_insert(why);
+        }
+    }
+    // The not-restorable entry at or above a path, if any.
+    let cover = |path: &str| -> Option<Unrestorable> {
+        let mut p = Some(path);
+        while let Some(q) = p {
+            if let Some(why) = unrestorable.get(q) {
+                return Some((*why).clone());
+            }
+            p = parent(q);
+        }
+        None
+    };
+    let paths: BTreeSet<&str> = t.keys().chain(n.keys()).copied().collect();
+    let mut candidates: BTreeMap<&str, Change> = BTreeMap::new();
+    let mut held: BTreeMap<&str, Held> = BTreeMap::new();
+    for &path in &paths {
+        let before = n.get(path).and_then(|e| Item::of(e));
+        let after = t.get(path).and_then(|e| Item::of(e));
+        let differs = match (&before, &after) {
+            (Some(b), Some(a)) => !b.same(a),
+            (None, None) => false,
+            _ => true,
+        };
+        if let Some(why) = cover(path) {
+            // Never touched; a changed path below an unrestorable one is reported with it.
+            if differs && !unrestorable.contains_key(path) {
+                held.insert(path, Held::Unrestorable(why));
+            }
+            continue;
+        }
+        if differs {
+            candidates.insert(
+                path,
+                Change {
+                    path: path.to_owned(),
+                    before,
+                    after,
+                },
+            );
+        }
+    }
+    for path in keep {
+        if candidates.contains_key(path.as_str()) {
+            held.insert(candidates_key(&candidates, path), Held::Kept);
+        }
+    }
+    // What a path is now on disk, whatever the manifest could say about its content.
+    let physical = |path: &str| -> End {
+        match n.get(path) {
+            None => End::Absent,
+            Some(e) => match &e.state {
+                Ok(Node::Dir) => End::Dir,
+                _ => End::Other,
+            },
+        }
+    };
+    loop {
+        let end = |path: &str| -> End {
+            match candidates.get(path) {
+                Some(c) if !held.contains_key(path) => match &c.after {
+                    None => End::Absent,
+                    Some(a) if a.is_dir() => End::Dir,
+                    Some(_) => End::Other,
+                },
+                _ => physical(path),
+            }
+        };
+        let reason = |path: &str| -> Held {
+            match held.get(path) {
+                Some(h) => h.clone(),
+                None => cover(path).map_or(Held::Kept, Held::Unrestorable),
+            }
+        };
+        let mut newly: Vec<(&str, Held)> = Vec::new();
+        for (&path, c) in &candidates {
+            if held.contains_key(path) {
+                continue;
+            }
+            // A path that ends up existing needs its parent to end up a directory.
+            if c.after.is_some()
+                && let Some(p) = parent(path)
+                && end(p) != End::Dir
+            {
+                newly.push((path, reason(p)));
+                continue;
+            }
+            // A directory that goes away must not hold anything that stays.
+            if c.before.as_ref().is_some_and(Item::is_dir) && end(path) != End::Dir {
+                let lo = format!("{path}/");
+                let hi = format!("{path}0");
+                let staying = paths
+                    .range::<str, _>((
+                        std::ops::Bound::Included(lo.as_str()),
+                        std::ops::Bound::Excluded(hi.as_str()),
+                    ))
+                    .find(|q| end(q) != End::Absent);
+                if let Some(q) = staying {
+                    newly.push((path, reason(q)));
+                }
+            }
+        }
+        if newly.is_empty() {
+            break;
+        }
+        for (path, why) in newly {
+            held.insert(path, why);
+        }
+    }
+    let changes = candidates
+        .into_iter()
+        .filter(|(p, _)| !held.contains_key(p))
+        .map(|(_, c)| c)
+        .collect();
+    Diff {
+        changes,
+        held: held.into_iter().map(|(p, h)| (p.to_owned(), h)).collect(),
+        unrestorable: unrestorable
+            .into_iter()
+            .map(|(p, w)| (p.to_owned(), w.clone()))
+            .collect(),
+    }
+}
+
+/// The candidate map's own key for `path` (borrowed from the manifests, not from `keep`).
+fn candidates_key<'a>(candidates: &BTreeMap<&'a str, Change>, path: &str) -> &'a str {
+    candidates.get_key_value(path).map_or("", |(k, _)| *k)
+}

@@ -1,0 +1,138 @@
+//! The plan a user sees before a restore changes anything, and the paths something other than
+//! this session changed.
+
+use super::desired::{self, Change, Held, Item};
+use super::lines::{self, Text};
+use super::{EntryKind, ObjectSource, Plan, PlannedFile, RestoreError};
+use crate::checkpoint::manifest::{Manifest, Node};
+use crate::protocol::Digest;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What restoring `target` over `now` would do. Every content a line count needs is read from
+/// `source` and verified, so a damaged store is found here, naming the path. `external` are
+/// the paths something other than this session changed (see [`external_changes`]).
+pub fn plan(
+    target: &Manifest,
+    now: &Manifest,
+    external: &BTreeSet<String>,
+    source: &dyn ObjectSource,
+) -> Result<Plan, RestoreError> {
+    desired::validate(target, "target")?;
+    desired::validate(now, "now")?;
+    let diff = desired::diff(target, now, &BTreeSet::new());
+    let mut plan = Plan::default();
+    for change in &diff.changes {
+        let planned = planned(change, source)?;
+        if external.contains(&change.path) {
+            plan.conflicts.push(change.path.clone());
+        }
+        match (&change.before, &change.after) {
+            (Some(_), Some(_)) => plan.restore.push(planned),
+            (None, Some(_)) => plan.recreate.push(planned),
+            _ => plan.delete.push(planned),
+        }
+    }
+    let mut not_restorable: BTreeMap<String, _> = diff.unrestorable.into_iter().collect();
+    for (path, held) in diff.held {
+        if let Held::Unrestorable(why) = held {
+            not_restorable.entry(path).or_insert(why);
+        }
+    }
+    plan.not_restorable = not_restorable.into_iter().collect();
+    Ok(plan)
+}
+
+/// The paths that differ between the two manifests of any pair: given (after turn j, before
+/// turn j+1) pairs and (last after, now), what changed while this session was not acting.
+pub fn external_changes(pairs: &[(&Manifest, &Manifest)]) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for (a, b) in pairs {
+        let a: BTreeMap<&str, _> = a.entries.iter().map(|e| (e.path.as_str(), e)).collect();
+        let b: BTreeMap<&str, _> = b.entries.iter().map(|e| (e.path.as_str(), e)).collect();
+        for path in a.keys().chain(b.keys()) {
+            let differs = match (a.get(path), b.get(path)) {
+                (Some(x), Some(y)) => match (&x.state, &y.state) {
+                    (Ok(Node::Symlink { target: s }), Ok(Node::Symlink { target: t })) => s != t,
+                    (Ok(s), Ok(t)) => s != t || x.mode != y.mode,
+                    // Without content, the recorded stat is all there is to compare.
+                    (Err(_), Err(_)) => {
+                        x.stamp.size != y.stamp.size
+                            || x.stamp.mtime_ns != y.stamp.mtime_ns
+                            || x.mode != y.mode
+                    }
+                    _ => true,
+                },
+                _ => true,
+            };
+            if differs {
+                out.insert((*path).to_owned());
+            }
+        }
+    }
+    out
+}
+
+fn kind(item: &Item) -> EntryKind {
+    match item.node {
+        Node::File { .. } => EntryKind::File,
+        Node::Dir => EntryKind::Dir,
+        Node::Symlink { .. } => EntryKind::Symlink,
+    }
+}
+
+/// The plan row of a change, with line counts for file contents.
+fn planned(change: &Change, source: &dyn ObjectSource) -> Result<PlannedFile, RestoreError> {
+    let shown = change.after.as_ref().or(change.before.as_ref());
+    let kind = shown.map_or(EntryKind::File, kind);
+    let content = |item: &Option<Item>| -> Result<Option<Vec<u8>>, RestoreError> {
+        match item {
+            Some(Item {
+                node: Node::File { digest, size },
+                ..
+            }) => read(source, &change.path, digest, *size).map(Some),
+            _ => Ok(None),
+        }
+    };
+    let old = content(&change.before)?;
+    let new = content(&change.after)?;
+    let (mut added, mut removed, mut binary) = (0, 0, false);
+    match (
+        old.as_deref().map(lines::text),
+        new.as_deref().map(lines::text),
+    ) {
+        (Some(Text::Binary), _) | (_, Some(Text::Binary)) => binary = true,
+        (Some(Text::Lines(o)), Some(Text::Lines(n))) => (added, removed) = lines::changed(o, n),
+        (Some(Text::Lines(o)), None) => removed = lines::count(o),
+        (None, Some(Text::Lines(n))) => added = lines::count(n),
+        (None, None) => {}
+    }
+    Ok(PlannedFile {
+        path: change.path.clone(),
+        kind,
+        added_lines: added,
+        removed_lines: removed,
+        binary,
+    })
+}
+
+/// A kept content, verified again here (size and digest) whatever the source promises.
+pub(crate) fn read(
+    source: &dyn ObjectSource,
+    path: &str,
+    digest: &Digest,
+    size: u64,
+) -> Result<Vec<u8>, RestoreError> {
+    let bytes = source
+        .object(digest)
+        .map_err(|error| RestoreError::Object {
+            path: path.to_owned(),
+            error,
+        })?;
+    if bytes.len() as u64 != size || Digest::of(&bytes) != *digest {
+        return Err(RestoreError::Object {
+            path: path.to_owned(),
+            error: super::SourceError::Corrupt(*digest),
+        });
+    }
+    Ok(bytes)
+}
