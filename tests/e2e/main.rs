@@ -40,4 +40,5 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_rewind;
 mod txn_recovery;
