@@ -31,8 +31,9 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let ws = dir.path().join("ws");
     generate(&ws);
-    // A tree written a moment ago is "racy" (its times are as new as the capture's clock), and
-    // captures read such files again; a user's tree is older than that.
+    // A user's tree is on disk: 100 MB still being written back would be flushed by the
+    // store's first fsyncs and measured as the checkpoint's cost.
+    assert!(Command::new("sync").status().unwrap().success());
     std::thread::sleep(Duration::from_secs(2));
     let exec = json!({"name": "exec", "arguments": {"program": "true", "args": [], "cwd": ".",
                       "env": [], "stdin": null, "timeout_ms": null}});

@@ -118,7 +118,7 @@ fn main() {
     show("apply", &mut applies);
     show("plan + apply", &mut totals);
     show(
-        &format!("of which in fsync ({fsync_calls} calls)"),
+        &format!("fsync time summed over threads ({fsync_calls} calls)"),
         &mut fsyncs,
     );
 }

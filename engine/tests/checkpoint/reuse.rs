@@ -128,3 +128,74 @@ fn the_same_content_is_stored_once() {
     let objects = crate::support::files_below(&f.store_dir.join("objects"));
     assert_eq!(objects.len(), 2, "{objects:?}");
 }
+
+#[test]
+fn a_file_changed_just_before_its_read_is_read_again_once_the_clock_moved_on() {
+    // Written and captured at once, its change time is within two clock ticks of the read: the
+    // capture waits for the clock and reads it again, so the next capture may trust the stamp.
+    let f = Fixture::new();
+    let store = f.store(1 << 30);
+    let mut reread = false;
+    for attempt in 0..20 {
+        f.write("hot.txt", format!("version {attempt}\n").as_bytes());
+        let captured = capture(&f.ws(), &store, None, &CaptureRules::default()).unwrap();
+        assert_eq!(
+            file_content(&store, &captured.manifest, "hot.txt"),
+            format!("version {attempt}\n").as_bytes()
+        );
+        if captured.stats.racy_rereads == 1 {
+            reread = true;
+            break;
+        }
+    }
+    assert!(
+        reread,
+        "a file written right before the capture was never read again"
+    );
+}
+
+#[test]
+fn a_file_growing_during_the_capture_is_kept_consistent_or_reported() {
+    use std::io::Write;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let f = Fixture::new();
+    tree(&f);
+    let path = f.root.join("growing.log");
+    std::fs::write(&path, b"").unwrap();
+    let stop = AtomicBool::new(false);
+    let store = f.store(1 << 30);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let mut file = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                writeln!(file, "line {n}").unwrap();
+                n += 1;
+            }
+        });
+        for _ in 0..5 {
+            let captured = capture(&f.ws(), &store, None, &CaptureRules::default()).unwrap();
+            let now = std::fs::read(&path).unwrap();
+            match &entry(&captured.manifest, "growing.log").state {
+                // What was kept is exactly the file as it was at one moment: a prefix.
+                Ok(Node::File { digest, size }) => {
+                    let size = *size as usize;
+                    assert!(size <= now.len());
+                    assert_eq!(ash_engine::protocol::Digest::of(&now[..size]), *digest);
+                    assert_eq!(
+                        entry(&captured.manifest, "growing.log").stamp.size,
+                        size as u64
+                    );
+                }
+                Err(ash_engine::checkpoint::Unrestorable::Unreadable { reason }) => {
+                    assert!(reason.contains("kept changing"), "{reason}");
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+}

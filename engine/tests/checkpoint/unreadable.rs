@@ -28,6 +28,8 @@ fn unreadable_files_and_directories_are_reported() {
                 "--test-threads=1",
             ])
             .env(AS_NOBODY, "1")
+            // A temp dir the unprivileged child can create its tree in.
+            .env("TMPDIR", "/tmp")
             .output()
             .unwrap();
         let stdout = String::from_utf8_lossy(&out.stdout);

@@ -147,3 +147,48 @@ fn a_read_only_file_system_is_refused_with_the_reason_before_anything_changes() 
     assert_eq!(snapshot(&mnt), before);
     assert!(!mnt.join(".ash").exists());
 }
+
+#[test]
+fn a_directory_swapped_for_a_symlink_during_the_apply_is_never_written_through() {
+    let f = fixture();
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "name.txt", b"renamed by the turn\n", 0o644);
+    let p = plan(&f.target, &f.now, &BTreeSet::new(), &f.source).unwrap();
+    let root = f.dir.path().to_owned();
+    let target = outside.path().to_owned();
+    on_published(move || {
+        // `moved/name.txt` is what the restore deletes; the attacker points `moved` elsewhere.
+        std::fs::rename(root.join("moved"), root.join("moved.real")).unwrap();
+        std::os::unix::fs::symlink(&target, root.join("moved")).unwrap();
+    });
+    let err = apply(&f.ws, &p, &f.target, &f.now, OnConflict::Take, &f.source).unwrap_err();
+    assert!(
+        matches!(err, RestoreError::Io(_) | RestoreError::Concurrent { .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        std::fs::read(outside.path().join("name.txt")).unwrap(),
+        b"renamed by the turn\n",
+        "the file behind the link is untouched"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 1);
+    // Everything else is as it was before the restore.
+    let mut expected = f.before.clone();
+    let moved: Vec<String> = expected
+        .keys()
+        .filter(|k| *k == "moved" || k.starts_with("moved/"))
+        .cloned()
+        .collect();
+    for k in moved {
+        let v = expected.remove(&k).unwrap();
+        expected.insert(k.replacen("moved", "moved.real", 1), v);
+    }
+    expected.insert(
+        "moved".into(),
+        Snap::Link {
+            target: outside.path().as_os_str().as_encoded_bytes().to_vec(),
+        },
+    );
+    assert_eq!(snapshot(f.dir.path()), expected);
+    assert_eq!(journal_left(f.dir.path()), Vec::<String>::new());
+}

@@ -276,3 +276,76 @@ fn a_malformed_manifest_or_a_stale_plan_is_refused_before_anything_changes() {
     assert!(matches!(err, RestoreError::StalePlan { .. }), "{err}");
     assert_eq!(snapshot(f.dir.path()), f.before);
 }
+
+const AS_NOBODY: &str = "CK_RESTORE_TEST_AS_NOBODY";
+const NOBODY: u32 = 65534;
+
+/// Permission bits do not stop root, so as root this runs itself again in a child process
+/// that has dropped to the `nobody` user first.
+#[test]
+fn a_read_only_directory_keeps_its_mode_while_its_entries_are_restored() {
+    if nix::unistd::geteuid().is_root() {
+        if std::env::var_os(AS_NOBODY).is_some() {
+            use nix::unistd::{Gid, Uid, setgroups, setresgid, setresuid};
+            setgroups(&[]).unwrap();
+            let g = Gid::from_raw(NOBODY);
+            setresgid(g, g, g).unwrap();
+            let u = Uid::from_raw(NOBODY);
+            setresuid(u, u, u).unwrap();
+            assert_eq!(nix::unistd::geteuid().as_raw(), NOBODY);
+            return read_only_directory_case();
+        }
+        let out = std::process::Command::new(std::env::current_exe().unwrap())
+            .args([
+                "a_read_only_directory_keeps_its_mode_while_its_entries_are_restored",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(AS_NOBODY, "1")
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "the unprivileged run failed or ran nothing:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    read_only_directory_case();
+}
+
+fn read_only_directory_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let source = MemSource::default();
+    mkdir(root, "ro", 0o755);
+    write(root, "ro/f", b"checkpoint\n", 0o644);
+    std::fs::set_permissions(
+        root.join("ro"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o555),
+    )
+    .unwrap();
+    let target = capture(root, &source);
+    let after = snapshot(root);
+    std::fs::set_permissions(
+        root.join("ro"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    write(root, "ro/f", b"turn\n", 0o644);
+    write(root, "ro/new", b"turn\n", 0o644);
+    std::fs::set_permissions(
+        root.join("ro"),
+        std::os::unix::fs::PermissionsExt::from_mode(0o555),
+    )
+    .unwrap();
+    let now = capture(root, &source);
+    let ws = Workspace::new(root).unwrap();
+    let p = plan(&target, &now, &BTreeSet::new(), &source).unwrap();
+    assert_eq!(paths(&p.restore), ["ro/f"]);
+    assert_eq!(paths(&p.delete), ["ro/new"]);
+    apply(&ws, &p, &target, &now, OnConflict::Take, &source).unwrap();
+    assert_eq!(snapshot(root), after);
+}

@@ -165,3 +165,38 @@ fn every_crash_point_leaves_exactly_the_before_or_the_after_tree() {
         n += 1;
     }
 }
+
+#[test]
+fn a_journal_that_cannot_be_trusted_is_reported_unresolved_and_left_alone() {
+    let f = fixture();
+    let p = plan(&f.target, &f.now, &BTreeSet::new(), &f.source).unwrap();
+    // A first restore makes `.ash`; then a damaged journal appears as if from a crash.
+    apply(&f.ws, &p, &f.target, &f.now, OnConflict::Take, &f.source).unwrap();
+    let journal = f.dir.path().join(".ash/restore");
+    std::fs::create_dir_all(journal.join("removed")).unwrap();
+    std::fs::write(
+        journal.join("MANIFEST"),
+        b"{\"format\":\"x\"}\nnot a checksum\n",
+    )
+    .unwrap();
+    let tree = snapshot(f.dir.path());
+    let found = open(f.dir.path());
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        matches!(&found[0].outcome, Outcome::Unresolved { reason } if reason.contains("checksum")),
+        "{found:?}"
+    );
+    assert!(journal.join("MANIFEST").exists(), "left for inspection");
+    assert_eq!(snapshot(f.dir.path()), tree);
+    // A new restore refuses until it is resolved, changing nothing.
+    let back = plan(&f.now, &f.target, &BTreeSet::new(), &f.source).unwrap();
+    let err = apply(&f.ws, &back, &f.now, &f.target, OnConflict::Take, &f.source).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            ash_engine::checkpoint::restore::RestoreError::Recovery(_)
+        ),
+        "{err:?}"
+    );
+    assert_eq!(snapshot(f.dir.path()), tree);
+}

@@ -220,3 +220,36 @@ fn now_ms() -> u64 {
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_before_checkpoint_builds_on_the_background_capture() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws_dir = dir.path().join("ws");
+        for n in 0..200 {
+            let d = ws_dir.join(format!("d{}", n / 20));
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(format!("f{n}.txt")), format!("file {n}\n").repeat(50)).unwrap();
+        }
+        // Past the racy window: files as new as the capture's clock are read again.
+        std::thread::sleep(std::time::Duration::from_millis(1200));
+        let ws = Workspace::new(&ws_dir).unwrap();
+        let mut c = Checkpointer::new(
+            ws,
+            &dir.path().join("store"),
+            1 << 30,
+            CaptureRules::default(),
+            None,
+        );
+        c.prime();
+        c.settle();
+        assert!(c.latest.is_some(), "the background capture finished");
+        std::fs::write(ws_dir.join("d0/f0.txt"), "changed\n").unwrap();
+        let captured = c.capture_now().unwrap();
+        assert_eq!(captured.stats.files_read, 1, "{:?}", captured.stats);
+        assert_eq!(captured.stats.files_reused, 199, "{:?}", captured.stats);
+    }
+}

@@ -131,15 +131,21 @@ fn list_dir(cx: &Context<'_>, task: &DirTask) -> Listing {
         }
     };
     let chain = ignore::extend(&task.chain, dir.as_fd(), &task.logical);
-    let mut taken: HashSet<String> = names
-        .iter()
-        .filter_map(|n| std::str::from_utf8(n).ok().map(str::to_owned))
-        .collect();
+    // Only a directory with a name that is not UTF-8 needs the set of its names.
+    let mut taken: Option<HashSet<String>> = None;
     let mut listing = Listing::default();
     for raw in &names {
         let (name, utf8) = match std::str::from_utf8(raw) {
             Ok(name) => (name.to_owned(), true),
-            Err(_) => (unique_lossy(raw, &mut taken), false),
+            Err(_) => {
+                let taken = taken.get_or_insert_with(|| {
+                    names
+                        .iter()
+                        .filter_map(|n| std::str::from_utf8(n).ok().map(str::to_owned))
+                        .collect()
+                });
+                (unique_lossy(raw, taken), false)
+            }
         };
         let path = if task.logical.is_empty() {
             name.clone()

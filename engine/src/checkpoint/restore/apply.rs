@@ -63,15 +63,16 @@ pub fn apply(
     let _locked = lock(ws)?;
     crate::txn::recover::recover(ws).map_err(|e| txn_error(&e))?;
     recover::recover_reporting(ws, &mut Vec::new())?;
-    preflight(ws, &diff.changes)?;
-    stage(ws, &diff.changes, source)?;
+    let changes = with_closed_parents(diff.changes, now);
+    preflight(ws, &changes)?;
+    stage(ws, &changes, source)?;
     publish(ws)?;
-    match forward(ws, &diff.changes) {
+    match forward(ws, &changes) {
         Ok(()) => {}
         // Whether the marker exists is unknown: recovery at the next open decides by it.
         Err(e @ RestoreError::Recovery(_)) => return Err(e),
         Err(e) => {
-            recover::roll_back(ws, &diff.changes)?;
+            recover::roll_back(ws, &changes)?;
             return Err(e);
         }
     }
@@ -109,6 +110,39 @@ fn clean_up(ws: &Workspace) {
     }
 }
 
+/// Adds, as mode-only changes to the same mode, the unchanged directories whose entries change
+/// but that we could not write to (no owner write or search bit): the journal then opens them
+/// up first and puts their mode back whatever happens.
+fn with_closed_parents(mut changes: Vec<Change>, now: &Manifest) -> Vec<Change> {
+    let dirs: std::collections::BTreeMap<&str, u32> = now
+        .entries
+        .iter()
+        .filter(|e| matches!(e.state, Ok(Node::Dir)))
+        .map(|e| (e.path.as_str(), e.mode))
+        .collect();
+    let listed: BTreeSet<String> = changes.iter().map(|c| c.path.clone()).collect();
+    let closed: BTreeSet<(&str, u32)> = changes
+        .iter()
+        .filter_map(|c| desired::parent(&c.path))
+        .filter(|p| !listed.contains(*p))
+        .filter_map(|p| dirs.get_key_value(p).map(|(k, m)| (*k, *m)))
+        .filter(|(_, mode)| mode & 0o700 != 0o700)
+        .collect();
+    for (path, mode) in closed {
+        let item = Item {
+            mode,
+            node: Node::Dir,
+        };
+        changes.push(Change {
+            path: path.to_owned(),
+            before: Some(item.clone()),
+            after: Some(item),
+        });
+    }
+    changes.sort_by(|a, b| a.path.as_bytes().cmp(b.path.as_bytes()));
+    changes
+}
+
 /// Takes the edit transactions' workspace locks, so a restore never interleaves with one.
 pub(crate) fn lock(ws: &Workspace) -> Result<crate::txn::lock::Locked, RestoreError> {
     let stop = Stop::new(Deadline::after_ms(LOCK_WAIT_MS), CancelToken::new());
@@ -119,9 +153,6 @@ fn txn_error(e: &TxnError) -> RestoreError {
     match e {
         TxnError::Halt(Halt::Cancelled | Halt::TimedOut) => RestoreError::Busy,
         TxnError::ForeignStateDir(why) => RestoreError::ForeignStateDir(why.clone()),
-        TxnError::Io(why) if why.contains("Read-only file system") => RestoreError::ReadOnly {
-            reason: why.clone(),
-        },
         TxnError::Io(why) => RestoreError::Io(why.clone()),
         TxnError::Recovery(why) => RestoreError::Recovery(format!(
             "an interrupted edit transaction must be recovered first: {why}"

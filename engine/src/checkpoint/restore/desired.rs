@@ -291,3 +291,129 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
 fn candidates_key<'a>(candidates: &BTreeMap<&'a str, Change>, path: &str) -> &'a str {
     candidates.get_key_value(path).map_or("", |(k, _)| *k)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::checkpoint::manifest::Stamp;
+    use crate::protocol::Digest;
+
+    fn entry(path: &str, state: Result<Node, Unrestorable>) -> Entry {
+        Entry {
+            path: path.to_owned(),
+            mode: 0o755,
+            stamp: Stamp {
+                size: 0,
+                mtime_ns: 0,
+                ctime_ns: 0,
+                ino: 0,
+                dev: 0,
+            },
+            state,
+        }
+    }
+
+    fn file(path: &str, body: &[u8]) -> Entry {
+        entry(
+            path,
+            Ok(Node::File {
+                digest: Digest::of(body),
+                size: body.len() as u64,
+            }),
+        )
+    }
+
+    fn dir(path: &str) -> Entry {
+        entry(path, Ok(Node::Dir))
+    }
+
+    fn m(entries: Vec<Entry>) -> Manifest {
+        Manifest { entries }
+    }
+
+    fn changed(d: &Diff) -> Vec<&str> {
+        d.changes.iter().map(|c| c.path.as_str()).collect()
+    }
+
+    #[test]
+    fn validation_refuses_what_a_restore_could_not_order_or_would_escape_with() {
+        let ok = m(vec![dir("a"), file("a/b", b"x")]);
+        assert!(validate(&ok, "target").is_ok());
+        for bad in [
+            m(vec![file("a/b", b"x")]),
+            m(vec![file("a", b"x"), file("a/b", b"x")]),
+            m(vec![dir("b"), dir("a")]),
+            m(vec![dir("a"), dir("a")]),
+            m(vec![file("../x", b"x")]),
+            m(vec![file("a//b", b"x")]),
+            m(vec![file("", b"x")]),
+            m(vec![dir(".ash")]),
+        ] {
+            assert!(validate(&bad, "now").is_err(), "{bad:?}");
+        }
+        // `.ash` recorded without content is how capture lists it.
+        assert!(validate(&m(vec![entry(".ash", Err(Unrestorable::StateDir))]), "now").is_ok());
+    }
+
+    #[test]
+    fn a_file_kept_where_the_checkpoint_has_a_directory_holds_back_its_children() {
+        // Now: `x` is a file the user wrote; the checkpoint had a directory `x` with `x/y`.
+        let target = m(vec![dir("x"), file("x/y", b"y")]);
+        let now = m(vec![file("x", b"theirs")]);
+        let keep = BTreeSet::from(["x".to_owned()]);
+        let d = diff(&target, &now, &keep);
+        assert!(d.changes.is_empty(), "{:?}", d.changes);
+        assert_eq!(
+            d.held,
+            [("x".to_owned(), Held::Kept), ("x/y".to_owned(), Held::Kept)]
+        );
+        assert_eq!(
+            changed(&diff(&target, &now, &BTreeSet::new())),
+            ["x", "x/y"]
+        );
+    }
+
+    #[test]
+    fn a_directory_holding_content_that_is_not_restorable_is_not_deleted_or_replaced() {
+        let target = m(vec![file("d", b"was a file")]);
+        let now = m(vec![
+            dir("d"),
+            file("d/a", b"a"),
+            entry("d/node_modules", Err(Unrestorable::Ignored)),
+        ]);
+        let d = diff(&target, &now, &BTreeSet::new());
+        assert_eq!(changed(&d), ["d/a"]);
+        assert_eq!(
+            d.held,
+            [("d".to_owned(), Held::Unrestorable(Unrestorable::Ignored))]
+        );
+        assert_eq!(
+            d.unrestorable,
+            [("d/node_modules".to_owned(), Unrestorable::Ignored)]
+        );
+    }
+
+    #[test]
+    fn symlink_modes_are_not_a_difference_and_directory_modes_are() {
+        let mut a = entry(
+            "l",
+            Ok(Node::Symlink {
+                target: b"t".to_vec(),
+            }),
+        );
+        let mut b = a.clone();
+        a.mode = 0o777;
+        b.mode = 0o755;
+        assert!(
+            diff(&m(vec![a]), &m(vec![b]), &BTreeSet::new())
+                .changes
+                .is_empty()
+        );
+        let mut d = dir("d");
+        d.mode = 0o700;
+        assert_eq!(
+            changed(&diff(&m(vec![dir("d")]), &m(vec![d]), &BTreeSet::new())),
+            ["d"]
+        );
+    }
+}

@@ -158,12 +158,14 @@ impl Store {
     }
 }
 
-/// A compressor that finds the base anywhere in its first 8 MiB: at level 3's own table
-/// sizes zstd indexes only the last 1 MiB of a dictionary, and the manifest of a 10,000-file
+/// A compressor that finds the base anywhere in its first 8 MiB: at its own table sizes
+/// zstd indexes only the last 1 MiB of a dictionary, and the manifest of a 10,000-file
 /// tree is larger than that, so its first entries would be stored again whole.
 fn delta_compressor(base: &[u8]) -> io::Result<zstd::bulk::Compressor<'static>> {
     use zstd::zstd_safe::CParameter;
-    let mut compressor = zstd::bulk::Compressor::with_dictionary(super::LEVEL, base)?;
+    // Level 1: a delta is mostly long matches, which the fast strategy finds as well as
+    // level 3 does, with one table to fill from the base instead of two.
+    let mut compressor = zstd::bulk::Compressor::with_dictionary(1, base)?;
     compressor.set_parameter(CParameter::WindowLog(WINDOW_LOG_MAX))?;
     compressor.set_parameter(CParameter::HashLog(20))?;
     compressor.set_parameter(CParameter::ChainLog(20))?;
