@@ -14,8 +14,10 @@ pub mod index;
 pub mod journal;
 pub mod link;
 pub mod meta;
+pub mod points;
 pub mod protocol;
 pub mod record;
+pub mod rewind;
 pub mod session;
 pub mod state;
 pub mod tool_output;
@@ -27,6 +29,7 @@ pub use ids::{CallId, CommandId, Incarnation, PartNo, Profile, RequestId, Seq, S
 pub use journal::{JournalOptions, TornTail};
 pub use link::{CommandSender, Inbound, RuntimeGone, SessionLink, ToRuntime};
 pub use meta::SessionMeta;
+pub use points::CodePoint;
 pub use record::*;
 pub use session::{Acceptance, RecoveryReport, Session, read_records};
 pub use state::{ApprovalStanding, OpenIntent, SessionState, Turn, UsageTotals};

@@ -6,6 +6,10 @@ use serde_json::value::RawValue;
 pub use crate::approval::{ApprovalDecided, ApprovalDecision, ApprovalRequested};
 use crate::ids::{CallId, CommandId, PartNo, RequestId, Seq};
 use crate::journal::Checksum;
+pub use crate::rewind::{
+    Checkpoint, CheckpointPhase, MAX_CHANGED_PATHS, ManifestHex, OnConflict, Rewind, RewindApplied,
+    RewindRecovery, RewindScope,
+};
 
 /// Opaque JSON kept byte-for-byte (key order, number tokens and escapes preserved).
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -195,6 +199,10 @@ pub struct ContextEpoch {
     pub request_id: RequestId,
     /// Compaction that created the epoch, if any.
     pub compaction: Option<Compaction>,
+    /// Set by a conversation rewind: the epoch's context is the context as it was just before
+    /// this turn's prompt; this turn and every later one are left out (they stay journaled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewound: Option<RequestId>,
 }
 
 /// A tool call about to be executed (synced before the executor starts).
@@ -348,6 +356,10 @@ pub enum Record {
     ApprovalRequested(ApprovalRequested),
     /// The user decided on an approval.
     ApprovalDecided(ApprovalDecided),
+    /// The workspace's state at a turn boundary or before a rewind.
+    Checkpoint(Checkpoint),
+    /// A rewind took back code, conversation or both.
+    Rewind(Rewind),
 }
 
 macro_rules! record_kinds {
@@ -387,4 +399,6 @@ record_kinds! {
     Usage => "usage",
     ApprovalRequested => "approval_requested",
     ApprovalDecided => "approval_decided",
+    Checkpoint => "checkpoint",
+    Rewind => "rewind",
 }

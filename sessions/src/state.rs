@@ -1,10 +1,11 @@
 //! The in-memory model of a session, rebuilt from the journal on open and updated on append.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use crate::ids::{CallId, CommandId, RequestId, Seq};
 use crate::record::{
-    AcceptedAction, ApprovalDecision, Binding, Mode, Record, ToolOutcomeStatus, TurnState,
+    AcceptedAction, ApprovalDecision, Binding, Checkpoint, Mode, Record, Rewind, ToolOutcomeStatus,
+    TurnState,
 };
 use crate::transcript::{Role, TranscriptEntry};
 
@@ -47,6 +48,8 @@ pub struct Turn {
     pub outcomes: u64,
     /// Last record about this turn.
     pub last_seq: Seq,
+    /// The record that accepted it.
+    pub first_seq: Seq,
 }
 
 /// Where one call's approval stands.
@@ -82,6 +85,10 @@ pub struct SessionState {
     usage: UsageTotals,
     approvals: BTreeMap<(RequestId, CallId), ApprovalStanding>,
     approved_for_session: HashSet<String>,
+    checkpoints: Vec<(Seq, Checkpoint)>,
+    rewinds: Vec<(Seq, Rewind)>,
+    rewound: BTreeSet<RequestId>,
+    intent_tools: BTreeMap<RequestId, BTreeSet<String>>,
 }
 
 /// Token usage summed over the session's generations.
@@ -166,6 +173,41 @@ impl SessionState {
         &self.transcript
     }
 
+    /// Checkpoint records in journal order, with their sequence numbers.
+    pub fn checkpoints(&self) -> &[(Seq, Checkpoint)] {
+        &self.checkpoints
+    }
+
+    /// Rewind records in journal order, with their sequence numbers.
+    pub fn rewinds(&self) -> &[(Seq, Rewind)] {
+        &self.rewinds
+    }
+
+    /// The tools turn `id` journaled an intent for.
+    pub fn intent_tools(&self, id: RequestId) -> impl Iterator<Item = &str> {
+        self.intent_tools
+            .get(&id)
+            .into_iter()
+            .flat_map(|s| s.iter().map(String::as_str))
+    }
+
+    /// True when a conversation rewind took turn `id` back.
+    pub fn is_rewound(&self, id: RequestId) -> bool {
+        self.rewound.contains(&id)
+    }
+
+    /// The last `before_rewind` checkpoint when no `rewind` record followed it: a rewind was
+    /// interrupted (the engine's recovery decides whether its restore happened).
+    pub fn interrupted_rewind(&self) -> Option<&(Seq, Checkpoint)> {
+        let last = self
+            .checkpoints
+            .iter()
+            .rev()
+            .find(|(_, c)| c.phase == crate::record::CheckpointPhase::BeforeRewind)?;
+        let resolved = self.rewinds.last().is_some_and(|(seq, _)| *seq > last.0);
+        (!resolved).then_some(last)
+    }
+
     /// Current context epoch.
     pub fn epoch(&self) -> u64 {
         self.epoch
@@ -215,6 +257,7 @@ impl SessionState {
                             effect_unknown: false,
                             outcomes: 0,
                             last_seq: seq,
+                            first_seq: seq,
                         },
                     );
                     self.push_entry(c.request_id, Role::User, text);
@@ -226,8 +269,24 @@ impl SessionState {
                 self.provider_items += 1;
                 self.touch(p.request_id, seq);
             }
-            Record::ContextEpoch(e) => self.epoch = e.epoch,
+            Record::ContextEpoch(e) => {
+                self.epoch = e.epoch;
+                if let Some(from) = e.rewound {
+                    // Only turns that exist now: later submits are the new conversation.
+                    self.rewound
+                        .extend(self.turns.range(from..).map(|(id, _)| *id));
+                }
+            }
+            Record::Checkpoint(c) => {
+                self.checkpoints.push((seq, c.clone()));
+                self.touch(c.request_id, seq);
+            }
+            Record::Rewind(r) => self.rewinds.push((seq, r.clone())),
             Record::ToolIntent(i) => {
+                self.intent_tools
+                    .entry(i.request_id)
+                    .or_default()
+                    .insert(i.tool.clone());
                 self.open_intents.insert(
                     (i.request_id, i.call_id.clone()),
                     OpenIntent {

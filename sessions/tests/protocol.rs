@@ -36,7 +36,7 @@ fn every_golden_command_parses_and_reserialises_byte_exact() {
     }
     assert_eq!(
         types.len(),
-        7,
+        9,
         "every command type has a fixture: {types:?}"
     );
 }
@@ -71,6 +71,10 @@ fn every_golden_event_parses_and_reserialises_byte_exact() {
         "reasoning_preview",
         "approval_required",
         "approval_decided",
+        "checkpoints",
+        "rewind_plan",
+        "rewind_done",
+        "checkpoint_notice",
         "error",
     ] {
         assert!(types.contains(t), "no fixture for event `{t}`");

@@ -143,6 +143,53 @@ pub struct Args {
     /// commands and for live runs.
     #[arg(long, value_name = "DIR")]
     pub auth_dir: Option<PathBuf>,
+
+    /// List the checkpoints of this directory's latest session (or of --session ID), numbered
+    /// by turn; with N, show the plan of a rewind to before turn N, ask, and rewind (with
+    /// --offline for offline sessions).
+    #[arg(
+        long,
+        value_name = "N",
+        num_args = 0..=1,
+        value_parser = clap::value_parser!(u64).range(1..),
+        conflicts_with_all = ["task", "offline_jsonl", "live_jsonl", "offline_demo", "self_check", "print_config", "models"]
+    )]
+    pub rewind: Option<Option<u64>>,
+
+    /// With --rewind N: what to take back (the workspace, the conversation, or both).
+    #[arg(long, value_name = "SCOPE", value_enum, default_value_t = RewindScopeArg::Both)]
+    pub rewind_scope: RewindScopeArg,
+
+    /// With --rewind N: what to do with files something other than this session changed after
+    /// that turn: keep them, take the checkpoint's version, or refuse the rewind.
+    #[arg(long, value_name = "CHOICE", value_enum, default_value_t = OnConflictArg::Refuse)]
+    pub on_conflict: OnConflictArg,
+
+    /// With --rewind N: rewind without asking (needed when stdin is not a terminal).
+    #[arg(long, requires = "rewind")]
+    pub yes: bool,
+}
+
+/// `--rewind-scope`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RewindScopeArg {
+    /// The workspace only.
+    Code,
+    /// The conversation only.
+    Conversation,
+    /// Both.
+    Both,
+}
+
+/// `--on-conflict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnConflictArg {
+    /// Leave files changed outside the session as they are.
+    Keep,
+    /// The checkpoint's version wins.
+    Take,
+    /// Change nothing and say which files conflict.
+    Refuse,
 }
 
 /// The `--sandbox` values (the engine's [`SandboxMode`] names).

@@ -17,10 +17,10 @@ mod start;
 
 use std::io::{self, IsTerminal, Write};
 
-pub use args::Args;
+pub use args::{Args, OnConflictArg, RewindScopeArg};
 pub use exit::{Exit, Failure};
 
-use ansa_sessions::Mode;
+use ansa_sessions::{Mode, OnConflict, RewindScope};
 use ansa_ui::sanitize::{exact, json_line};
 
 use crate::config::Env;
@@ -89,6 +89,9 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     if args.models {
         return models::run(&home, &env, args);
     }
+    if let Some(turn) = args.rewind {
+        return rewind(&home, &env, args, turn);
+    }
     let tui = !args.jsonl()
         && args.task.is_none()
         && io::stdin().is_terminal()
@@ -151,6 +154,39 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     };
     started.handle.join();
     Ok(exit)
+}
+
+/// `ansa --rewind [N]`: the checkpoints of a session, or a rewind to before turn N.
+fn rewind(home: &AnsaHome, env: &Env, args: &Args, turn: Option<u64>) -> Result<Exit, Failure> {
+    // No tool runs, so nothing is asked: ask mode needs no terminal here.
+    let started = start::start(home, env, args, false, true)?;
+    let request = ansa_ui::RewindRequest {
+        turn,
+        scope: match args.rewind_scope {
+            RewindScopeArg::Code => RewindScope::Code,
+            RewindScopeArg::Conversation => RewindScope::Conversation,
+            RewindScopeArg::Both => RewindScope::Both,
+        },
+        on_conflict: match args.on_conflict {
+            OnConflictArg::Keep => OnConflict::Keep,
+            OnConflictArg::Take => OnConflict::Take,
+            OnConflictArg::Refuse => OnConflict::Refuse,
+        },
+        yes: args.yes,
+    };
+    let mut stdin = io::stdin().lock();
+    let terminal = io::stdin().is_terminal();
+    let answers: Option<&mut dyn io::BufRead> = terminal.then_some(&mut stdin);
+    let code = ansa_ui::run_rewind(
+        started.link,
+        request,
+        answers,
+        io::stdout().lock(),
+        io::stderr().lock(),
+    )
+    .map_err(Failure::io)?;
+    started.handle.join();
+    Ok(Exit::from_code(code))
 }
 
 /// 130 when the user interrupted a run that did not succeed, else the frontend's code.

@@ -18,7 +18,9 @@ use crate::instructions::{self, FileExclusion, InstructionSet};
 use crate::prompt::Prompt;
 use crate::provider::live::{LiveProvider, LiveSetupError, SignInSource};
 use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
-use crate::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup};
+use crate::runtime::{
+    self, CheckpointSettings, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup,
+};
 use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
 
 /// A running runtime and the frontend's end of it.
@@ -221,6 +223,8 @@ enum Target<'a> {
     Id(SessionId),
     /// `--continue`: the latest session of the workspace, or a new one.
     Latest,
+    /// `--rewind` without `--session`: the latest session of the workspace, which must exist.
+    LatestExisting,
     /// A new session.
     New,
 }
@@ -233,6 +237,7 @@ fn target(args: &Args) -> Result<Target<'_>, Failure> {
                 "--session {value}: not a session ID (like 20261130-142501-123456-4f9a2c) nor a directory path (use ./NAME for a directory here)"
             ))
         })?),
+        (None, _) if args.rewind.is_some() => Target::LatestExisting,
         (None, true) => Target::Latest,
         (None, false) => Target::New,
     })
@@ -274,6 +279,24 @@ pub fn start(
             Ok(None) => Session::create_in_home(&sessions, &start_cwd, profile, options),
             Err(e) => Err(e),
         },
+        Target::LatestExisting => {
+            match Session::continue_latest(&sessions, &start_cwd, profile, options) {
+                Ok(Some(s)) => Ok(s),
+                Ok(None) => {
+                    return Err(Failure::session(format!(
+                        "there is no {} session of {} to rewind; name one with --session ID{}",
+                        profile.as_str(),
+                        start_cwd.display(),
+                        match profile {
+                            ansa_sessions::Profile::Offline => "",
+                            ansa_sessions::Profile::Live =>
+                                " (or add --offline for offline sessions)",
+                        }
+                    )));
+                }
+                Err(e) => Err(e),
+            }
+        }
         Target::New => Session::create_in_home(&sessions, &start_cwd, profile, options),
     }
     .map_err(session_failure)?;
@@ -431,6 +454,11 @@ fn setup_for(
         previews: false,
         evidence_dir,
         supervisor: Some(supervisor),
+        checkpoints: CheckpointSettings {
+            max_file_bytes: config.checkpoint_max_file_bytes,
+            budget_bytes: config.checkpoint_budget_bytes,
+            exclude: config.exclude.clone(),
+        },
     })
 }
 

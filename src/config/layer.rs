@@ -38,6 +38,8 @@ pub(crate) struct Layer {
     pub(crate) process_timeout_ms: Option<u64>,
     pub(crate) process_output_bytes: Option<u64>,
     pub(crate) exclude: Option<Vec<String>>,
+    pub(crate) checkpoint_max_file_bytes: Option<u64>,
+    pub(crate) checkpoint_budget_bytes: Option<u64>,
     pub(crate) access_mode: Option<AccessMode>,
     pub(crate) allow_sudo: Option<bool>,
     pub(crate) allow_git_writes: Option<bool>,
@@ -95,6 +97,12 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
                     Some(r.int(key, v, 1, bounds::PROCESS_OUTPUT_BYTES_MAX)?)
             }
             "exclude" => layer.exclude = Some(exclude(&r, v)?),
+            "checkpoint_max_file_bytes" => {
+                layer.checkpoint_max_file_bytes = Some(r.int(key, v, 1, u64::MAX)?)
+            }
+            "checkpoint_budget_bytes" => {
+                layer.checkpoint_budget_bytes = Some(r.int(key, v, 0, u64::MAX)?)
+            }
             "access_mode" => {
                 layer.access_mode = Some(
                     match r.choice(key, v, &["full_access", "read_only", "ask"])? {

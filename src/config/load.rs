@@ -6,7 +6,10 @@ use super::env::{self, Env};
 use super::error::ConfigError;
 use super::layer::{Layer, ModelEntry, Origin, parse_layer};
 use super::sandbox::{self, SandboxLayer, SandboxSettings};
-use super::{AccessMode, Config, DEFAULT_AUTH_ISSUER, Provider, WithheldEnv, bounds};
+use super::{
+    AccessMode, Config, DEFAULT_AUTH_ISSUER, DEFAULT_CHECKPOINT_BUDGET_BYTES,
+    DEFAULT_CHECKPOINT_MAX_FILE_BYTES, Provider, WithheldEnv, bounds,
+};
 use crate::home::{AnsaHome, CONFIG_FILE};
 use crate::safe_open::{Dir, Lookup};
 
@@ -115,6 +118,12 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         process_timeout_ms: upper.process_timeout_ms.or(lower.process_timeout_ms),
         process_output_bytes: upper.process_output_bytes.or(lower.process_output_bytes),
         exclude,
+        checkpoint_max_file_bytes: upper
+            .checkpoint_max_file_bytes
+            .or(lower.checkpoint_max_file_bytes),
+        checkpoint_budget_bytes: upper
+            .checkpoint_budget_bytes
+            .or(lower.checkpoint_budget_bytes),
         access_mode: upper.access_mode.or(lower.access_mode),
         allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
         allow_git_writes: upper.allow_git_writes.or(lower.allow_git_writes),
@@ -214,6 +223,12 @@ pub(crate) fn finish(
         process_timeout_ms: layer.process_timeout_ms.unwrap_or(60_000),
         process_output_bytes: layer.process_output_bytes.unwrap_or(16_384),
         exclude: layer.exclude.unwrap_or_default(),
+        checkpoint_max_file_bytes: layer
+            .checkpoint_max_file_bytes
+            .unwrap_or(DEFAULT_CHECKPOINT_MAX_FILE_BYTES),
+        checkpoint_budget_bytes: layer
+            .checkpoint_budget_bytes
+            .unwrap_or(DEFAULT_CHECKPOINT_BUDGET_BYTES),
         access_mode: layer.access_mode.unwrap_or(AccessMode::FullAccess),
         allow_sudo: layer.allow_sudo.unwrap_or(false),
         allow_git_writes: layer.allow_git_writes.unwrap_or(false),

@@ -40,6 +40,11 @@ pub mod bounds {
     pub const CONFIG_FILE_MAX: u64 = 64 * 1024;
 }
 
+/// Files larger than this are recorded in a checkpoint without their content (16 MiB).
+pub const DEFAULT_CHECKPOINT_MAX_FILE_BYTES: u64 = ash_engine::checkpoint::DEFAULT_MAX_FILE_BYTES;
+/// What a session's checkpoint store may keep before checkpoints stop keeping contents (1 GiB).
+pub const DEFAULT_CHECKPOINT_BUDGET_BYTES: u64 = ash_engine::checkpoint::DEFAULT_BUDGET_BYTES;
+
 /// The Sign in with ChatGPT issuer unless the user config's `auth.issuer` names another.
 pub const DEFAULT_AUTH_ISSUER: &str = "https://auth.openai.com";
 
@@ -188,8 +193,14 @@ pub struct Config {
     pub process_timeout_ms: u64,
     /// Retained stdout+stderr of one command.
     pub process_output_bytes: u64,
-    /// Globs hidden from file tools (user's first, then the project's).
+    /// Globs hidden from file tools (user's first, then the project's); checkpoints record
+    /// matching paths without their content.
     pub exclude: Vec<String>,
+    /// Files larger than this are checkpointed without their content (not restorable).
+    pub checkpoint_max_file_bytes: u64,
+    /// Bytes a session's checkpoint store may keep; past it, checkpoints keep no new content
+    /// and say so.
+    pub checkpoint_budget_bytes: u64,
     /// What tools may do.
     pub access_mode: AccessMode,
     /// Whether direct `sudo` is allowed.

@@ -43,6 +43,18 @@ pub(crate) fn binding_value(c: &Config) -> Map<String, Value> {
     if c.allow_git_writes {
         m.insert("allow_git_writes".into(), json!(true));
     }
+    if c.checkpoint_max_file_bytes != super::DEFAULT_CHECKPOINT_MAX_FILE_BYTES {
+        m.insert(
+            "checkpoint_max_file_bytes".into(),
+            json!(c.checkpoint_max_file_bytes),
+        );
+    }
+    if c.checkpoint_budget_bytes != super::DEFAULT_CHECKPOINT_BUDGET_BYTES {
+        m.insert(
+            "checkpoint_budget_bytes".into(),
+            json!(c.checkpoint_budget_bytes),
+        );
+    }
     m.insert("exec_env_deny".into(), json!(c.exec_env_deny));
     // Bound only when not the default, so that sessions made before the sandbox keep their
     // digest; a session resumed under another sandbox is then a different binding.

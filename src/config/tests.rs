@@ -647,4 +647,30 @@ fn the_sandbox_is_bound_only_when_not_the_default() {
         printed["sandbox_enforcement"].get("landlock_abi").is_some(),
         "{printed}"
     );
+
+fn checkpoint_limits_load_from_either_file_and_bind_only_when_not_the_default() {
+    let f = fixture();
+    f.user(r#"{"model":"m"}"#);
+    let plain = f.load(&[]).unwrap();
+    assert_eq!(plain.checkpoint_max_file_bytes, 16 << 20);
+    assert_eq!(plain.checkpoint_budget_bytes, 1 << 30);
+    let fields = plain.binding_fields();
+    assert!(fields.get("checkpoint_max_file_bytes").is_none());
+    assert!(fields.get("checkpoint_budget_bytes").is_none());
+    // The defaults written out keep the digest of sessions made before the fields existed.
+    f.user(r#"{"model":"m","checkpoint_max_file_bytes":16777216,"checkpoint_budget_bytes":1073741824}"#);
+    assert_eq!(f.load(&[]).unwrap().digest(), plain.digest());
+    f.user(r#"{"model":"m","checkpoint_budget_bytes":0}"#)
+        .project(r#"{"checkpoint_max_file_bytes":1024}"#);
+    let c = f.load(&[]).unwrap();
+    assert_eq!(
+        (c.checkpoint_max_file_bytes, c.checkpoint_budget_bytes),
+        (1024, 0)
+    );
+    assert_ne!(c.digest(), plain.digest());
+    assert_eq!(c.binding_fields()["checkpoint_budget_bytes"], 0);
+    let e = user_err(r#"{"checkpoint_max_file_bytes":0}"#);
+    assert!(e.contains("`checkpoint_max_file_bytes`"), "{e}");
+    let e = user_err(r#"{"checkpoint_budget_bytes":"1G"}"#);
+    assert!(e.contains("`checkpoint_budget_bytes`"), "{e}");
 }

@@ -6,7 +6,7 @@ use std::sync::mpsc::Receiver;
 use ansa_sessions::protocol::{Command, CommandBody, ErrorCode};
 use ansa_sessions::{Inbound, ToRuntime};
 
-use super::core::{Decision, Shared};
+use super::core::{Decision, RewindJob, Shared};
 
 /// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
 /// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
@@ -60,6 +60,21 @@ fn handle(shared: &Shared, command: Command) {
             decision,
             reason,
         } => core.approve(id, target, call, Decision { decision, reason }),
+        CommandBody::Checkpoints => core.publish_checkpoints(),
+        CommandBody::Rewind {
+            target,
+            scope,
+            on_conflict,
+            dry_run,
+            checkpoint,
+        } => core.rewind(RewindJob {
+            command_id: id,
+            target,
+            scope,
+            on_conflict,
+            dry_run,
+            checkpoint,
+        }),
     }
     drop(core);
     shared.notify();

@@ -10,6 +10,7 @@ mod core;
 mod crash;
 mod events;
 mod reconcile;
+mod rewind;
 mod stop;
 mod worker;
 
@@ -69,6 +70,20 @@ pub struct RuntimeSetup {
     /// The binary that runs exec supervisors (`ansa` itself, which dispatches
     /// `__ash-supervise`); `None` runs commands unsupervised.
     pub supervisor: Option<PathBuf>,
+    /// What checkpoints keep and how much the session's store may hold.
+    pub checkpoints: CheckpointSettings,
+}
+
+/// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
+/// `checkpoint_budget_bytes`, `exclude`).
+#[derive(Debug, Clone)]
+pub struct CheckpointSettings {
+    /// Files larger than this are kept without content.
+    pub max_file_bytes: u64,
+    /// Bytes the session's store may keep.
+    pub budget_bytes: u64,
+    /// The config's `exclude` globs.
+    pub exclude: Vec<String>,
 }
 
 /// Why a runtime could not start.
@@ -122,12 +137,29 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         previews,
         evidence_dir,
         supervisor,
+        checkpoints,
     } = setup;
     binding::check_or_record(&mut session, &binding)?;
     // The engine recovered the workspace when the tools opened it, before anything ran.
     let recovered = tools.take_recovered();
     let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir, &recovered)?;
     let replayed = context::replay(&session.read_records()?)?;
+    let last_checkpoint = session
+        .state()
+        .checkpoints()
+        .last()
+        .map(|(_, c)| c.manifest.clone());
+    let mut checkpointer = rewind::Checkpointer::new(
+        tools.session().workspace().clone(),
+        &session.dir().join("checkpoints"),
+        checkpoints.budget_bytes,
+        ash_engine::checkpoint::CaptureRules {
+            max_file_bytes: checkpoints.max_file_bytes,
+            exclude: checkpoints.exclude,
+        },
+        last_checkpoint,
+    );
+    let recovered_rewind = rewind::recover(&mut session, &mut checkpointer, &tools);
     tools.restore_delivered(replayed.delivered.iter().cloned());
     // A new session's environment message is collected while the user types the first task.
     let fresh = replayed.items.is_empty() && replayed.epoch == 0 && replayed.next_generation == 0;
@@ -139,6 +171,13 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let core = core::Core::new(session, sink, limits.queue, previews);
     let shared = Arc::new(core::Shared::new(core));
     core::announce(&shared, &reconciled);
+    if let Some((request_id, message)) = recovered_rewind {
+        shared.lock().checkpoint_notice(
+            request_id,
+            ansa_sessions::protocol::CheckpointNoticeKind::RewindRecovered,
+            message,
+        );
+    }
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
@@ -152,6 +191,8 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         session_id: shared.lock().session().meta().id.clone(),
         control: commands_tx.clone(),
         environment,
+        checkpoints: checkpointer,
+        checkpointed: None,
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

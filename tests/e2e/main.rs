@@ -33,6 +33,8 @@ mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
 mod sandbox;
+
+mod rewind;
 mod secrets;
 mod signed_in;
 #[path = "../support/tasks.rs"]
@@ -40,4 +42,5 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_rewind;
 mod txn_recovery;

@@ -12,7 +12,7 @@ use ansa::instructions::FileExclusion;
 use ansa::prompt::Prompt;
 use ansa::provider::http::ClientOptions;
 use ansa::provider::live::{Credential, LiveProvider, Wire};
-use ansa::runtime::{self, DEFAULT_QUEUE, Limits, RuntimeSetup};
+use ansa::runtime::{self, CheckpointSettings, DEFAULT_QUEUE, Limits, RuntimeSetup};
 use ansa::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
 use ansa_sessions::protocol::{Command, CommandBody, EventBody};
 use ansa_sessions::{Binding, CommandId, ContextPolicy, JournalOptions, Mode, Profile, Session};
@@ -91,6 +91,11 @@ pub fn start(
         previews: true,
         evidence_dir: root.join("evidence"),
         supervisor: None,
+        checkpoints: CheckpointSettings {
+            max_file_bytes: 16 << 20,
+            budget_bytes: 1 << 30,
+            exclude: Vec::new(),
+        },
     };
     let (link, _handle) = runtime::start(setup).unwrap();
     wait(&link, |b| matches!(b, EventBody::Snapshot(_)));

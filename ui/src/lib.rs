@@ -6,6 +6,7 @@
 //! - [`run_lines`]: line mode without a TTY: one task per input line.
 //! - [`run_one_shot`]: `ansa 'TASK'`: one task, only the verified answer on stdout.
 //! - [`run_tui`]: the Carbon TUI, an inline chat on a terminal.
+//! - [`run_rewind`]: `ansa --rewind [N]`: a session's checkpoints, or a rewind to one.
 
 #![forbid(unsafe_code)]
 
@@ -18,6 +19,7 @@ mod line_reader;
 mod lines;
 mod oneshot;
 mod outcome;
+mod rewind;
 pub mod sanitize;
 mod status;
 pub mod tui;
@@ -32,4 +34,5 @@ pub use outcome::{
     EXIT_AUTH, EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome,
     TurnOutcome,
 };
+pub use rewind::{EXIT_USAGE, RewindRequest, run_rewind};
 pub use tui::{TuiExit, TuiInfo, run_tui};

@@ -7,6 +7,7 @@ use super::strict::StrictObject;
 use super::{ProtocolContext, SCHEMA_VERSION};
 use crate::ids::{CallId, CommandId, RequestId};
 use crate::record::{ApprovalDecision, Mode};
+use crate::rewind::{ManifestHex, OnConflict, RewindScope};
 use crate::tool_output::{MAX_OUTPUT_LINES, ToolOutputQuery};
 use crate::transcript::{MAX_PAGE_ENTRIES, TranscriptQuery};
 
@@ -64,6 +65,22 @@ pub enum CommandBody {
         /// Why, for a denial (the model is told).
         reason: Option<String>,
     },
+    /// List the points a rewind can return to (answered by `checkpoints`).
+    Checkpoints,
+    /// Take back a turn and everything after it: its code, its conversation or both.
+    Rewind {
+        /// The turn to return to (its prompt is taken back).
+        target: RequestId,
+        /// What to take back (`both` when absent).
+        scope: RewindScope,
+        /// What to do with paths changed by something else (`refuse` when absent).
+        on_conflict: OnConflict,
+        /// Only publish the plan (`false` when absent).
+        dry_run: bool,
+        /// Return the workspace to this `before_rewind` checkpoint instead (undo a rewind; scope
+        /// `code` only).
+        checkpoint: Option<ManifestHex>,
+    },
 }
 
 impl CommandBody {
@@ -77,6 +94,8 @@ impl CommandBody {
             CommandBody::Transcript(_) => "transcript",
             CommandBody::ToolOutput(_) => "tool_output",
             CommandBody::Approve { .. } => "approve",
+            CommandBody::Checkpoints => "checkpoints",
+            CommandBody::Rewind { .. } => "rewind",
         }
     }
 }
@@ -142,7 +161,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output or approve"
+         tool_output, approve, checkpoints or rewind"
     )]
     UnknownType(String),
 }
@@ -240,6 +259,79 @@ fn approve(o: &mut Fields) -> Result<CommandBody, CommandError> {
         call: CallId(call),
         decision,
         reason,
+    })
+}
+
+fn rewind(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let target = take_target(o)?;
+    let scope = match o.take("scope") {
+        None | Some(Value::Null) => RewindScope::Both,
+        Some(Value::String(s)) => s.parse().map_err(|reason| CommandError::Invalid {
+            field: "scope",
+            reason,
+        })?,
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "scope",
+                expected: "a string",
+            });
+        }
+    };
+    let on_conflict = match o.take("on_conflict") {
+        None | Some(Value::Null) => OnConflict::Refuse,
+        Some(Value::String(s)) => s.parse().map_err(|reason| CommandError::Invalid {
+            field: "on_conflict",
+            reason,
+        })?,
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "on_conflict",
+                expected: "a string",
+            });
+        }
+    };
+    let dry_run = match o.take("dry_run") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "dry_run",
+                expected: "a boolean",
+            });
+        }
+    };
+    let checkpoint = match o.take("checkpoint") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => {
+            Some(
+                ManifestHex::try_from(s).map_err(|reason| CommandError::Invalid {
+                    field: "checkpoint",
+                    reason,
+                })?,
+            )
+        }
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "checkpoint",
+                expected: "a string",
+            });
+        }
+    };
+    if checkpoint.is_some() && scope != RewindScope::Code {
+        return Err(CommandError::Invalid {
+            field: "scope",
+            reason: format!(
+                "undoing a rewind (with `checkpoint`) restores code only; send scope `code`, \
+                 not `{scope}`"
+            ),
+        });
+    }
+    Ok(CommandBody::Rewind {
+        target,
+        scope,
+        on_conflict,
+        dry_run,
+        checkpoint,
     })
 }
 
@@ -371,6 +463,8 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
             })
         }
         "approve" => approve(&mut o)?,
+        "checkpoints" => CommandBody::Checkpoints,
+        "rewind" => rewind(&mut o)?,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -438,6 +532,22 @@ impl Command {
                     put("reason", r.as_str().into());
                 }
             }
+            CommandBody::Checkpoints => {}
+            CommandBody::Rewind {
+                target,
+                scope,
+                on_conflict,
+                dry_run,
+                checkpoint,
+            } => {
+                put("target", target.0.into());
+                put("scope", scope.as_str().into());
+                put("on_conflict", on_conflict.as_str().into());
+                put("dry_run", (*dry_run).into());
+                if let Some(c) = checkpoint {
+                    put("checkpoint", c.as_str().into());
+                }
+            }
         }
         // serde_json's Map without `preserve_order` sorts keys; write the canonical order by hand.
         let order = [
@@ -453,6 +563,10 @@ impl Command {
             "call",
             "decision",
             "reason",
+            "scope",
+            "on_conflict",
+            "dry_run",
+            "checkpoint",
             "after_sequence",
             "before",
             "call_id",

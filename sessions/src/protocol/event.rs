@@ -6,6 +6,7 @@ use thiserror::Error;
 
 use super::approval::ApprovalRequest;
 use super::report::ToolReport;
+use super::rewind::{CheckpointItem, CheckpointNotice, RewindDone, RewindPlan};
 use super::strict::StrictObject;
 use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
 use crate::record::{ApprovalDecision, Mode, TurnState};
@@ -75,6 +76,14 @@ pub enum ErrorCode {
     ProviderError,
     /// The provider refused the credentials: log in again or fix the API key, then resume.
     AuthFailed,
+    /// A turn is queued, running or waiting for approval: a rewind waits until it ends.
+    Busy,
+    /// The rewind's paths were changed by something other than this session and
+    /// `on_conflict` was `refuse`: nothing changed; the message names the paths.
+    RewindConflict,
+    /// The rewind cannot be done (no checkpoint, a store object failed its check, a read-only
+    /// workspace, a concurrent writer …): nothing changed; the message says why.
+    RewindRefused,
 }
 
 /// Token usage summed over a session's generations.
@@ -263,6 +272,17 @@ pub enum EventBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
     },
+    /// The points a rewind can return to (answers `checkpoints`), newest first.
+    Checkpoints {
+        /// The points.
+        items: Vec<CheckpointItem>,
+    },
+    /// What a rewind will change (answers `rewind`, before anything changes).
+    RewindPlan(RewindPlan),
+    /// What a rewind did, once it is durable.
+    RewindDone(RewindDone),
+    /// Something about checkpoints the user must know (a spent budget, a failed capture).
+    CheckpointNotice(CheckpointNotice),
     /// Events were dropped; ask for a snapshot.
     ResyncRequired {
         /// Why.

@@ -4,6 +4,7 @@ mod approval;
 mod command;
 mod event;
 mod report;
+mod rewind;
 mod strict;
 
 pub use approval::{
@@ -17,6 +18,10 @@ pub use event::{
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,
     ToolReport, cut_line,
+};
+pub use rewind::{
+    CheckpointItem, CheckpointNotice, CheckpointNoticeKind, NotRestorable, PathKind, PlannedPath,
+    RewindDone, RewindPlan,
 };
 
 use crate::ids::{Incarnation, Profile};

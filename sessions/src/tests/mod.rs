@@ -10,6 +10,7 @@ mod access;
 mod damage;
 mod home;
 mod replay;
+mod rewind;
 mod storage;
 
 const CWD: &str = "/work/project";

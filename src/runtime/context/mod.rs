@@ -78,12 +78,30 @@ pub fn encode_output(output: &str) -> Result<OpaqueJson, serde_json::Error> {
     OpaqueJson::from_text(serde_json::Value::String(output.to_owned()).to_string())
 }
 
+/// One context epoch as replay saw it: where it starts and its items, each with the turn it
+/// came from (`None` for the environment message and compaction summaries, which belong to no
+/// turn and survive every rewind).
+struct Epoch {
+    /// The first turn whose items may be in it (a turn before it is summarised or rewound).
+    start: RequestId,
+    items: Vec<(Option<RequestId>, ContextItem)>,
+}
+
 /// Rebuilds the context from every verified record.
 pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
     let mut r = Replayed::default();
     let mut epoch_turns: BTreeSet<RequestId> = BTreeSet::new();
+    let mut done: BTreeSet<RequestId> = BTreeSet::new();
+    // Earlier epochs, kept whole: a rewind may go back to before a compaction or a rewind.
+    let mut history: Vec<Epoch> = Vec::new();
+    let mut tags: Vec<Option<RequestId>> = Vec::new();
+    let mut start = RequestId(0);
+    let mut user_seq: BTreeMap<RequestId, Seq> = BTreeMap::new();
+    let mut latest = RequestId(0);
+    let mut outputs_seen = 0u64;
     for (seq, record) in records {
         match record {
+            Record::CommandAccepted(c) => latest = latest.max(c.request_id),
             Record::ProviderItem(p) => {
                 let item = ContextItem::from_json(p.item.get()).map_err(|e| {
                     ContextError::Undecodable {
@@ -95,6 +113,7 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                 match &item {
                     ContextItem::User { .. } => {
                         r.started.insert(p.request_id);
+                        user_seq.entry(p.request_id).or_insert(*seq);
                     }
                     ContextItem::ToolCall(call) => {
                         r.pending
@@ -113,6 +132,11 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                 ) {
                     r.next_generation = r.next_generation.max(p.generation + 1);
                 }
+                let tag = match item {
+                    ContextItem::Environment { .. } => None,
+                    _ => Some(p.request_id),
+                };
+                tags.push(tag);
                 r.items.push(item);
             }
             Record::ToolIntent(i) => {
@@ -134,6 +158,8 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                     calls.retain(|c| c.call.call_id != o.call_id.0);
                 }
                 r.delivered.extend(o.instructions.iter().map(PathBuf::from));
+                outputs_seen += 1;
+                tags.push(Some(o.request_id));
                 r.items.push(ContextItem::ToolOutput {
                     call_id: o.call_id.0.clone(),
                     output,
@@ -141,9 +167,38 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
             }
             Record::ContextEpoch(e) => {
                 r.epoch = e.epoch;
-                if let Some(c) = &e.compaction {
-                    let before = r.compacted_outputs + count_outputs(&r.items);
-                    r.items.clear();
+                let items = std::mem::take(&mut r.items);
+                let item_tags = std::mem::take(&mut tags);
+                history.push(Epoch {
+                    start,
+                    items: item_tags.into_iter().zip(items).collect(),
+                });
+                if let Some(target) = e.rewound {
+                    // The latest epoch that began at or before the target holds everything the
+                    // context had just before its prompt.
+                    let base = history
+                        .iter()
+                        .rev()
+                        .find(|ep| ep.start <= target)
+                        .map(|ep| ep.items.as_slice())
+                        .unwrap_or_default();
+                    for (tag, item) in base {
+                        if tag.is_none_or(|t| t < target) {
+                            tags.push(*tag);
+                            r.items.push(item.clone());
+                        }
+                    }
+                    r.pending.retain(|id, _| *id < target);
+                    r.compacted_outputs = outputs_seen - count_outputs(&r.items).min(outputs_seen);
+                    epoch_turns = tags
+                        .iter()
+                        .flatten()
+                        .filter(|t| done.contains(t))
+                        .copied()
+                        .collect();
+                    r.completed_in_epoch = epoch_turns.len() as u64;
+                    start = RequestId(latest.0 + 1);
+                } else if let Some(c) = &e.compaction {
                     for (n, item) in c.items.iter().enumerate() {
                         // Native provider items are kept verbatim, like in provider items.
                         let item = ContextItem::from_json(item.get()).map_err(|err| {
@@ -153,14 +208,35 @@ pub fn replay(records: &[(Seq, Record)]) -> Result<Replayed, ContextError> {
                                 reason: format!("item {n}: {err}"),
                             }
                         })?;
+                        tags.push(None);
                         r.items.push(item);
                     }
-                    r.compacted_outputs = before - count_outputs(&r.items).min(before);
+                    r.compacted_outputs = outputs_seen - count_outputs(&r.items).min(outputs_seen);
                     epoch_turns.clear();
                     r.completed_in_epoch = 0;
+                    // A compaction in the middle of a turn summarises part of it too.
+                    let mid_turn = user_seq
+                        .get(&e.request_id)
+                        .is_some_and(|s| *s <= c.covers_through);
+                    start = if mid_turn {
+                        RequestId(e.request_id.0 + 1)
+                    } else {
+                        e.request_id
+                    };
+                } else {
+                    // An epoch without a change of content (none is written today).
+                    for (tag, item) in history.pop().map(|ep| ep.items).unwrap_or_default() {
+                        tags.push(tag);
+                        r.items.push(item);
+                    }
                 }
             }
-            Record::Done(d) if epoch_turns.insert(d.request_id) => r.completed_in_epoch += 1,
+            Record::Done(d) => {
+                done.insert(d.request_id);
+                if epoch_turns.insert(d.request_id) {
+                    r.completed_in_epoch += 1;
+                }
+            }
             _ => {}
         }
     }

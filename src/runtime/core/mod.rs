@@ -4,6 +4,7 @@
 //! through the narrow methods below.
 
 mod approval;
+mod rewind;
 mod status;
 mod turn;
 
@@ -24,6 +25,7 @@ use super::events::EventSink;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
+pub use rewind::RewindJob;
 pub use status::announce;
 pub use turn::NextTurn;
 
@@ -97,6 +99,8 @@ pub struct Core {
     stopped: bool,
     /// The tool call waiting for the user's approval (ask mode).
     approval: Option<approval::Waiting>,
+    /// The rewind accepted or running, if any.
+    rewind: rewind::RewindSlot,
 }
 
 impl Core {
@@ -116,6 +120,7 @@ impl Core {
             incarnation: Incarnation::generate(),
             stopped: false,
             approval: None,
+            rewind: rewind::RewindSlot::Idle,
         }
     }
 
@@ -334,6 +339,15 @@ impl Core {
     }
 }
 
+/// What the worker does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Job {
+    /// Run a turn.
+    Turn(RequestId),
+    /// Run a rewind.
+    Rewind(RewindJob),
+}
+
 /// The lock plus the worker's wake-up.
 #[derive(Debug)]
 pub struct Shared {
@@ -379,12 +393,13 @@ impl Shared {
         }
     }
 
-    /// Waits for the worker's next turn: `None` when input is closed and nothing is queued.
-    pub fn next_turn(&self) -> Option<RequestId> {
+    /// Waits for the worker's next job: `None` when input is closed and nothing is queued.
+    pub fn next_turn(&self) -> Option<Job> {
         let mut core = self.lock();
         loop {
             match core.next_turn() {
-                NextTurn::Run(id) => return Some(id),
+                NextTurn::Run(id) => return Some(Job::Turn(id)),
+                NextTurn::Rewind(job) => return Some(Job::Rewind(job)),
                 NextTurn::Stopped => return None,
                 NextTurn::Wait { retry_resync } => {
                     core = if retry_resync {

@@ -26,10 +26,12 @@ use crate::runtime::crash;
 use crate::runtime::stop::{self, Pause, Stop, StorageFault};
 
 /// What the worker does next.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NextTurn {
     /// Run this turn; it is now the active one.
     Run(RequestId),
+    /// Run this rewind (accepted while nothing was queued or running).
+    Rewind(super::RewindJob),
     /// Input is closed and the FIFO is empty: the worker stops.
     Stopped,
     /// Nothing to run yet; retry a pending `resync_required` after a short wait when asked.
@@ -115,6 +117,16 @@ impl Core {
             };
             let busy = self.queue.contains(&target)
                 || self.active.as_ref().is_some_and(|a| a.request_id == target);
+            if state.is_rewound(target) {
+                self.error(
+                    Some(id),
+                    ErrorCode::UnknownTarget,
+                    format!(
+                        "turn {target} was taken back from the conversation by a rewind and cannot be resumed; submit its task again"
+                    ),
+                );
+                return;
+            }
             if turn.effect_unknown {
                 self.error(
                     Some(id),
@@ -160,6 +172,9 @@ impl Core {
 
     /// Takes the next queued turn and makes it the active one.
     pub fn next_turn(&mut self) -> NextTurn {
+        if let Some(job) = self.take_rewind() {
+            return NextTurn::Rewind(job);
+        }
         if let Some(id) = self.queue.pop_front() {
             self.active = Some(Active::new(id));
             self.preview = None;

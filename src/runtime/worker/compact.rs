@@ -72,6 +72,7 @@ impl Worker {
                 method,
                 model,
             }),
+            rewound: None,
         }))
         .map_err(|e| Stop::Paused(Pause::CompactionNotSaved(e)))?;
         drop(core);

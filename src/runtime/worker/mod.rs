@@ -3,8 +3,10 @@
 //! a cancel or an error.
 
 mod approve;
+mod checkpoint;
 mod compact;
 mod rejected;
+mod rewind;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -21,8 +23,9 @@ use ash_engine::exec::supervisor::Supervision;
 
 use super::Limits;
 use super::context::{PendingCall, Replayed, encode_item, encode_output};
-use super::core::Shared;
+use super::core::{Job, Shared};
 use super::reconcile::{evidence_path, txn_tag};
+use super::rewind::Checkpointer;
 use super::stop::{Failure, Pause, Stop};
 use super::{compaction, crash};
 use crate::environment::PendingEnvironment;
@@ -32,6 +35,7 @@ use crate::provider::{
     ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
 use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
+use checkpoint::Sync;
 
 /// The worker thread's state.
 pub struct Worker {
@@ -60,6 +64,10 @@ pub struct Worker {
     /// The environment message of a new session, being collected; `None` once journaled or
     /// for a session that already has a context.
     pub environment: Option<PendingEnvironment>,
+    /// The session's checkpoints of the workspace.
+    pub checkpoints: Checkpointer,
+    /// The turn whose current run already has its `before` checkpoint.
+    pub checkpointed: Option<RequestId>,
 }
 
 /// A tool outcome on its way to the journal.
@@ -112,8 +120,16 @@ impl Worker {
     /// Runs turns until the input is closed and the FIFO is empty.
     pub fn run(mut self) {
         self.report_context();
-        while let Some(id) = self.shared.next_turn() {
+        while let Some(job) = self.shared.next_turn() {
+            let id = match job {
+                Job::Turn(id) => id,
+                Job::Rewind(job) => {
+                    self.rewind(job);
+                    continue;
+                }
+            };
             let result = self.turn(id);
+            self.checkpoint_after(id, Sync::Now);
             // Before the terminal event, so a snapshot that follows it sees this turn's size
             // (a finished turn reported it before `done`).
             if result.is_err() {
@@ -186,6 +202,9 @@ impl Worker {
             self.context.generated(generation);
             match admitted {
                 Response::Final(text) => {
+                    // Before `done` is published: a change the user makes once they see the
+                    // answer must be found as theirs, not the turn's.
+                    self.checkpoint_after(id, Sync::WithNext);
                     self.report_context();
                     self.shared.lock().finish(id, generation, text);
                     return Ok(());
@@ -260,6 +279,8 @@ impl Worker {
     }
 
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
+        // The first checkpoint of the process is taken while the model answers.
+        self.checkpoints.prime();
         let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
         let shared = &self.shared;
@@ -420,6 +441,7 @@ impl Worker {
         if let Some((status, output)) = self.gate(id, call, admitted, &mut prepared)? {
             return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
+        self.checkpoint_before(id, admitted.name)?;
         crash::point("intent:before");
         {
             let mut core = self.shared.lock();

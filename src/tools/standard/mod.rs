@@ -299,6 +299,24 @@ pub fn standard_specs() -> Vec<ToolSpec> {
     ]
 }
 
+/// True when a call of tool `name` can change the workspace (a checkpoint is taken before the
+/// first one of a turn); a name no tool has counts as one, so nothing goes uncaptured.
+pub fn can_change_workspace(name: &str) -> bool {
+    // Asked for every journaled call when a checkpoint list is built: the specs (with their
+    // schemas) are built once.
+    static READ_ONLY: std::sync::OnceLock<Vec<(&'static str, bool)>> = std::sync::OnceLock::new();
+    READ_ONLY
+        .get_or_init(|| {
+            offline_specs()
+                .iter()
+                .map(|s| (s.name, s.read_only))
+                .collect()
+        })
+        .iter()
+        .find(|(n, _)| *n == name)
+        .is_none_or(|(_, read_only)| !read_only)
+}
+
 /// The offline profile's tools: the standard set and `get_test_value`.
 pub fn offline_specs() -> Vec<ToolSpec> {
     let mut specs = standard_specs();

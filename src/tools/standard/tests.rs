@@ -184,3 +184,14 @@ fn provider_view_matches_the_golden_file() {
         "schema changed: review, bump implementation_revision if behaviour changed, rerun with ANSA_BLESS=1"
     );
 }
+
+#[test]
+fn the_tools_that_get_a_checkpoint_are_exactly_the_writing_ones() {
+    let writing: Vec<&str> = super::offline_specs()
+        .iter()
+        .map(|s| s.name)
+        .filter(|n| super::can_change_workspace(n))
+        .collect();
+    assert_eq!(writing, ["exec", "edit", "files"]);
+    assert!(super::can_change_workspace("a_tool_no_one_has"));
+}

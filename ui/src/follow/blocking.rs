@@ -4,8 +4,8 @@
 use std::sync::mpsc::RecvError;
 
 use ansa_sessions::protocol::{
-    ApprovalRequest, Command, CommandBody, ErrorCode, Event, EventBody, SnapshotEvent, ToolPhase,
-    ToolReport,
+    ApprovalRequest, CheckpointNoticeKind, Command, CommandBody, ErrorCode, Event, EventBody,
+    SnapshotEvent, ToolPhase, ToolReport,
 };
 use ansa_sessions::{CallId, CommandId, Mode, Profile, RequestId, TranscriptQuery, TurnState};
 
@@ -276,6 +276,14 @@ impl Follower {
                     on(Progress::Notice(&format!(
                         "retrying in {secs} s ({reason}, {attempt} of {of})"
                     )));
+                }
+                // A spent checkpoint budget or a failed checkpoint of this task, and a rewind the
+                // previous process was interrupted in, are never silent.
+                EventBody::CheckpointNotice(notice)
+                    if task.ours(notice.request_id)
+                        || notice.kind == CheckpointNoticeKind::RewindRecovered =>
+                {
+                    on(Progress::Notice(&notice.message));
                 }
                 EventBody::ResyncRequired { reason } => {
                     on(Progress::Notice(&format!("events were lost: {reason}")));

@@ -64,6 +64,10 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ReasoningPreview { .. } => "reasoning_preview",
         EventBody::ApprovalRequired(_) => "approval_required",
         EventBody::ApprovalDecided { .. } => "approval_decided",
+        EventBody::Checkpoints { .. } => "checkpoints",
+        EventBody::RewindPlan(_) => "rewind_plan",
+        EventBody::RewindDone(_) => "rewind_done",
+        EventBody::CheckpointNotice(_) => "checkpoint_notice",
     }
 }
 

@@ -90,6 +90,10 @@ pub(crate) struct App {
     pub recent_calls: Vec<RecentCall>,
     /// The history pane.
     pub history: HistoryPane,
+    /// The rewind screens (`/rewind`, Esc Esc), while open.
+    pub rewind: Option<super::rewind::Rewind>,
+    /// When Esc was last pressed on an empty input (a second one soon after opens the rewind).
+    pub last_esc: Option<Instant>,
     /// A Ctrl+C was the last key: another one exits.
     pub armed: bool,
     /// Exit when the task ends (Ctrl+D, `/exit`).
@@ -133,6 +137,8 @@ impl App {
             history: HistoryPane::default(),
             output: OutputPane::default(),
             recent_calls: Vec::new(),
+            rewind: None,
+            last_esc: None,
             armed: false,
             exit_after_task: false,
             repaint: false,
@@ -238,6 +244,12 @@ impl App {
         if self.approval_key(intent, &mut out) {
             return out;
         }
+        if intent != Intent::Dismiss {
+            self.last_esc = None;
+        }
+        if self.rewind_key(intent, &mut out) {
+            return out;
+        }
         let columns = self.input_columns();
         match intent {
             Intent::Insert(c) => self.input.insert_char(c),
@@ -286,6 +298,7 @@ impl App {
             Intent::PageDown if self.output.open => self.output_page_down(&mut out),
             Intent::PageUp => self.page_up(&mut out),
             Intent::PageDown => self.page_down(&mut out),
+            Intent::Dismiss if self.double_esc() => self.open_rewind(&mut out),
             Intent::Dismiss => {
                 self.status_open = false;
                 self.notice = None;
@@ -376,6 +389,7 @@ impl App {
             }
             Slash::Cancel => self.cancel(out),
             Slash::Resume => self.resume(out),
+            Slash::Rewind => self.open_rewind(out),
             Slash::Exit => self.finish_then_exit(out),
             Slash::Help => self.say(
                 Tone::Info,

@@ -68,20 +68,25 @@ fn style(kind: RowKind, theme: Theme) -> Style {
 /// width falls; later pieces hang under the text after the mark. Each piece comes with the
 /// range of the row's characters it shows (the last also covers the row's end).
 pub(crate) fn wrap_row(row: &Row, room: usize) -> Vec<(String, usize, usize)> {
-    let mark_width: usize = row.mark.chars().filter_map(UnicodeWidthChar::width).sum();
+    wrap_text(row.mark, &row.text, room)
+}
+
+/// `mark` then `text` broken into pieces of at most `room` columns, as [`wrap_row`] does.
+pub(crate) fn wrap_text(mark: &str, text: &str, room: usize) -> Vec<(String, usize, usize)> {
+    let mark_width: usize = mark.chars().filter_map(UnicodeWidthChar::width).sum();
     let hang = if mark_width * 2 <= room {
         mark_width
     } else {
         0
     };
     let mut pieces = Vec::new();
-    let mut piece = row.mark.to_owned();
+    let mut piece = mark.to_owned();
     let mut used = mark_width;
     let mut start = 0;
     let mut at = 0;
     // Whether the piece holds any of the text yet: a piece is never left empty.
     let mut filled = false;
-    for c in row.text.chars() {
+    for c in text.chars() {
         let mut w = c.width().unwrap_or(0);
         if used + w > room && filled {
             pieces.push((std::mem::take(&mut piece), start, at));

@@ -5,7 +5,9 @@
 use std::time::{Duration, Instant};
 
 use ansa_sessions::protocol::{DiffSign, FileDiff, ReportTone, ToolPhase, ToolReport};
-use ansa_sessions::{Role, TranscriptEntry};
+use std::collections::BTreeSet;
+
+use ansa_sessions::{RequestId, Role, TranscriptEntry};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
@@ -290,19 +292,36 @@ pub(crate) fn user_lines(text: &str, width: u16, style: Style, theme: Theme) -> 
     )
 }
 
-/// The history pane's text for `entries` (a blank line before each entry).
+/// The history pane's text for `entries` (a blank line before each entry); the entries of a
+/// turn in `rewound` are dimmed, and its prompt has a `↺ rewound` line over it.
 pub(crate) fn history_lines(
     entries: &[TranscriptEntry],
+    rewound: &BTreeSet<RequestId>,
     width: u16,
     theme: Theme,
 ) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     for entry in entries {
         lines.push(Line::default());
-        match entry.role {
-            Role::User => lines.extend(user_lines(&entry.text, width, theme.user(), theme)),
-            Role::Assistant => lines.extend(render_markdown(&entry.text, width, theme)),
+        let taken_back = rewound.contains(&entry.request_id);
+        if taken_back && entry.role == Role::User {
+            lines.push(Line::styled(
+                format!("{INDENT}↺ rewound (taken back by /rewind)"),
+                theme.dim().patch(theme.italic()),
+            ));
         }
+        let mut text = match entry.role {
+            Role::User => user_lines(&entry.text, width, theme.user(), theme),
+            Role::Assistant => render_markdown(&entry.text, width, theme),
+        };
+        if taken_back {
+            for line in &mut text {
+                for span in &mut line.spans {
+                    span.style = span.style.patch(theme.dim());
+                }
+            }
+        }
+        lines.extend(text);
     }
     lines
 }

@@ -114,6 +114,12 @@ impl App {
                 decision,
                 reason,
             } => self.on_approval_decided(request_id, &call_id, decision, reason),
+            EventBody::Checkpoints { items } => self.on_checkpoints(items),
+            EventBody::RewindPlan(plan) => self.on_rewind_plan(plan),
+            EventBody::RewindDone(done) => self.on_rewind_done(done),
+            EventBody::CheckpointNotice(notice) => {
+                self.commit(Entry::Notice(Notice::new(Tone::Warn, notice.message)))
+            }
             EventBody::Error {
                 command_id,
                 code,
@@ -534,7 +540,7 @@ impl App {
         out: &mut Vec<Action>,
     ) {
         if let Some(id) = &command_id {
-            if self.on_output_error(id, &message) {
+            if self.on_output_error(id, &message) || self.on_rewind_error(id, &message, out) {
                 return;
             }
             if let Some(i) = self

@@ -3,6 +3,7 @@
 //! was committed, in order, once). Ctrl+F opens and closes it, PgUp/PgDn scroll it and load
 //! the next page when the loaded entries run out. Viewing never calls the provider or tools.
 
+use ansa_sessions::protocol::CommandBody;
 use ansa_sessions::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
 use super::app::App;
@@ -18,7 +19,13 @@ const MAX_LOADED: usize = 64;
 
 impl App {
     fn pane_lines(&self) -> usize {
-        history_lines(&self.history.entries, self.width, self.theme).len()
+        history_lines(
+            &self.history.entries,
+            &self.history.rewound,
+            self.width,
+            self.theme,
+        )
+        .len()
     }
 
     fn pane_rows(&self) -> usize {
@@ -58,6 +65,14 @@ impl App {
             return;
         }
         self.history.open = true;
+        // Which turns a rewind took back (a reopened session has not asked yet): the answer
+        // marks them; it comes before the page, which is asked for next.
+        if !self.history.marks_asked
+            && let Some(command) = self.command(CommandBody::Checkpoints)
+        {
+            self.history.marks_asked = true;
+            out.push(Action::Send(command));
+        }
         if self.history.entries.is_empty() {
             self.load_older(out);
         }
@@ -118,7 +133,7 @@ impl App {
             }
             self.history.at_start = new.first().is_some_and(|e| e.index <= 1);
             let first_load = self.history.entries.is_empty();
-            let added = history_lines(&new, self.width, self.theme).len();
+            let added = history_lines(&new, &self.history.rewound, self.width, self.theme).len();
             let mut entries = new;
             entries.append(&mut self.history.entries);
             entries.truncate(MAX_LOADED);
@@ -143,7 +158,8 @@ impl App {
             let excess = self.history.entries.len().saturating_sub(MAX_LOADED);
             if excess > 0 {
                 let dropped: Vec<TranscriptEntry> = self.history.entries.drain(..excess).collect();
-                let gone = history_lines(&dropped, self.width, self.theme).len();
+                let gone =
+                    history_lines(&dropped, &self.history.rewound, self.width, self.theme).len();
                 self.history.top = self.history.top.saturating_sub(gone);
                 self.history.at_start = false;
             }

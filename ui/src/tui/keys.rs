@@ -13,7 +13,7 @@
 //! | Ctrl+F | expand / collapse the history pane |
 //! | Ctrl+O | open / close the latest tool call's full output (←/→: the turn's other calls) |
 //! | PgUp / PgDn | page through the open pane (the journal's transcript or the output) |
-//! | Esc | close the status, history and output panes, clear the notice |
+//! | Esc | close the status, history and output panes, clear the notice; a second Esc within a second on an empty input opens the rewind list (`rewind/`) |
 //! | Ctrl+L | repaint the live region |
 //! | Ctrl+T | expand the last collapsed paste (`[pasted 3,950 chars #1]`) in the input |
 //! | y / a / n | while a call waits for approval (ask mode): once, for the session, deny (`approval.rs`) |
@@ -137,6 +137,8 @@ pub(crate) enum Slash {
     Cancel,
     /// `/resume`.
     Resume,
+    /// `/rewind`: take back a turn's changes and/or its conversation.
+    Rewind,
     /// `/exit` (also `/quit`).
     Exit,
     /// `/help`.
@@ -146,7 +148,7 @@ pub(crate) enum Slash {
 }
 
 /// The commands, for help texts.
-pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /exit";
+pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -155,6 +157,10 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("/status", "session, model, provider, tokens and sign-in"),
     ("/cancel", "cancel the running (or the paused) request"),
     ("/resume", "continue the paused request"),
+    (
+        "/rewind",
+        "take back a turn: its files, its conversation or both",
+    ),
     ("/exit", "leave now, or when the running task ends"),
     ("/help", "keys and commands"),
 ];
@@ -213,6 +219,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "status" => Slash::Status,
         "cancel" => Slash::Cancel,
         "resume" => Slash::Resume,
+        "rewind" => Slash::Rewind,
         "exit" | "quit" => Slash::Exit,
         "help" => Slash::Help,
         _ => Slash::Unknown(word.to_owned()),
@@ -255,12 +262,15 @@ mod tests {
     fn a_partly_typed_command_lists_its_matches_and_tab_completes_it() {
         assert_eq!(slash_matches("/").len(), SLASH_COMMANDS.len());
         let names = |t| slash_matches(t).iter().map(|(n, _)| *n).collect::<Vec<_>>();
-        assert_eq!(names("/re"), ["/resume"]);
+        assert_eq!(names("/re"), ["/resume", "/rewind"]);
+        assert_eq!(names("/res"), ["/resume"]);
         assert_eq!(names("/S"), ["/status"]);
         assert!(names("/x").is_empty());
         assert!(names("/plan this").is_empty(), "a task text, not a command");
         assert!(names("plan").is_empty());
-        assert_eq!(slash_completion("/re").as_deref(), Some("/resume"));
+        assert_eq!(slash_completion("/res").as_deref(), Some("/resume"));
+        assert_eq!(slash_completion("/rew").as_deref(), Some("/rewind"));
+        assert_eq!(slash_completion("/re"), None, "/resume or /rewind");
         assert_eq!(slash_completion("/resume"), None, "nothing to add");
         assert_eq!(
             slash_completion("/"),

@@ -11,8 +11,9 @@
 //! Shift+Enter / Alt+Enter / Ctrl+J insert a line break, Up/Down move between rows and
 //! through earlier inputs, Tab / Shift+Tab switch basic/plan, Ctrl+C cancels the task and a
 //! second Ctrl+C exits (code 130), Ctrl+D lets the task finish and exits, Ctrl+F expands or
-//! collapses the history, PgUp/PgDn page through the journal, Esc closes panes, Ctrl+L
-//! repaints. Commands: `/basic`, `/plan`, `/status`, `/cancel`, `/resume`, `/exit`, `/help`.
+//! collapses the history, PgUp/PgDn page through the journal, Esc closes panes, Esc Esc on an
+//! empty input opens the rewind screens (`rewind/`), Ctrl+L repaints. Commands: `/basic`,
+//! `/plan`, `/status`, `/cancel`, `/resume`, `/rewind`, `/exit`, `/help`.
 
 mod app;
 mod approval;
@@ -27,6 +28,7 @@ mod keys;
 pub mod markdown;
 mod model;
 mod output;
+mod rewind;
 mod run;
 mod streamed;
 pub mod tail;

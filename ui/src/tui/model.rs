@@ -1,6 +1,7 @@
 //! The data the TUI state is made of: dialog entries, the followed task, tool lines,
 //! previews, notices and what the state asks the driver to do.
 
+use std::collections::BTreeSet;
 use std::time::Instant;
 
 use crate::follow::TaskMatch;
@@ -220,6 +221,11 @@ pub(crate) struct HistoryPane {
     pub at_start: bool,
     /// The first transcript index committed to scrollback on open (older pages end there).
     pub anchor: Option<u64>,
+    /// Turns a conversation rewind took back: shown dimmed and marked (from `checkpoints`
+    /// and `rewind_done`).
+    pub rewound: BTreeSet<RequestId>,
+    /// `checkpoints` was asked for the marks since the TUI opened.
+    pub marks_asked: bool,
 }
 
 impl HistoryPane {

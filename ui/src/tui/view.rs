@@ -89,7 +89,7 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
         truncate(&title, usize::from(width)),
         theme.accent(),
     )];
-    let text = history_lines(&h.entries, width, theme);
+    let text = history_lines(&h.entries, &h.rewound, width, theme);
     let rows = pane_rows(app.height);
     lines.extend(text.into_iter().skip(h.top).take(rows));
     lines
@@ -213,6 +213,8 @@ fn footer(
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
     let hints: &[&str] = if let Some(hints) = super::approval::hints(app, approval) {
+        hints
+    } else if let Some(hints) = super::rewind::hints(app) {
         hints
     } else if keys::slash_completion(app.input.text()).is_some() {
         &["Tab complete", "Enter run"]
@@ -544,7 +546,19 @@ pub(crate) fn live(app: &App) -> Live {
     if footer_row {
         bottom.push(footer(app, width, window));
     }
-    let mut lines = upper(app, width);
+    let mut lines = if app.rewind.is_some() {
+        // The rewind screens take the region above the input; a notice stays under them.
+        let notice = app
+            .notice
+            .as_ref()
+            .map(|n| notice_lines(n, width, theme))
+            .unwrap_or_default();
+        let mut lines = super::rewind::lines(app, width, room.saturating_sub(notice.len()));
+        lines.extend(notice);
+        lines
+    } else {
+        upper(app, width)
+    };
     let room_above = room.saturating_sub(approval.len());
     if lines.len() > room_above {
         lines.drain(..lines.len() - room_above);

@@ -4,6 +4,7 @@
 
 mod keys;
 mod render;
+mod rewind;
 mod scrollback;
 
 use std::time::{Duration, Instant};
