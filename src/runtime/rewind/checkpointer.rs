@@ -232,7 +232,11 @@ mod tests {
         for n in 0..200 {
             let d = ws_dir.join(format!("d{}", n / 20));
             std::fs::create_dir_all(&d).unwrap();
-            std::fs::write(d.join(format!("f{n}.txt")), format!("file {n}\n").repeat(50)).unwrap();
+            std::fs::write(
+                d.join(format!("f{n}.txt")),
+                format!("file {n}\n").repeat(50),
+            )
+            .unwrap();
         }
         // Past the racy window: files as new as the capture's clock are read again.
         std::thread::sleep(std::time::Duration::from_millis(1200));
