@@ -647,7 +647,9 @@ fn the_sandbox_is_bound_only_when_not_the_default() {
         printed["sandbox_enforcement"].get("landlock_abi").is_some(),
         "{printed}"
     );
+}
 
+#[test]
 fn checkpoint_limits_load_from_either_file_and_bind_only_when_not_the_default() {
     let f = fixture();
     f.user(r#"{"model":"m"}"#);
