@@ -36,7 +36,7 @@ fn main() {
     assert!(Command::new("sync").status().unwrap().success());
     std::thread::sleep(Duration::from_secs(2));
     let exec = json!({"name": "exec", "arguments": {"program": "true", "args": [], "cwd": ".",
-                      "env": [], "stdin": null, "timeout_ms": null}});
+                      "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}});
     let read = json!({"name": "read", "arguments": {"paths": ["d000/f00000.txt"], "mode": "lines",
                       "offset": 1, "length": 1}});
     for (name, call, delay) in [

@@ -87,7 +87,7 @@ fn seed(w: &World) {
 
 fn exec(script: &str) -> Value {
     json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script], "cwd": ".",
-           "env": [], "stdin": null, "timeout_ms": null}})
+           "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}})
 }
 
 fn file_action(kind: &str, path: &str, to: Option<&str>, content: Option<&str>) -> Value {
