@@ -45,7 +45,7 @@ pub enum SandboxError {
     /// A writable root is no longer the directory recorded when the sandbox was set up (moved
     /// away, or replaced by a symlink): writing through it now could reach anywhere.
     #[error(
-        "sandbox writable root {path:?} is no longer the directory it was when the session's sandbox was set up (it was moved or replaced, perhaps by a symlink); the command was not run. Restore the directory, or restart ansa to sandbox the directory now there"
+        "sandbox writable root {path:?} is no longer the directory it was when the session's sandbox was set up (it was moved or replaced, perhaps by a symlink). Restore the directory, or restart ansa to sandbox the directory now there"
     )]
     RootReplaced {
         /// The root as configured.
