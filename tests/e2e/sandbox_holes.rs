@@ -100,3 +100,41 @@ fn a_sandboxed_command_does_not_see_tmux_or_screen() {
         }
     }
 }
+
+/// The review's repro: a workspace under /tmp (itself writable) moved away by one command and
+/// replaced by a symlink to a directory outside; the next command must not run, let alone
+/// write there.
+#[test]
+fn a_workspace_swapped_for_a_symlink_stops_the_next_command() {
+    let w = World::new();
+    let (_keep, outside) = world_with_outside();
+    let ws = std::fs::canonicalize(w.ws()).unwrap();
+    assert!(
+        ws.starts_with("/tmp"),
+        "the harness world lies under /tmp: {}",
+        ws.display()
+    );
+    let script = w.script(
+        "s.json",
+        json!([
+            {"tool_calls": [exec_call(&format!("cd .. && mv ws ws.old && ln -s {} ws", outside.display()), None)]},
+            {"tool_calls": [exec_call(&format!("echo pwned > {}/existing.txt; echo pwned > new.txt", ws.display()), None)]},
+            {"text": "done"}
+        ]),
+    );
+    let before = tree_state(&outside);
+    let mut args = vec!["--offline", "--script", script.to_str().unwrap()];
+    args.extend(["--sandbox", "workspace-write", "try the sandbox"]);
+    let out = w.command(&args).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(before, tree_state(&outside), "wrote outside: {err}");
+    assert!(
+        std::fs::symlink_metadata(w.ws()).unwrap().is_symlink(),
+        "the swap did not happen: {err}"
+    );
+    let journal = journal_text(&only_session_dir(&w));
+    assert!(
+        journal.contains("is no longer the directory it was"),
+        "the second command was not refused for the swapped root: {journal}"
+    );
+}
