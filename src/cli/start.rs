@@ -173,6 +173,10 @@ pub fn load_config(home: &AnsaHome, cwd: &Path, env: &Env, args: &Args) -> Resul
     if let Some(mode) = args.sandbox {
         config.sandbox.mode = mode.into();
     }
+    config
+        .sandbox
+        .check_workspace(cwd, home.root())
+        .map_err(Failure::config)?;
     if let Some(n) = args.compact_bytes {
         let min = config::bounds::COMPACT_BYTES_MIN;
         if n < min {

@@ -39,6 +39,10 @@ pub enum ConfigError {
         /// What is wrong.
         reason: String,
     },
+    /// The sandbox settings cannot protect anything in this workspace (it is `/`, or it or a
+    /// writable root holds ansa's home); nothing runs.
+    #[error("sandbox: {0}")]
+    Sandbox(String),
     /// The merged settings contradict each other.
     #[error("configuration: {0}")]
     Inconsistent(String),

@@ -52,6 +52,37 @@ impl SandboxSettings {
         }
     }
 
+    /// Refuses a workspace-write sandbox that protects nothing that matters: a workspace at
+    /// `/`, or a workspace or `sandbox_writable` root holding ansa's home `home`, whose
+    /// config a command could rewrite to turn the sandbox off for later sessions.
+    pub fn check_workspace(&self, workspace: &Path, home: &Path) -> Result<(), ConfigError> {
+        if self.mode != SandboxMode::WorkspaceWrite {
+            return Ok(());
+        }
+        let workspace = real(workspace);
+        if workspace.parent().is_none() {
+            return Err(ConfigError::Sandbox(
+                "the workspace is the whole filesystem (/), so workspace-write would let commands write everywhere; start ansa in a project directory, or choose --sandbox read-only".to_owned(),
+            ));
+        }
+        let home = real(home);
+        let roots = std::iter::once((&workspace, "the workspace")).chain(
+            self.writable
+                .iter()
+                .map(|r| (r, "the sandbox_writable root")),
+        );
+        for (root, what) in roots {
+            if home.starts_with(root) {
+                return Err(ConfigError::Sandbox(format!(
+                    "{what} {} contains ansa's home {}, so a sandboxed command could rewrite ansa's config and turn the sandbox off for later sessions; move ansa's home out of it (set ANSA_HOME), or run ansa from a directory that does not contain it",
+                    root.display(),
+                    home.display()
+                )));
+            }
+        }
+        Ok(())
+    }
+
     /// The settings of `layer` over the defaults.
     pub(crate) fn from_layer(layer: SandboxLayer) -> SandboxSettings {
         let d = SandboxSettings::default();
@@ -61,6 +92,12 @@ impl SandboxSettings {
             writable: layer.writable.unwrap_or(d.writable),
         }
     }
+}
+
+/// `path` with symlinks resolved where it exists (as the sandbox will enforce it), as given
+/// otherwise (a home not created yet).
+fn real(path: &Path) -> PathBuf {
+    std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
 }
 
 /// How strict a mode is: a project may only move up this order.

@@ -757,3 +757,6 @@ fn a_symlinked_workspace_is_confined_to_the_directory_it_names() {
     let outputs = tool_outputs(&w);
     assert!(outputs[1].contains(SANDBOX_LINE), "{outputs:?}");
 }
+
+#[path = "sandbox_holes.rs"]
+mod holes;

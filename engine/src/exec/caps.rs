@@ -1,5 +1,6 @@
 //! Dropping capabilities a command could pass on: the ambient set and the inheritable set.
-//! Permitted and effective sets stay as they are: commands run with the user's own rights.
+//! Permitted and effective sets stay as they are for unsandboxed commands (they run with the
+//! user's own rights); a sandboxed command loses every capability ([`drop_all`]).
 //!
 //! Both functions issue raw syscalls on stack memory only, so they are async-signal-safe and may
 //! run between fork and exec.
@@ -75,6 +76,63 @@ pub(crate) fn clear_inheritable() -> io::Result<()> {
     header.pid = 0;
     // SAFETY: capset only reads the header and the two data words passed.
     let rc = unsafe { libc::syscall(libc::SYS_capset, &raw mut header, data.as_ptr()) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// `CAP_SETPCAP`, needed to shrink the bounding set.
+const CAP_SETPCAP: u32 = 8;
+
+/// The highest capability number probed; `PR_CAPBSET_DROP` gives `EINVAL` past the kernel's
+/// last one, which ends the loop earlier.
+const CAP_MAX: u32 = 63;
+
+/// Drops every capability of the calling thread: the bounding set (when it may: with
+/// `CAP_SETPCAP`; without it nothing can be gained back anyway under no_new_privs), then
+/// the effective, permitted and inheritable sets, and with them the ambient set.
+pub(crate) fn drop_all() -> io::Result<()> {
+    let mut header = CapHeader {
+        version: CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: capget writes one header and two data words, exactly the stack buffers passed.
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &raw mut header, data.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    if data[0].effective & (1 << CAP_SETPCAP) != 0 {
+        for cap in 0..=CAP_MAX {
+            // SAFETY: prctl with integer arguments touches no memory of this process.
+            let rc = unsafe {
+                libc::prctl(
+                    libc::PR_CAPBSET_DROP,
+                    libc::c_ulong::from(cap),
+                    0 as libc::c_ulong,
+                    0 as libc::c_ulong,
+                    0 as libc::c_ulong,
+                )
+            };
+            if rc != 0 {
+                let err = io::Error::last_os_error();
+                if err.raw_os_error() == Some(libc::EINVAL) {
+                    break;
+                }
+                return Err(err);
+            }
+        }
+    }
+    let empty = |d: &CapData| d.effective == 0 && d.permitted == 0 && d.inheritable == 0;
+    if data.iter().all(empty) {
+        return Ok(());
+    }
+    let none = [CapData::default(); 2];
+    header.version = CAPABILITY_VERSION_3;
+    header.pid = 0;
+    // SAFETY: capset only reads the header and the two data words passed.
+    let rc = unsafe { libc::syscall(libc::SYS_capset, &raw mut header, none.as_ptr()) };
     if rc != 0 {
         return Err(io::Error::last_os_error());
     }

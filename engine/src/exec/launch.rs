@@ -7,7 +7,7 @@
 
 use super::caps;
 use super::error::ExecError;
-use super::sandbox::SandboxPolicy;
+use super::sandbox::{DirId, SandboxPolicy};
 use super::supervisor::Supervision;
 use crate::files::workspace::{FsError, Workspace};
 use crate::protocol::{EnvChange, ExecArgs, Program};
@@ -22,6 +22,10 @@ use std::sync::Arc;
 
 /// Search path used when neither the child nor this process has `PATH` (glibc's default).
 const FALLBACK_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
+
+/// Variables a sandboxed command does not inherit: they lead to a terminal multiplexer's
+/// server (tmux, screen), which runs whatever it is sent outside the sandbox.
+pub const SANDBOX_WITHHELD_ENV: [&str; 3] = ["TMUX", "TMUX_PANE", "STY"];
 
 /// Opt-in restrictions applied in the child between fork and exec (or by the exec supervisor
 /// before it starts the command); all off by default so `ash` behaves exactly as specified for
@@ -86,6 +90,9 @@ pub struct Launch {
     supervision: Option<Supervision>,
     // The canonical workspace root, the sandbox's first writable root.
     workspace_root: PathBuf,
+    // The identity of the directory the engine opened as the workspace root, which the
+    // sandbox's workspace root must still be.
+    workspace_id: DirId,
     sandbox: Option<SandboxPolicy>,
 }
 
@@ -93,6 +100,10 @@ impl Launch {
     /// Resolves the working directory, the executable and the environment plan of `args`.
     pub fn resolve(args: &ExecArgs, workspace: &Workspace) -> Result<Launch, ExecError> {
         let (cwd, cwd_fd) = resolve_cwd(&args.cwd, workspace)?;
+        let root = workspace
+            .locate(".")
+            .and_then(|at| at.stat())
+            .map_err(|e| ExecError::internal("the workspace root's identity", e))?;
         let program = match args.program_kind() {
             Program::Path(logical) => match workspace.resolve(logical) {
                 Ok(resolved) => resolved.abs,
@@ -113,6 +124,10 @@ impl Launch {
             hardening: ExecHardening::default(),
             supervision: None,
             workspace_root: workspace.root().to_path_buf(),
+            workspace_id: DirId {
+                dev: root.st_dev,
+                ino: root.st_ino,
+            },
             sandbox: None,
         })
     }
@@ -140,6 +155,11 @@ impl Launch {
         &self.workspace_root
     }
 
+    /// The identity of the workspace root directory the engine holds open.
+    pub fn workspace_id(&self) -> DirId {
+        self.workspace_id
+    }
+
     /// The same launch with `names` removed from the environment the command inherits.
     pub fn with_withheld_env(mut self, names: Arc<[String]>) -> Launch {
         self.withheld_env = names;
@@ -151,6 +171,11 @@ impl Launch {
     pub(crate) fn withhold_env(&self, cmd: &mut Command) {
         for name in self.withheld_env.iter() {
             cmd.env_remove(name);
+        }
+        if self.sandbox.is_some() {
+            for name in SANDBOX_WITHHELD_ENV {
+                cmd.env_remove(name);
+            }
         }
     }
 

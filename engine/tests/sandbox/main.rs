@@ -25,6 +25,7 @@ mod common;
 mod fs_attacks;
 mod network;
 mod process_attacks;
+mod review_holes;
 mod setup;
 
 /// The modes every attack is tried in.

@@ -9,11 +9,12 @@
 )]
 
 use super::error::SandboxError;
+use super::roots::WritableRoot;
 use super::{landlock_rules, probe, seccomp_filter};
+use crate::exec::caps;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::path::PathBuf;
 
 /// `SECCOMP_SET_MODE_FILTER` operation of `seccomp(2)`.
 const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
@@ -22,8 +23,8 @@ const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
 /// build a [`Confinement`] from (the supervisor reads it from its command line).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Restrictions {
-    /// Directories writable beneath (empty in read-only mode).
-    pub writable: Vec<PathBuf>,
+    /// Directories writable beneath, each pinned to its identity (empty in read-only mode).
+    pub writable: Vec<WritableRoot>,
     /// Whether network sockets are allowed.
     pub network: bool,
 }
@@ -35,13 +36,19 @@ enum Step {
     NoNewPrivs = 1,
     Landlock = 2,
     Seccomp = 3,
+    Capabilities = 4,
 }
+
+const STEPS: [Step; 4] = [
+    Step::NoNewPrivs,
+    Step::Landlock,
+    Step::Seccomp,
+    Step::Capabilities,
+];
 
 impl Step {
     fn from_byte(b: u8) -> Option<Step> {
-        [Step::NoNewPrivs, Step::Landlock, Step::Seccomp]
-            .into_iter()
-            .find(|s| *s as u8 == b)
+        STEPS.into_iter().find(|s| *s as u8 == b)
     }
 
     fn name(self) -> &'static str {
@@ -49,6 +56,7 @@ impl Step {
             Step::NoNewPrivs => "setting no_new_privs",
             Step::Landlock => "landlock_restrict_self",
             Step::Seccomp => "installing the seccomp filter",
+            Step::Capabilities => "dropping all capabilities",
         }
     }
 }
@@ -91,6 +99,11 @@ impl Confinement {
         // SAFETY: prctl with integer arguments only.
         if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
             return Err(self.fail(Step::NoNewPrivs));
+        }
+        // Root (in a container, say) keeps no capability: CAP_MKNOD, CAP_SYS_ADMIN,
+        // CAP_DAC_OVERRIDE and the rest would each undo part of the sandbox.
+        if caps::drop_all().is_err() {
+            return Err(self.fail(Step::Capabilities));
         }
         // SAFETY: the ruleset descriptor is open while `self` lives; flags 0.
         let ret = unsafe {
@@ -189,9 +202,7 @@ pub(crate) fn decode_failure(bytes: &[u8]) -> Option<SandboxError> {
         (b'A', rest) => {
             let at = rest.iter().position(|b| *b == 0)?;
             let step_text = String::from_utf8_lossy(&rest[..at]);
-            let step = [Step::NoNewPrivs, Step::Landlock, Step::Seccomp]
-                .into_iter()
-                .find(|s| s.name() == step_text)?;
+            let step = STEPS.into_iter().find(|s| s.name() == step_text)?;
             Some(SandboxError::Apply {
                 step: step.name(),
                 message: String::from_utf8_lossy(&rest[at + 1..]).into_owned(),

@@ -42,6 +42,20 @@ pub enum SandboxError {
         /// What the filesystem said.
         reason: String,
     },
+    /// A writable root is no longer the directory recorded when the sandbox was set up (moved
+    /// away, or replaced by a symlink): writing through it now could reach anywhere.
+    #[error(
+        "sandbox writable root {path:?} is no longer the directory it was when the session's sandbox was set up (it was moved or replaced, perhaps by a symlink). Restore the directory, or restart ansa to sandbox the directory now there"
+    )]
+    RootReplaced {
+        /// The root as configured.
+        path: PathBuf,
+    },
+    /// The workspace is `/`: write access to it would be write access to everything.
+    #[error(
+        "the workspace is the whole filesystem (/), so a workspace-write sandbox would protect nothing; start ansa in a project directory, or choose sandbox mode read-only"
+    )]
+    WorkspaceIsRoot,
     /// Building the Landlock ruleset or the seccomp filter failed.
     #[error("cannot build the OS sandbox: {0}")]
     Build(String),

@@ -5,12 +5,13 @@
 
 use super::error::SandboxError;
 use super::policy::WRITABLE_DEVICES;
+use super::roots::WritableRoot;
 use landlock::{
     ABI, Access, AccessFs, AccessNet, BitFlags, CompatLevel, Compatible, PathBeneath, PathFd,
     Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
 };
 use std::os::fd::OwnedFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The file-system rights handled: everything the ABI knows except resolving Unix socket
 /// paths (ABI 9), since Unix sockets stay reachable in every mode (docs/security.md).
@@ -20,9 +21,22 @@ fn handled_fs(abi: ABI) -> BitFlags<AccessFs> {
     all
 }
 
-/// Builds the ruleset for kernel ABI `abi`: writable beneath `roots`, TCP denied unless
+/// The rights granted beneath a writable root: everything handled but creating device nodes,
+/// which as root (in a container) would give raw access to disks and loop devices.
+fn root_rights(abi: ABI) -> BitFlags<AccessFs> {
+    let mut rights = handled_fs(abi);
+    rights.remove(AccessFs::MakeChar | AccessFs::MakeBlock);
+    rights
+}
+
+/// Builds the ruleset for kernel ABI `abi`: writable beneath `roots` (each opened without
+/// following symlinks and checked to be the directory it was pinned to), TCP denied unless
 /// `network`. Every right and scope is a hard requirement, so nothing is silently dropped.
-pub(crate) fn ruleset(abi: u8, roots: &[PathBuf], network: bool) -> Result<OwnedFd, SandboxError> {
+pub(crate) fn ruleset(
+    abi: u8,
+    roots: &[WritableRoot],
+    network: bool,
+) -> Result<OwnedFd, SandboxError> {
     let abi = ABI::from(i32::from(abi));
     let build = |e: landlock::RulesetError| SandboxError::Build(format!("Landlock: {e}"));
     let fs = handled_fs(abi);
@@ -45,9 +59,10 @@ pub(crate) fn ruleset(abi: u8, roots: &[PathBuf], network: bool) -> Result<Owned
             AccessFs::from_read(abi) & fs,
         ))
         .map_err(build)?;
+    let writable = root_rights(abi);
     for root in roots {
         created = created
-            .add_rule(PathBeneath::new(open(root)?, fs))
+            .add_rule(PathBeneath::new(root.open_checked()?, writable))
             .map_err(build)?;
     }
     let file_rights = AccessFs::from_file(abi) & fs;

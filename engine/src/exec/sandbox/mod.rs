@@ -11,6 +11,7 @@ mod landlock_rules;
 mod outcome;
 mod policy;
 mod probe;
+mod roots;
 mod seccomp_filter;
 
 pub(crate) use apply::{Confinement, Restrictions, decode_failure, encode_failure};
@@ -22,3 +23,4 @@ pub use policy::{
     REQUIRED_LANDLOCK_ABI, SCRATCH_ROOTS, SandboxMode, SandboxPolicy, UnknownMode, WRITABLE_DEVICES,
 };
 pub use probe::{Support, probe};
+pub use roots::{BadDirId, DirId, WritableRoot};

@@ -4,6 +4,7 @@
 use super::apply::Restrictions;
 use super::error::SandboxError;
 use super::probe::Support;
+use super::roots::{self, DirId, WritableRoot};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -179,6 +180,15 @@ impl SandboxPolicy {
         Ok(())
     }
 
+    /// `Err` when `workspace` cannot be sandboxed in this mode: `/` in workspace-write (every
+    /// write would be allowed).
+    pub fn check_workspace(&self, workspace: &Path) -> Result<(), SandboxError> {
+        if self.mode == SandboxMode::WorkspaceWrite && workspace.parent().is_none() {
+            return Err(SandboxError::WorkspaceIsRoot);
+        }
+        Ok(())
+    }
+
     /// The directories a command may write under (workspace, $TMPDIR, /tmp, /dev/shm, the
     /// listed roots, without repeats); empty unless the mode is workspace-write.
     pub fn writable_roots(&self, workspace: &Path) -> Vec<PathBuf> {
@@ -193,7 +203,9 @@ impl SandboxPolicy {
         // test runners) live in /dev/shm, a scratch tmpfs like /tmp. A system without one of
         // them just has one root fewer.
         for scratch in SCRATCH_ROOTS {
-            if Path::new(scratch).is_dir() {
+            // A symlinked scratch dir (/dev/shm -> /run/shm) is left out: roots are opened
+            // without following symlinks.
+            if std::fs::symlink_metadata(scratch).is_ok_and(|m| m.is_dir()) {
                 roots.push(PathBuf::from(scratch));
             }
         }
@@ -203,12 +215,31 @@ impl SandboxPolicy {
         roots
     }
 
-    /// What the command's process is confined to, for building its confinement.
-    pub(crate) fn restrictions(&self, workspace: &Path) -> Restrictions {
-        Restrictions {
-            writable: self.writable_roots(workspace),
+    /// What the command's process is confined to, for building its confinement: every root
+    /// pinned to the directory it was when first seen (the workspace to `workspace_id`, the
+    /// identity of the engine's open root descriptor), so a root swapped for a symlink or
+    /// another directory refuses the command instead of widening the sandbox.
+    pub(crate) fn restrictions(
+        &self,
+        workspace: &Path,
+        workspace_id: DirId,
+    ) -> Result<Restrictions, SandboxError> {
+        self.check_workspace(workspace)?;
+        let writable = self
+            .writable_roots(workspace)
+            .into_iter()
+            .map(|root| {
+                if root == workspace {
+                    roots::pin_as(&root, workspace_id)
+                } else {
+                    roots::pin(&root)
+                }
+            })
+            .collect::<Result<Vec<WritableRoot>, _>>()?;
+        Ok(Restrictions {
+            writable,
             network: self.network_allowed(),
-        }
+        })
     }
 
     /// A stable one-line description for the environment message, approvals and /status.
@@ -237,7 +268,9 @@ impl SandboxPolicy {
 /// The engine's `$TMPDIR` when it names an existing absolute directory other than `/`.
 fn tmpdir() -> Option<PathBuf> {
     let dir = PathBuf::from(std::env::var_os("TMPDIR")?);
-    (dir.is_absolute() && dir != Path::new("/") && dir.is_dir()).then_some(dir)
+    // Canonical, because roots are opened without following symlinks.
+    let dir = std::fs::canonicalize(dir.is_absolute().then_some(dir)?).ok()?;
+    (dir != Path::new("/") && dir.is_dir()).then_some(dir)
 }
 
 fn check_writable(root: &Path) -> Result<(), SandboxError> {
@@ -247,17 +280,9 @@ fn check_writable(root: &Path) -> Result<(), SandboxError> {
     if root.parent().is_none() {
         return Err(SandboxError::WritableIsRoot(root.to_path_buf()));
     }
-    match std::fs::metadata(root) {
-        Ok(meta) if meta.is_dir() => Ok(()),
-        Ok(_) => Err(SandboxError::WritableMissing {
-            path: root.to_path_buf(),
-            reason: "not a directory".to_owned(),
-        }),
-        Err(e) => Err(SandboxError::WritableMissing {
-            path: root.to_path_buf(),
-            reason: e.to_string(),
-        }),
-    }
+    // Opened as the command's rule will open it (no symlink in any component) and pinned:
+    // the first check records the directory, later ones refuse another one in its place.
+    roots::pin(root).map(|_| ())
 }
 
 #[cfg(test)]

@@ -3,6 +3,10 @@
 //! - `io_uring_*` fail with `EACCES` (io_uring could open sockets past the filter);
 //! - `unshare`, `setns` and `clone` with a namespace flag fail with `EPERM`, and so do the
 //!   terminal ioctls that inject input (`TIOCSTI`, `TIOCLINUX`);
+//! - changing the limits, priority, CPU affinity, scheduling or I/O priority of any process
+//!   but the caller (`prlimit64`, `setpriority`, `sched_set*`, `ioprio_set` naming another
+//!   pid, group or user) fails with `EPERM`: a command could otherwise set ansa's file size
+//!   limit to 0 (killing it with SIGXFSZ) or starve any process of the user's;
 //! - `clone3`, whose flags sit in memory a filter cannot read, fails with `ENOSYS`, so libc
 //!   falls back to `clone`;
 //! - on x86_64, x32-ABI system calls (which would bypass the numbers above) fail with `EACCES`.
@@ -86,10 +90,48 @@ pub(crate) fn programs(network: bool) -> Result<Vec<Vec<libc::sock_filter>>, San
         })
         .collect::<Result<Vec<_>, _>>()?;
     eperm.insert(libc::SYS_ioctl, tty_rules);
+    for (nr, rules) in other_process_rules()? {
+        eperm.insert(nr, rules);
+    }
     out.push(compile(eperm, libc::EPERM, arch)?);
     let mut enosys: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     enosys.insert(libc::SYS_clone3, Vec::new());
     out.push(compile(enosys, libc::ENOSYS, arch)?);
+    Ok(out)
+}
+
+/// `PRIO_PROCESS` of `setpriority(2)` and `IOPRIO_WHO_PROCESS` of `ioprio_set(2)`: the only
+/// target kinds allowed, and only with who = 0 (the caller), since a group or user target
+/// reaches processes outside the sandbox.
+const PRIO_PROCESS: u64 = 0;
+const IOPRIO_WHO_PROCESS: u64 = 1;
+
+/// Rules matching calls that change another process's limits or scheduling. Every pid, who
+/// and which argument is an `int`, so only its low 32 bits are compared, as the kernel reads it.
+fn other_process_rules() -> Result<Vec<(i64, Vec<SeccompRule>)>, SandboxError> {
+    let arg_ne = |index: u8, value: u64| {
+        SeccompCondition::new(index, SeccompCmpArgLen::Dword, SeccompCmpOp::Ne, value)
+            .map_err(build)
+            .and_then(|c| rule(vec![c]))
+    };
+    let mut out = Vec::new();
+    for nr in [
+        libc::SYS_prlimit64,
+        libc::SYS_sched_setaffinity,
+        libc::SYS_sched_setscheduler,
+        libc::SYS_sched_setparam,
+        libc::SYS_sched_setattr,
+    ] {
+        out.push((nr, vec![arg_ne(0, 0)?]));
+    }
+    out.push((
+        libc::SYS_setpriority,
+        vec![arg_ne(0, PRIO_PROCESS)?, arg_ne(1, 0)?],
+    ));
+    out.push((
+        libc::SYS_ioprio_set,
+        vec![arg_ne(0, IOPRIO_WHO_PROCESS)?, arg_ne(1, 0)?],
+    ));
     Ok(out)
 }
 

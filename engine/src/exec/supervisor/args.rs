@@ -3,16 +3,19 @@
 //! ```text
 //! __ash-supervise --evidence PATH --parent PID [--report-fd FD]
 //!     [--no-new-privs] [--clear-ambient-caps] [--clear-inheritable-caps]
-//!     [--sandbox [--sandbox-network] [--sandbox-write DIR]...]
+//!     [--sandbox [--sandbox-network] [--sandbox-write DEV:INO:DIR]...]
 //!     [--cwd DIR] [--clear-env] [--set NAME=VALUE | --unset NAME]...
 //!     -- PROGRAM ARGV0 [ARG...]
 //! ```
+//!
+//! A writable root carries the device and inode it was pinned to: the supervisor refuses the
+//! command when the directory at DIR is no longer that one.
 //!
 //! Environment changes apply in order to the supervisor's own environment (the engine's), like
 //! the engine applies them to a command it spawns directly.
 
 use crate::exec::ExecHardening;
-use crate::exec::sandbox::Restrictions;
+use crate::exec::sandbox::{DirId, Restrictions, WritableRoot};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
@@ -75,6 +78,9 @@ pub(super) enum UsageError {
         /// The value given.
         value: String,
     },
+    /// `--sandbox-write` whose value is not `DEV:INO:DIR`.
+    #[error("--sandbox-write needs DEV:INO:DIR, got {0:?}")]
+    BadWritableRoot(String),
     /// `--set` without `=` or with an empty name.
     #[error("--set needs NAME=VALUE, got {0:?}")]
     BadAssignment(String),
@@ -110,8 +116,10 @@ impl Plan {
             if sandbox.network {
                 out.push("--sandbox-network".into());
             }
-            for dir in &sandbox.writable {
-                out.extend(["--sandbox-write".into(), dir.clone().into()]);
+            for root in &sandbox.writable {
+                let mut value = OsString::from(format!("{}:", root.id));
+                value.push(&root.path);
+                out.extend(["--sandbox-write".into(), value]);
             }
         }
         if let Some(cwd) = &self.cwd {
@@ -175,7 +183,7 @@ impl Plan {
                 Some("--sandbox-write") => {
                     sandbox
                         .writable
-                        .push(PathBuf::from(value("--sandbox-write")?));
+                        .push(writable_root(&value("--sandbox-write")?)?);
                 }
                 _ => {
                     return Err(UsageError::UnknownOption(
@@ -217,6 +225,23 @@ fn number(option: &'static str, value: &OsStr) -> Result<i32, UsageError> {
         })
 }
 
+fn writable_root(value: &OsStr) -> Result<WritableRoot, UsageError> {
+    let bad = || UsageError::BadWritableRoot(value.to_string_lossy().into_owned());
+    let bytes = value.as_bytes();
+    let mut colons = bytes.iter().enumerate().filter(|(_, b)| **b == b':');
+    let (Some((_, _)), Some((second, _))) = (colons.next(), colons.next()) else {
+        return Err(bad());
+    };
+    let id = std::str::from_utf8(&bytes[..second])
+        .ok()
+        .and_then(|t| t.parse::<DirId>().ok())
+        .ok_or_else(bad)?;
+    Ok(WritableRoot {
+        path: PathBuf::from(OsStr::from_bytes(&bytes[second + 1..])),
+        id,
+    })
+}
+
 fn assignment(pair: OsString) -> Result<EnvEdit, UsageError> {
     let bytes = pair.as_bytes();
     match bytes.iter().position(|b| *b == b'=') {
@@ -241,7 +266,16 @@ mod tests {
             report_fd: Some(7),
             hardening: ExecHardening::strict(),
             sandbox: Some(Restrictions {
-                writable: vec!["/work dir".into(), "/tmp".into()],
+                writable: vec![
+                    WritableRoot {
+                        path: "/work dir:x".into(),
+                        id: DirId { dev: 2049, ino: 7 },
+                    },
+                    WritableRoot {
+                        path: "/tmp".into(),
+                        id: DirId { dev: 1, ino: 2 },
+                    },
+                ],
                 network: true,
             }),
             cwd: Some("/work dir".into()),
@@ -310,6 +344,8 @@ mod tests {
                 "option --sandbox is required",
             ),
             (vec!["--evidence"], "needs a value"),
+            (vec!["--sandbox-write", "/tmp"], "needs DEV:INO:DIR"),
+            (vec!["--sandbox-write", "1:x:/tmp"], "needs DEV:INO:DIR"),
         ];
         for (args, message) in cases {
             let err = Plan::parse(&os(&args)).expect_err("malformed");

@@ -91,7 +91,9 @@ fn direct(launch: &Launch) -> Result<Prepared, ExecError> {
             confinement: None,
         });
     };
-    let restrictions = policy.restrictions(launch.workspace_root());
+    let restrictions = policy
+        .restrictions(launch.workspace_root(), launch.workspace_id())
+        .map_err(ExecError::Sandbox)?;
     let confinement = Arc::new(Confinement::build(&restrictions).map_err(ExecError::Sandbox)?);
     let inner = Arc::clone(&confinement);
     // SAFETY: the hook only issues system calls on memory prepared before the fork (see
@@ -142,7 +144,9 @@ fn plan(launch: &Launch, supervision: &Supervision, report_fd: i32) -> Result<Pl
         hardening: launch.hardening(),
         sandbox: launch
             .sandbox()
-            .map(|p| p.restrictions(launch.workspace_root())),
+            .map(|p| p.restrictions(launch.workspace_root(), launch.workspace_id()))
+            .transpose()
+            .map_err(ExecError::Sandbox)?,
         cwd: None,
         clear_env,
         env,
