@@ -137,4 +137,13 @@ fn a_workspace_swapped_for_a_symlink_stops_the_next_command() {
         journal.contains("is no longer the directory it was"),
         "the second command was not refused for the swapped root: {journal}"
     );
+    // The model is told the sandbox refused it, not that the program could not be started.
+    assert!(
+        journal.contains("The OS sandbox could not be applied"),
+        "{journal}"
+    );
+    assert!(
+        !journal.contains("not executable, or a bad format"),
+        "a spawn failure's hint on a sandbox refusal: {journal}"
+    );
 }

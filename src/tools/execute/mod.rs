@@ -497,6 +497,7 @@ impl ToolExecutor {
                     store: &store,
                     plane: &self.plane,
                     exec_limit: self.policy.exec_limit(),
+                    sandbox_refused: outcome.refused().is_some(),
                 },
             )
         };

@@ -29,6 +29,7 @@ fn header_of(tool: &'static str, data: Data) -> String {
             store: &store,
             plane: &plane,
             exec_limit: 16384,
+            sandbox_refused: false,
         },
     );
     let line = text

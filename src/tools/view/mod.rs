@@ -39,7 +39,14 @@ pub struct ViewContext<'a> {
     pub plane: &'a ComputePlane,
     /// The presentation limit of an exec (4 × its `tok`), from which stream budgets follow.
     pub exec_limit: usize,
+    /// The OS sandbox refused to start the command: the `next` hint says so instead of the
+    /// spawn failure's (the engine answers such a refusal as a failed spawn).
+    pub sandbox_refused: bool,
 }
+
+/// The `next` hint of a command the OS sandbox would not start (its reason is on the answer's
+/// `sandbox:` line).
+const SANDBOX_REFUSED_NEXT: &str = "The OS sandbox could not be applied, so the command was not started (the sandbox line says why): tell the user; do not retry it.";
 
 /// The model's view of `response`.
 pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
@@ -96,7 +103,11 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
         );
         doc.push(
             "next",
-            Value::Scalar(Atom::text(next_step(cx.tool, response))),
+            Value::Scalar(Atom::text(if cx.sandbox_refused {
+                SANDBOX_REFUSED_NEXT.to_owned()
+            } else {
+                next_step(cx.tool, response)
+            })),
         );
     }
     if let Some(note) = cut_rows_note(response) {

@@ -22,6 +22,7 @@ fn view(tool: &'static str, response: &Response, names: &PathNames) -> String {
             store: &store,
             plane: &plane,
             exec_limit: 16384,
+            sandbox_refused: false,
         },
     )
 }
