@@ -70,6 +70,10 @@ impl Worker {
                 "rewind to turn {target} refused: {why}; nothing changed"
             ))
         };
+        // The engine's refusals say themselves what became of the workspace (rolled back, or
+        // left for inspection when even that could not be proven).
+        let engine_refused =
+            |e: RestoreError| Refusal::Refused(format!("rewind to turn {target} refused: {e}"));
         let (prompt, rewound) = {
             let core = self.shared.lock();
             let state = core.session().state();
@@ -117,7 +121,7 @@ impl Worker {
                 )));
             }
             plan = restore::plan(&code.manifest, &captured.manifest, &external, store)
-                .map_err(|e| refused(e.to_string()))?;
+                .map_err(engine_refused)?;
             now = Some(captured);
         }
         let event = EventBody::RewindPlan(plan_event(target, job.scope, &plan, rewound.clone()));
@@ -176,7 +180,7 @@ impl Worker {
                         };
                         let _ = self.shared.lock().durable(Record::Rewind(settled));
                     }
-                    return Err(refused(e.to_string()));
+                    return Err(engine_refused(e));
                 }
             };
             crash::point("rewind:restored");
