@@ -11,7 +11,7 @@
 //! applied, so a test can change the workspace exactly between preflight and apply.
 
 #[cfg(feature = "crash-points")]
-mod hook {
+pub(crate) mod hook {
     use std::sync::atomic::{AtomicU64, Ordering};
 
     pub(super) static FORWARD: AtomicU64 = AtomicU64::new(0);
@@ -23,7 +23,9 @@ mod hook {
             const { std::cell::RefCell::new(None) };
     }
 
-    pub(super) fn hit(counter: &AtomicU64, var: &str) {
+    /// Counts one cut point on `counter` and SIGKILLs the process when the count is the number
+    /// in the environment variable `var` (shared by the restore's cut points).
+    pub(crate) fn hit(counter: &AtomicU64, var: &str) {
         let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
         let wanted = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
         if wanted == Some(n) {

@@ -11,7 +11,7 @@
 
 mod apply;
 pub(crate) mod at_open;
-mod crash;
+pub(crate) mod crash;
 #[cfg(feature = "crash-points")]
 pub use crash::on_published;
 pub(crate) mod fsx;

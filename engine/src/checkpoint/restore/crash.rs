@@ -9,7 +9,7 @@
 
 #[cfg(feature = "crash-points")]
 mod hook {
-    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::atomic::AtomicU64;
 
     pub(super) static FORWARD: AtomicU64 = AtomicU64::new(0);
     pub(super) static RECOVERY: AtomicU64 = AtomicU64::new(0);
@@ -19,14 +19,7 @@ mod hook {
             const { std::cell::RefCell::new(None) };
     }
 
-    pub(super) fn hit(counter: &AtomicU64, var: &str) {
-        let n = counter.fetch_add(1, Ordering::SeqCst) + 1;
-        let wanted = std::env::var(var).ok().and_then(|v| v.parse::<u64>().ok());
-        if wanted == Some(n) {
-            // A real kill, not an unwind: nothing after this point may run.
-            let _ = nix::sys::signal::raise(nix::sys::signal::Signal::SIGKILL);
-        }
-    }
+    pub(super) use crate::txn::crash::hook::hit;
 }
 
 /// A forward cut point (staging, each step of apply, commit, cleanup).
