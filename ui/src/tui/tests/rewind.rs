@@ -95,6 +95,7 @@ fn big_plan(target: u64, files: usize) -> RewindPlan {
                 reason: "larger than 16 MiB".into(),
             },
         ],
+        unkept: Vec::new(),
         rewound: vec![RequestId(target), RequestId(target + 1)],
     }
 }
