@@ -221,3 +221,31 @@ fn an_unkept_path_that_is_a_directory_now_is_never_moved_away() {
     );
     assert_eq!(snapshot(r.root()), before);
 }
+
+#[test]
+fn a_rollback_puts_an_unkept_file_back_where_it_was() {
+    let r = real(CaptureRules {
+        max_file_bytes: 64,
+        exclude: Vec::new(),
+    });
+    write(r.root(), "a.txt", b"a\n", 0o644);
+    write(r.root(), "z.txt", b"z\n", 0o644);
+    let target = r.capture(None);
+    write(r.root(), "a.txt", b"a by the turn\n", 0o644);
+    write(r.root(), "z.txt", &[b'z'; 1000], 0o600);
+    let now = r.capture(Some(&target));
+    let p = plan(&target, &now, &BTreeSet::new(), &r.store).unwrap();
+    assert_eq!(p.unkept, ["z.txt"]);
+    // Deepest (last) path first: z.txt is moved away before a.txt is found changed.
+    write(r.root(), "a.txt", b"a by someone else\n", 0o644);
+    let before = snapshot(r.root());
+    let err = apply(&r.ws, &p, &target, &now, OnConflict::Take, &r.store).unwrap_err();
+    assert_eq!(
+        err,
+        RestoreError::Concurrent {
+            path: "a.txt".into()
+        }
+    );
+    assert_eq!(snapshot(r.root()), before);
+    assert_eq!(journal_left(r.root()), Vec::<String>::new());
+}

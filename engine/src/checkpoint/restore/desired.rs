@@ -476,6 +476,46 @@ mod tests {
     }
 
     #[test]
+    fn only_the_checkpoints_own_unkept_entries_hold_paths_back() {
+        let target = m(vec![
+            file(".gitignore", b"target/"),
+            dir("src"),
+            file("src/lib.rs", b"lib"),
+            entry("target", Err(Unrestorable::Ignored)),
+        ]);
+        let now = m(vec![
+            entry(".gitignore", Err(Unrestorable::Ignored)),
+            entry("made.bin", Err(Unrestorable::TooLarge { limit: 1 })),
+            entry("node_modules", Err(Unrestorable::Ignored)),
+            entry("src", Err(Unrestorable::Ignored)),
+            entry("target", Err(Unrestorable::Ignored)),
+        ]);
+        let d = diff(&target, &now, &BTreeSet::new());
+        // The ignored .gitignore is replaced and the too-large file the turn made deleted;
+        // a directory ignored now keeps whatever it holds, so the checkpoint's children wait.
+        assert_eq!(changed(&d), [".gitignore", "made.bin"]);
+        assert!(matches!(d.changes[0].before, Some(Before::Unkept { .. })));
+        assert_eq!(
+            d.held,
+            [
+                ("src".to_owned(), Held::Unrestorable(Unrestorable::Ignored)),
+                (
+                    "src/lib.rs".to_owned(),
+                    Held::Unrestorable(Unrestorable::Ignored)
+                ),
+            ]
+        );
+        assert_eq!(
+            d.unrestorable,
+            [
+                ("node_modules".to_owned(), Unrestorable::Ignored),
+                ("src".to_owned(), Unrestorable::Ignored),
+                ("target".to_owned(), Unrestorable::Ignored),
+            ]
+        );
+    }
+
+    #[test]
     fn symlink_modes_are_not_a_difference_and_directory_modes_are() {
         let mut a = entry(
             "l",
