@@ -735,3 +735,19 @@ fn a_checkpoint_notice_joins_the_dialog_sanitized() {
         "{dialog}"
     );
 }
+
+#[test]
+fn the_plan_names_the_paths_whose_current_version_is_lost() {
+    let mut h = Harness::opened(120, 40, true, vec![]);
+    open_list(&mut h, three());
+    to_plan(&mut h);
+    let mut plan = big_plan(3, 1);
+    plan.unkept = vec!["huge.log".into()];
+    h.event(EventBody::RewindPlan(plan));
+    let shown = live_text(&h).join("\n");
+    assert!(
+        shown.contains("current version never kept, lost for good (1):"),
+        "{shown}"
+    );
+    assert!(shown.contains("! huge.log"), "{shown}");
+}
