@@ -673,3 +673,38 @@ fn a_damaged_store_object_refuses_the_rewind_naming_the_path_and_changes_nothing
         "{events:?}"
     );
 }
+
+#[test]
+fn a_turn_that_writes_a_star_into_gitignore_is_still_rewound() {
+    let w = World::new();
+    write(&w, ".gitignore", "target/\n", 0o644);
+    write(&w, "a.txt", "alpha\n", 0o644);
+    let state0 = tree(&w.ws());
+    let script = w.script(
+        "ignore_all.json",
+        json!([
+            {"tool_calls": [exec("printf '*\\n' > .gitignore && echo turn >> a.txt")]},
+            {"text": "done"},
+        ]),
+    );
+    let mut s = open(&w, &script, &[], &[]);
+    run_turn(&mut s, "ignore everything");
+    assert_ne!(tree(&w.ws()), state0);
+    s.send(
+        "rewind",
+        json!({"target": 1, "scope": "code", "dry_run": true}),
+    );
+    let plan = s.expect_type("rewind_plan", &[("target", json!(1))]);
+    let restore: Vec<&str> = plan["restore"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(restore, [".gitignore", "a.txt"], "{plan}");
+    assert_eq!(plan["unkept"], json!([".gitignore", "a.txt"]), "{plan}");
+    rewind(&mut s, json!({"target": 1, "scope": "code"}));
+    assert_eq!(tree(&w.ws()), state0, "the gitignore and the file are back");
+    let (code, _) = s.finish();
+    assert_eq!(code, 0);
+}

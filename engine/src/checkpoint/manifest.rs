@@ -52,6 +52,17 @@ pub enum Unrestorable {
     Special,
 }
 
+/// What every capture reason for a file that changed while it was read contains.
+pub(crate) const CHANGED_DURING_CAPTURE: &str = "while the checkpoint was taken";
+
+impl Unrestorable {
+    /// Whether the capture gave up on the file because it changed while being read: someone
+    /// else was writing it, which a restore reports as a conflict.
+    pub fn changed_during_capture(&self) -> bool {
+        matches!(self, Unrestorable::Unreadable { reason } if reason.contains(CHANGED_DURING_CAPTURE))
+    }
+}
+
 /// One path of the workspace at capture time.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Entry {

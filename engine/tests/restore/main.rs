@@ -12,6 +12,7 @@ mod faults;
 mod matrix;
 mod real_store;
 mod support;
+mod unkept;
 
 use ash_engine::checkpoint::restore::{
     EntryKind, OnConflict, RestoreError, apply, external_changes, plan,

@@ -86,6 +86,10 @@ pub struct RewindPlan {
     pub conflicts: Vec<String>,
     /// Paths left alone because their content was never kept.
     pub not_restorable: Vec<NotRestorable>,
+    /// Paths of `restore` and `delete` whose current version was never kept (too large,
+    /// unreadable, ignored …): the rewind replaces it and undoing the rewind cannot bring it back.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unkept: Vec<String>,
     /// Turns whose conversation the rewind takes back (empty for scope `code`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rewound: Vec<RequestId>,

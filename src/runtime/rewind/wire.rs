@@ -62,6 +62,7 @@ pub fn plan_event(
                 reason: reason(why),
             })
             .collect(),
+        unkept: plan.unkept.clone(),
         rewound,
     }
 }

@@ -10,7 +10,7 @@ use std::os::unix::fs::MetadataExt;
 use std::sync::Mutex;
 
 use crate::checkpoint::error::CheckpointError;
-use crate::checkpoint::manifest::{Stamp, Unrestorable};
+use crate::checkpoint::manifest::{CHANGED_DURING_CAPTURE, Stamp, Unrestorable};
 use crate::checkpoint::store::{Staged, Store};
 use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
@@ -82,9 +82,7 @@ impl Reader<'_> {
         }
         Ok(Outcome::NotKept(
             Unrestorable::Unreadable {
-                reason: format!(
-                    "it kept changing while the checkpoint was taken ({ATTEMPTS} reads)"
-                ),
+                reason: format!("it kept changing {CHANGED_DURING_CAPTURE} ({ATTEMPTS} reads)"),
             },
             last,
         ))
@@ -108,8 +106,7 @@ impl Reader<'_> {
         if !before.is_file() {
             return Ok(Attempt::Done(Outcome::NotKept(
                 Unrestorable::Unreadable {
-                    reason: "it was replaced by something else while the checkpoint was taken"
-                        .to_owned(),
+                    reason: format!("it was replaced by something else {CHANGED_DURING_CAPTURE}"),
                 },
                 Some((stamp, mode)),
             )));

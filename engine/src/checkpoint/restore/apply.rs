@@ -1,7 +1,7 @@
 //! Applying a plan: checks, staging, publication, the three passes and the commit (the
 //! sequence is described on the module, [`super`]).
 
-use super::desired::{self, Change, Held, Item};
+use super::desired::{self, Before, Change, Held, Item};
 use super::journal::{self, DONE_COMMITTED, PREPARING, PUBLISHED};
 use super::recover::{self, retune};
 use super::{Applied, ObjectSource, OnConflict, Plan, RestoreError, crash, fsops};
@@ -135,7 +135,7 @@ fn with_closed_parents(mut changes: Vec<Change>, now: &Manifest) -> Vec<Change> 
         };
         changes.push(Change {
             path: path.to_owned(),
-            before: Some(item.clone()),
+            before: Some(Before::Kept(item.clone())),
             after: Some(item),
         });
     }
@@ -344,10 +344,10 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
     };
     // A directory whose entries change must be writable by us; its mode is set last.
     for c in changes {
-        if let Some(Item {
+        if let Some(Before::Kept(Item {
             mode,
             node: Node::Dir,
-        }) = &c.before
+        })) = &c.before
             && mode & 0o700 != 0o700
         {
             fsops::chmod_dir(ws, &c.path, mode | 0o700)
@@ -367,13 +367,21 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
             // Its children's moves must be durable before it moves itself.
             flush(&mut dirty, &c.path)?;
         }
+        // Without a content to compare, the full stamp (change time included) is checked
+        // before the move too; after it, the rename has moved the change time.
+        if matches!(before, Before::Unkept { .. })
+            && !fsops::still(ws, &c.path, before, false)
+                .map_err(|e| failed("checking", &c.path, &e))?
+        {
+            return Err(concurrent(&c.path));
+        }
         fsops::rename_new(ws, &c.path, &removed).map_err(|e| failed("moving away", &c.path, &e))?;
         dirty.touch(&c.path);
         dirty.touch(&removed);
         let same = if before.is_dir() {
             fsops::is_empty_dir(ws, &removed)
         } else {
-            fsops::holds(ws, &removed, before)
+            fsops::still(ws, &removed, before, true)
         };
         if !same.map_err(|e| failed("checking", &c.path, &e))? {
             return Err(concurrent(&c.path));

@@ -4,7 +4,7 @@
 //! the checkpoint has a directory blocks that directory's children).
 
 use super::RestoreError;
-use crate::checkpoint::manifest::{Entry, Manifest, Node, Unrestorable};
+use crate::checkpoint::manifest::{Entry, Manifest, Node, Stamp, Unrestorable};
 use crate::files::workspace::STATE_DIR;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,11 +42,37 @@ impl Item {
     }
 }
 
+/// What a changed path holds now, as far as the restore knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Before {
+    /// Content the now manifest kept (so a rollback and a later rewind have it).
+    Kept(Item),
+    /// Recorded without content (too large, unreadable …): known only by its mode and the
+    /// stat fields of the capture, which is what the concurrency check compares.
+    Unkept { mode: u32, stamp: Stamp },
+}
+
+impl Before {
+    /// Whether it is a directory whose content was kept (an unkept entry never is treated
+    /// as one: the restore only ever replaces it when it is not a directory).
+    pub(crate) fn is_dir(&self) -> bool {
+        matches!(self, Before::Kept(item) if item.is_dir())
+    }
+
+    /// The kept state, if any.
+    pub(crate) fn item(&self) -> Option<&Item> {
+        match self {
+            Before::Kept(item) => Some(item),
+            Before::Unkept { .. } => None,
+        }
+    }
+}
+
 /// One path whose state the restore changes: `before` (now) to `after` (the checkpoint).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Change {
     pub path: String,
-    pub before: Option<Item>,
+    pub before: Option<Before>,
     pub after: Option<Item>,
 }
 
@@ -66,7 +92,8 @@ pub(crate) struct Diff {
     pub changes: Vec<Change>,
     /// Differing paths left alone and why, sorted by path.
     pub held: Vec<(String, Held)>,
-    /// Every entry recorded without content in either manifest, sorted by path.
+    /// Every entry recorded without content in either manifest that the restore leaves as
+    /// it is, sorted by path.
     pub unrestorable: Vec<(String, Unrestorable)>,
 }
 
@@ -159,13 +186,15 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
         .map(|e| (e.path.as_str(), e))
         .collect();
     let n: BTreeMap<&str, &Entry> = now.entries.iter().map(|e| (e.path.as_str(), e)).collect();
+    // Only the checkpoint's own entries without content hold paths back: whatever the turn
+    // made of a path, the checkpoint's kept content (or kept absence) is what is restored.
     let mut unrestorable: BTreeMap<&str, &Unrestorable> = BTreeMap::new();
-    for (path, e) in t.iter().chain(n.iter()) {
+    for (path, e) in &t {
         if let Err(why) = &e.state {
-            unrestorable.entry(path).or_insert(why);
+            unrestorable.insert(path, why);
         }
     }
-    // The not-restorable entry at or above a path, if any.
+    // The not-restorable entry of the checkpoint at or above a path, if any.
     let cover = |path: &str| -> Option<Unrestorable> {
         let mut p = Some(path);
         while let Some(q) = p {
@@ -179,21 +208,53 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
     let paths: BTreeSet<&str> = t.keys().chain(n.keys()).copied().collect();
     let mut candidates: BTreeMap<&str, Change> = BTreeMap::new();
     let mut held: BTreeMap<&str, Held> = BTreeMap::new();
+    // Entries of now without content the restore leaves alone.
+    let mut untouched: BTreeMap<&str, &Unrestorable> = BTreeMap::new();
     for &path in &paths {
-        let before = n.get(path).and_then(|e| Item::of(e));
         let after = t.get(path).and_then(|e| Item::of(e));
-        let differs = match (&before, &after) {
-            (Some(b), Some(a)) => !b.same(a),
-            (None, None) => false,
-            _ => true,
-        };
         if let Some(why) = cover(path) {
             // Never touched; a changed path below an unrestorable one is reported with it.
+            let differs = match (n.get(path).and_then(|e| Item::of(e)), &after) {
+                (Some(b), Some(a)) => !b.same(a),
+                (None, None) => false,
+                _ => true,
+            };
             if differs && !unrestorable.contains_key(path) {
                 held.insert(path, Held::Unrestorable(why));
             }
+            if let Some(Entry { state: Err(w), .. }) = n.get(path) {
+                untouched.insert(path, w);
+            }
             continue;
         }
+        let before = match n.get(path) {
+            None => None,
+            Some(e) => match &e.state {
+                Ok(_) => Item::of(e).map(Before::Kept),
+                Err(why) => {
+                    if unkept_replaceable(why, after.as_ref()) {
+                        Some(Before::Unkept {
+                            mode: e.mode,
+                            stamp: e.stamp,
+                        })
+                    } else {
+                        // An ignored or excluded entry the checkpoint did not have, or one
+                        // in place of a directory: its content is unknown, so neither it
+                        // nor anything that needs its place is touched.
+                        untouched.insert(path, why);
+                        if after.is_some() {
+                            held.insert(path, Held::Unrestorable(why.clone()));
+                        }
+                        continue;
+                    }
+                }
+            },
+        };
+        let differs = match (&before, &after) {
+            (Some(Before::Kept(b)), Some(a)) => !b.same(a),
+            (None, None) => false,
+            _ => true,
+        };
         if differs {
             candidates.insert(
                 path,
@@ -234,7 +295,9 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
         let reason = |path: &str| -> Held {
             match held.get(path) {
                 Some(h) => h.clone(),
-                None => cover(path).map_or(Held::Kept, Held::Unrestorable),
+                None => cover(path)
+                    .or_else(|| untouched.get(path).map(|w| (*w).clone()))
+                    .map_or(Held::Kept, Held::Unrestorable),
             }
         };
         let mut newly: Vec<(&str, Held)> = Vec::new();
@@ -251,7 +314,7 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
                 continue;
             }
             // A directory that goes away must not hold anything that stays.
-            if c.before.as_ref().is_some_and(Item::is_dir) && end(path) != End::Dir {
+            if c.before.as_ref().is_some_and(Before::is_dir) && end(path) != End::Dir {
                 let lo = format!("{path}/");
                 let hi = format!("{path}0");
                 let staying = paths
@@ -282,8 +345,27 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
         held: held.into_iter().map(|(p, h)| (p.to_owned(), h)).collect(),
         unrestorable: unrestorable
             .into_iter()
+            .chain(untouched)
+            .collect::<BTreeMap<_, _>>()
+            .into_iter()
             .map(|(p, w)| (p.to_owned(), w.clone()))
             .collect(),
+    }
+}
+
+/// Whether an entry of now recorded without content may be replaced by `after` (or deleted
+/// when `after` is `None`). Ignored, excluded and state-directory entries may be whole
+/// directories whose contents were never captured: they are only replaced where the
+/// checkpoint kept a file or symlink (and apply refuses to move a directory it finds there),
+/// and never deleted. The others are files the turn made too large, unreadable or special.
+fn unkept_replaceable(why: &Unrestorable, after: Option<&Item>) -> bool {
+    match after {
+        Some(a) if a.is_dir() => false,
+        Some(_) => true,
+        None => matches!(
+            why,
+            Unrestorable::TooLarge { .. } | Unrestorable::OverBudget | Unrestorable::Special
+        ),
     }
 }
 
@@ -390,6 +472,46 @@ mod tests {
         assert_eq!(
             d.unrestorable,
             [("d/node_modules".to_owned(), Unrestorable::Ignored)]
+        );
+    }
+
+    #[test]
+    fn only_the_checkpoints_own_unkept_entries_hold_paths_back() {
+        let target = m(vec![
+            file(".gitignore", b"target/"),
+            dir("src"),
+            file("src/lib.rs", b"lib"),
+            entry("target", Err(Unrestorable::Ignored)),
+        ]);
+        let now = m(vec![
+            entry(".gitignore", Err(Unrestorable::Ignored)),
+            entry("made.bin", Err(Unrestorable::TooLarge { limit: 1 })),
+            entry("node_modules", Err(Unrestorable::Ignored)),
+            entry("src", Err(Unrestorable::Ignored)),
+            entry("target", Err(Unrestorable::Ignored)),
+        ]);
+        let d = diff(&target, &now, &BTreeSet::new());
+        // The ignored .gitignore is replaced and the too-large file the turn made deleted;
+        // a directory ignored now keeps whatever it holds, so the checkpoint's children wait.
+        assert_eq!(changed(&d), [".gitignore", "made.bin"]);
+        assert!(matches!(d.changes[0].before, Some(Before::Unkept { .. })));
+        assert_eq!(
+            d.held,
+            [
+                ("src".to_owned(), Held::Unrestorable(Unrestorable::Ignored)),
+                (
+                    "src/lib.rs".to_owned(),
+                    Held::Unrestorable(Unrestorable::Ignored)
+                ),
+            ]
+        );
+        assert_eq!(
+            d.unrestorable,
+            [
+                ("node_modules".to_owned(), Unrestorable::Ignored),
+                ("src".to_owned(), Unrestorable::Ignored),
+                ("target".to_owned(), Unrestorable::Ignored),
+            ]
         );
     }
 

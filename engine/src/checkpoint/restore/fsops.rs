@@ -2,8 +2,8 @@
 //! ([`Workspace::locate`]: every parent a real directory, no symlink followed, nothing opened by
 //! absolute name), and the checks that tell what a path holds.
 
-use super::desired::Item;
-use crate::checkpoint::manifest::Node;
+use super::desired::{Before, Item};
+use crate::checkpoint::manifest::{Node, Stamp};
 use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
 use rustix::fs::{AtFlags, FileType, Mode, OFlags, RenameFlags, StatVfsMountFlags};
@@ -59,6 +59,50 @@ pub(crate) fn holds(ws: &Workspace, path: &str, item: &Item) -> io::Result<bool>
             kind == FileType::Symlink && ws.locate(path)?.read_link()?.as_bytes() == target
         }
     })
+}
+
+/// Whether `path` still is what `before` says: its kept content, or for an entry recorded
+/// without content the same non-directory inode with the same mode, size and times.
+/// `renamed` leaves the change time out, which the journal's own rename has moved.
+pub(crate) fn still(
+    ws: &Workspace,
+    path: &str,
+    before: &Before,
+    renamed: bool,
+) -> io::Result<bool> {
+    match before {
+        Before::Kept(item) => holds(ws, path, item),
+        Before::Unkept { mode, stamp } => {
+            let at = match ws.locate(path) {
+                Ok(at) => at,
+                Err(e) if missing(&e) => return Ok(false),
+                Err(e) => return Err(e),
+            };
+            let st = match rustix::fs::statat(at.dir(), at.name(), AtFlags::SYMLINK_NOFOLLOW) {
+                Ok(st) => st,
+                Err(e) => {
+                    let e = io::Error::from(e);
+                    return if missing(&e) { Ok(false) } else { Err(e) };
+                }
+            };
+            let now = Stamp {
+                size: u64::try_from(st.st_size).unwrap_or(0),
+                mtime_ns: i128::from(st.st_mtime) * 1_000_000_000 + i128::from(st.st_mtime_nsec),
+                ctime_ns: i128::from(st.st_ctime) * 1_000_000_000 + i128::from(st.st_ctime_nsec),
+                ino: st.st_ino,
+                dev: st.st_dev,
+            };
+            // A directory recorded without content may hold what was never captured: it is
+            // never moved away (its contents would go with the journal).
+            Ok(FileType::from_raw_mode(st.st_mode) != FileType::Directory
+                && st.st_mode & 0o7777 == *mode
+                && now.size == stamp.size
+                && now.mtime_ns == stamp.mtime_ns
+                && now.ino == stamp.ino
+                && now.dev == stamp.dev
+                && (renamed || now.ctime_ns == stamp.ctime_ns))
+        }
+    }
 }
 
 /// The digest of a regular file of at most `limit` bytes (`None` when it is longer).

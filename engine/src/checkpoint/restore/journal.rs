@@ -9,8 +9,8 @@
 //! .ash/restore.trash-<pid>-<ns>/  committed and answered, deleted in the background
 //! ```
 
-use super::desired::{Change, Item};
-use crate::checkpoint::manifest::Node;
+use super::desired::{Before, Change, Item};
+use crate::checkpoint::manifest::{Node, Stamp};
 use crate::protocol::{Digest, bytes_from_lower_hex, to_lower_hex};
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +73,16 @@ enum ItemRec {
     Symlink {
         target: String,
     },
+    /// A before state recorded without content: what the concurrency check compared. The
+    /// times are decimal strings (an internally tagged enum cannot carry an `i128`).
+    Unkept {
+        mode: u32,
+        size: u64,
+        mtime_ns: String,
+        ctime_ns: String,
+        ino: u64,
+        dev: u64,
+    },
 }
 
 fn to_rec(item: &Item) -> ItemRec {
@@ -89,6 +99,44 @@ fn to_rec(item: &Item) -> ItemRec {
     }
 }
 
+fn before_rec(before: &Before) -> ItemRec {
+    match before {
+        Before::Kept(item) => to_rec(item),
+        Before::Unkept { mode, stamp } => ItemRec::Unkept {
+            mode: *mode,
+            size: stamp.size,
+            mtime_ns: stamp.mtime_ns.to_string(),
+            ctime_ns: stamp.ctime_ns.to_string(),
+            ino: stamp.ino,
+            dev: stamp.dev,
+        },
+    }
+}
+
+fn before_from_rec(rec: ItemRec) -> Option<Before> {
+    match rec {
+        ItemRec::Unkept {
+            mode,
+            size,
+            mtime_ns,
+            ctime_ns,
+            ino,
+            dev,
+        } => (mode <= 0o7777).then_some(Before::Unkept {
+            mode,
+            stamp: Stamp {
+                size,
+                mtime_ns: mtime_ns.parse().ok()?,
+                ctime_ns: ctime_ns.parse().ok()?,
+                ino,
+                dev,
+            },
+        }),
+        rec => from_rec(rec).map(Before::Kept),
+    }
+}
+
+/// A kept state; `Unkept` is only ever a before state.
 fn from_rec(rec: ItemRec) -> Option<Item> {
     Some(match rec {
         ItemRec::File { mode, digest, size } => Item {
@@ -108,6 +156,7 @@ fn from_rec(rec: ItemRec) -> Option<Item> {
                 target: bytes_from_lower_hex(&target)?,
             },
         },
+        ItemRec::Unkept { .. } => return None,
     })
     .filter(|item| item.mode <= 0o7777)
 }
@@ -120,7 +169,7 @@ pub(crate) fn encode(changes: &[Change]) -> Vec<u8> {
             .iter()
             .map(|c| Rec {
                 path: c.path.clone(),
-                before: c.before.as_ref().map(to_rec),
+                before: c.before.as_ref().map(before_rec),
                 after: c.after.as_ref().map(to_rec),
             })
             .collect(),
@@ -169,7 +218,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Vec<Change>, String> {
             return Err(bad("not a workspace path"));
         }
         let before = match rec.before {
-            Some(r) => Some(from_rec(r).ok_or_else(|| bad("invalid before state"))?),
+            Some(r) => Some(before_from_rec(r).ok_or_else(|| bad("invalid before state"))?),
             None => None,
         };
         let after = match rec.after {
@@ -196,19 +245,33 @@ mod tests {
         vec![
             Change {
                 path: "a".into(),
-                before: Some(Item {
+                before: Some(Before::Kept(Item {
                     mode: 0o644,
                     node: Node::File {
                         digest: Digest::of(b"x"),
                         size: 1,
                     },
-                }),
+                })),
                 after: Some(Item {
                     mode: 0o777,
                     node: Node::Symlink {
                         target: b"../t\xff".to_vec(),
                     },
                 }),
+            },
+            Change {
+                path: "big".into(),
+                before: Some(Before::Unkept {
+                    mode: 0o600,
+                    stamp: Stamp {
+                        size: 1 << 30,
+                        mtime_ns: -5,
+                        ctime_ns: i128::from(i64::MAX) * 1_000_000_000,
+                        ino: u64::MAX,
+                        dev: 7,
+                    },
+                }),
+                after: None,
             },
             Change {
                 path: "d".into(),

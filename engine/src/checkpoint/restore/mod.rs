@@ -89,6 +89,10 @@ pub struct Plan {
     pub conflicts: Vec<String>,
     /// Paths never touched: not restorable in either manifest, or holding such a path.
     pub not_restorable: Vec<(String, crate::checkpoint::manifest::Unrestorable)>,
+    /// Paths of the restore and delete lists whose current version was recorded without
+    /// content (too large, unreadable, ignored …): it is replaced or deleted without being
+    /// kept, so rewinding this rewind cannot bring it back. Sorted.
+    pub unkept: Vec<String>,
 }
 
 /// Who wins at a conflicting path.

@@ -1,7 +1,7 @@
 //! The plan a user sees before a restore changes anything, and the paths something other than
 //! this session changed.
 
-use super::desired::{self, Change, Held, Item};
+use super::desired::{self, Before, Change, Held, Item};
 use super::lines::{self, Text};
 use super::{EntryKind, ObjectSource, Plan, PlannedFile, RestoreError};
 use crate::checkpoint::manifest::{Manifest, Node};
@@ -20,11 +20,19 @@ pub fn plan(
     desired::validate(target, "target")?;
     desired::validate(now, "now")?;
     let diff = desired::diff(target, now, &BTreeSet::new());
+    let now_entries: BTreeMap<&str, _> = now.entries.iter().map(|e| (e.path.as_str(), e)).collect();
     let mut plan = Plan::default();
     for change in &diff.changes {
         let planned = planned(change, source)?;
-        if external.contains(&change.path) {
+        let changed_during_capture = now_entries
+            .get(change.path.as_str())
+            .is_some_and(|e| matches!(&e.state, Err(why) if why.changed_during_capture()));
+        // A file the capture saw changing was being written by someone else.
+        if external.contains(&change.path) || changed_during_capture {
             plan.conflicts.push(change.path.clone());
+        }
+        if matches!(change.before, Some(Before::Unkept { .. })) {
+            plan.unkept.push(change.path.clone());
         }
         match (&change.before, &change.after) {
             (Some(_), Some(_)) => plan.restore.push(planned),
@@ -82,7 +90,10 @@ fn kind(item: &Item) -> EntryKind {
 
 /// The plan row of a change, with line counts for file contents.
 fn planned(change: &Change, source: &dyn ObjectSource) -> Result<PlannedFile, RestoreError> {
-    let shown = change.after.as_ref().or(change.before.as_ref());
+    let shown = change
+        .after
+        .as_ref()
+        .or(change.before.as_ref().and_then(Before::item));
     let kind = shown.map_or(EntryKind::File, kind);
     let content = |item: &Option<Item>| -> Result<Option<Vec<u8>>, RestoreError> {
         match item {
@@ -93,7 +104,7 @@ fn planned(change: &Change, source: &dyn ObjectSource) -> Result<PlannedFile, Re
             _ => Ok(None),
         }
     };
-    let old = content(&change.before)?;
+    let old = content(&change.before.as_ref().and_then(Before::item).cloned())?;
     let new = content(&change.after)?;
     let (mut added, mut removed, mut binary) = (0, 0, false);
     match (

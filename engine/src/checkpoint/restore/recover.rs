@@ -7,7 +7,7 @@
 //! modes. Every step is one rename, rmdir or chmod, so a crash during rollback leaves a state
 //! the next run reads the same way (recovery is re-entrant).
 
-use super::desired::{Change, Item};
+use super::desired::{Before, Change, Item};
 use super::journal::{self, DONE_COMMITTED, DONE_ROLLED_BACK, PREPARING, PUBLISHED, STATE};
 use super::{RestoreError, crash, fsops};
 use crate::checkpoint::manifest::Node;
@@ -179,7 +179,7 @@ fn read_small(ws: &Workspace, path: &str, limit: u64) -> io::Result<Vec<u8>> {
 
 /// Whether a change only sets a directory's mode (it has no staged or removed entry).
 pub(crate) fn retune(c: &Change) -> bool {
-    c.before.as_ref().is_some_and(Item::is_dir) && c.after.as_ref().is_some_and(Item::is_dir)
+    c.before.as_ref().is_some_and(Before::is_dir) && c.after.as_ref().is_some_and(Item::is_dir)
 }
 
 fn unprovable(path: &str, what: &str) -> RestoreError {
@@ -241,7 +241,7 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
             continue;
         }
         let removed = journal::removed(dir, i);
-        if c.before.as_ref().is_some_and(Item::is_dir) {
+        if c.before.as_ref().is_some_and(Before::is_dir) {
             flush(&mut dirty)?;
         }
         match fsops::rename_new(ws, &removed, &c.path) {
@@ -256,26 +256,26 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
         }
         dirty.touch(&c.path);
         dirty.touch(&removed);
-        if let Some(Item {
+        if let Some(Before::Kept(Item {
             mode,
             node: Node::Dir,
-        }) = &c.before
+        })) = &c.before
             && mode & 0o700 != 0o700
         {
             // Its children come back next; its own mode is set last.
             fsops::chmod_dir(ws, &c.path, mode | 0o700)
                 .map_err(|e| step_err("opening up", &c.path, &e))?;
         }
-        if c.before.as_ref().is_some_and(Item::is_dir) {
+        if c.before.as_ref().is_some_and(Before::is_dir) {
             flush(&mut dirty)?;
         }
         crash::recovery();
     }
     for c in changes {
-        if let Some(Item {
+        if let Some(Before::Kept(Item {
             mode,
             node: Node::Dir,
-        }) = &c.before
+        })) = &c.before
             && matches!(fsops::lstat(ws, &c.path), Ok(Some((rustix::fs::FileType::Directory, m, _))) if m != *mode)
         {
             fsops::chmod_dir(ws, &c.path, *mode)

@@ -163,6 +163,7 @@ pub(crate) fn plan_view(plan: RewindPlan) -> PlanView {
         delete: plan.delete.into_iter().map(planned).collect(),
         conflicts: plan.conflicts,
         not_restorable: plan.not_restorable.into_iter().map(unrestorable).collect(),
+        unkept: plan.unkept,
         rewound: plan.rewound,
     }
 }

@@ -120,6 +120,8 @@ pub(crate) struct PlanView {
     pub conflicts: Vec<String>,
     /// Paths left as they are.
     pub not_restorable: Vec<Unrestorable>,
+    /// Paths the rewind replaces or deletes whose current version was never kept.
+    pub unkept: Vec<String>,
     /// Turns whose conversation the rewind takes back (none for code only).
     pub rewound: Vec<RequestId>,
 }

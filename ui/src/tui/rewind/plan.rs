@@ -206,6 +206,19 @@ fn rows(
             rows.push(path_row(theme.dim(), "  · ", text));
         }
     }
+    if !plan.unkept.is_empty() {
+        rows.push(row(
+            theme.dim(),
+            "",
+            format!(
+                "current version never kept, lost for good ({}):",
+                plan.unkept.len()
+            ),
+        ));
+        for path in &plan.unkept {
+            rows.push(path_row(theme.removed(), "  ! ", exact(path).into_owned()));
+        }
+    }
     let conversation = if scope.conversation() {
         let marked = match plan.rewound.len() {
             0 => "the turns from here on were rewound already".to_owned(),

@@ -95,6 +95,7 @@ fn big_plan(target: u64, files: usize) -> RewindPlan {
                 reason: "larger than 16 MiB".into(),
             },
         ],
+        unkept: Vec::new(),
         rewound: vec![RequestId(target), RequestId(target + 1)],
     }
 }
@@ -733,4 +734,20 @@ fn a_checkpoint_notice_joins_the_dialog_sanitized() {
         dialog.contains("the checkpoint store is full (1 GiB): ␛[2Jchanges"),
         "{dialog}"
     );
+}
+
+#[test]
+fn the_plan_names_the_paths_whose_current_version_is_lost() {
+    let mut h = Harness::opened(120, 40, true, vec![]);
+    open_list(&mut h, three());
+    to_plan(&mut h);
+    let mut plan = big_plan(3, 1);
+    plan.unkept = vec!["huge.log".into()];
+    h.event(EventBody::RewindPlan(plan));
+    let shown = live_text(&h).join("\n");
+    assert!(
+        shown.contains("current version never kept, lost for good (1):"),
+        "{shown}"
+    );
+    assert!(shown.contains("! huge.log"), "{shown}");
 }
