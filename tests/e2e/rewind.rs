@@ -258,7 +258,13 @@ fn a_conversation_rewind_leaves_no_trace_of_the_rewound_turns_in_the_next_reques
     run_turn(&mut s, "PROMPT-ONE");
     run_turn(&mut s, "PROMPT-TWO-REWOUND\nwith a second line");
     run_turn(&mut s, "PROMPT-THREE-REWOUND");
-    let done = rewind(&mut s, json!({"target": 2, "scope": "conversation"}));
+    let first = "rewind-to-two";
+    s.send_as(
+        first,
+        "rewind",
+        json!({"target": 2, "scope": "conversation"}),
+    );
+    let done = s.expect_type("rewind_done", &[]);
     assert_eq!(done["prompt"], "PROMPT-TWO-REWOUND\nwith a second line");
     assert_eq!(done["rewound"], json!([2, 3]));
     assert_eq!(done["restored"], 0);
@@ -268,6 +274,20 @@ fn a_conversation_rewind_leaves_no_trace_of_the_rewound_turns_in_the_next_reques
         .map(|i| (i["turn"].as_u64().unwrap(), i["rewound"].as_bool().unwrap()))
         .collect();
     assert_eq!(rewound, [(3, true), (2, true), (1, false)]);
+    // The same command id again: the same rewind is a replay, another one a conflict.
+    s.send_as(
+        first,
+        "rewind",
+        json!({"target": 2, "scope": "conversation"}),
+    );
+    s.expect_type("command_replayed", &[("command_id", json!(first))]);
+    s.send_as(
+        first,
+        "rewind",
+        json!({"target": 1, "scope": "conversation"}),
+    );
+    let err = s.expect_type("error", &[("command_id", json!(first))]);
+    assert_eq!(err["code"], "command_conflict", "{err}");
     // A rewound turn cannot be resumed or rewound (conversation) again.
     let id = s.send("rewind", json!({"target": 3, "scope": "conversation"}));
     let err = s.expect_type("error", &[("command_id", json!(id))]);

@@ -54,6 +54,19 @@ impl Core {
             r.command_id == id && r.recovered != Some(ansa_sessions::RewindRecovery::RolledBack)
         });
         if let Some((_, done)) = done {
+            if done.request_id != job.target || done.scope != job.scope {
+                // One command id, two different rewinds: never take one for the other.
+                self.error(
+                    Some(id),
+                    ErrorCode::CommandConflict,
+                    format!(
+                        "command id already used for the rewind to turn {} ({}); use a new command id",
+                        done.request_id.0,
+                        done.scope.as_str()
+                    ),
+                );
+                return;
+            }
             let request_id = done.request_id;
             self.events.publish(EventBody::CommandReplayed {
                 command_id: id,
