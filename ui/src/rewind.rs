@@ -319,6 +319,13 @@ fn write_plan(out: &mut dyn Write, plan: &RewindPlan) -> std::io::Result<()> {
             exact(&n.reason)
         )?;
     }
+    for u in &plan.unkept {
+        writeln!(
+            out,
+            "  unkept   {} (its current version was never kept: replacing it cannot be undone)",
+            exact(u)
+        )?;
+    }
     if !plan.rewound.is_empty() {
         let turns: Vec<String> = plan.rewound.iter().map(|r| r.to_string()).collect();
         writeln!(out, "  conversation: turns {} taken back", turns.join(", "))?;
@@ -345,7 +352,32 @@ fn write_done(out: &mut dyn Write, done: &RewindDone) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::utc;
+    use super::{utc, write_plan};
+    use ansa_sessions::protocol::RewindPlan;
+    use ansa_sessions::{RequestId, RewindScope};
+
+    #[test]
+    fn the_plan_names_unkept_paths_visibly() {
+        let plan = RewindPlan {
+            target: RequestId(2),
+            scope: RewindScope::Code,
+            restore: Vec::new(),
+            recreate: Vec::new(),
+            delete: Vec::new(),
+            conflicts: Vec::new(),
+            not_restorable: Vec::new(),
+            unkept: vec!["big\x1b[2J.bin".to_owned()],
+            rewound: Vec::new(),
+        };
+        let mut out = Vec::new();
+        write_plan(&mut out, &plan).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&out);
+        assert!(
+            text.contains("unkept   big␛[2J.bin (its current version was never kept"),
+            "{text}"
+        );
+        assert!(!text.contains('\x1b'), "{text}");
+    }
 
     #[test]
     fn times_are_utc_dates() {
