@@ -42,7 +42,8 @@
       # Tests that need what the Nix sandbox does not have, skipped here by name (outside it
       # they fail and say how to install what they need): a headless browser and an OpenID
       # issuer (sign-in), the llama.cpp wheels, mounting a tmpfs (root), tmux (the TUI under a
-      # real terminal), interactive shells (the broker's shell integration) and the system's
+      # real terminal), interactive shells (the broker's shell integration), python3, curl and pip
+      # with a network to refuse (the sandbox's attacks) and the system's
       # TLS roots (the README's commands run `ansa --self-check`). The keyring pass and the
       # reference ASH/1 build are opt-in by environment and stay off here.
       sandboxSkips = [
@@ -70,6 +71,10 @@
         "broker::bash_starts_one_broker_per_shell_and_it_ends_with_the_shell"
         "broker::zsh_starts_one_broker_per_shell_and_it_ends_with_the_shell"
         "install::every_readme_command_runs"
+        "tui_rewind::rewind_with_a_conflict_taking_the_checkpoints_version_at_60x20"
+        "tui_rewind::esc_esc_then_rewind_with_a_conflict_keeping_theirs_at_120x40"
+        "sandbox::every_attack_through_exec_is_refused_and_nothing_outside_changes"
+        "sandbox::the_tui_footer_and_status_show_the_sandbox"
       ];
 
       ansaFor = pkgs: (platformOf pkgs).buildRustPackage {

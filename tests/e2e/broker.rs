@@ -427,10 +427,10 @@ fn bash_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
 
 #[test]
 fn zsh_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
-    if Command::new("zsh").arg("-c").arg("true").status().is_err() {
-        eprintln!("skipped: zsh is not installed (.ci/run installs it)");
-        return;
-    }
+    assert!(
+        Command::new("zsh").arg("-c").arg("true").status().is_ok(),
+        "zsh is not installed: install it with `apt-get install zsh` (.ci/run installs it)"
+    );
     shell_lifecycle("zsh");
 }
 
