@@ -5,8 +5,13 @@
 //! mutation recovered).
 
 use super::recovered::Recovered;
-use super::{litter, lock, recover};
+use super::{Stop, litter, lock, recover};
+use crate::cancel::CancelToken;
+use crate::deadline::Deadline;
 use crate::files::workspace::Workspace;
+
+/// Longest wait for the workspace locks when a session opens.
+const LOCK_WAIT_MS: u64 = 200;
 
 /// What the opening found and did.
 #[derive(Debug, Default)]
@@ -19,16 +24,22 @@ pub(crate) struct Opened {
     pub restores: Vec<crate::checkpoint::restore::RecoveredRestore>,
 }
 
-/// Runs both steps. Recovery needs our own `.ash` and both locks free now: a live holder of
-/// the lock recovered before its own transaction began, so the journal there is its own, and
-/// waiting would only delay the open. A lock that cannot be opened (a read-only workspace)
+/// Runs both steps. Recovery needs our own `.ash` and both locks, waited for at most
+/// [`LOCK_WAIT_MS`]: a lock can look held for a moment when another thread of this process
+/// forks a child while the lock file is open (the child holds a copy of the descriptor until
+/// it execs), and skipping recovery then would leave the journal unreported. A live holder
+/// recovered before its own transaction began, so the journal there is its own and a longer
+/// wait would only delay the open. A lock that cannot be opened (a read-only workspace)
 /// leaves recovery to the next mutation, which reports the failure.
 pub(crate) fn open(ws: &Workspace) -> Opened {
     let reclaimed = litter::reclaim(ws);
     let mut recovered = Vec::new();
     let mut restores = Vec::new();
     if ws.has_state_dir()
-        && let Ok(Some(_held)) = lock::try_acquire(ws)
+        && let Ok(_held) = lock::acquire(
+            ws,
+            &Stop::new(Deadline::after_ms(LOCK_WAIT_MS), CancelToken::new()),
+        )
     {
         // A failure is reported as the last entry, unresolved; the journal stays for the
         // next mutation to refuse with 502.

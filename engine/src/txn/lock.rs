@@ -130,35 +130,6 @@ pub(crate) fn acquire(ws: &Workspace, stop: &Stop) -> Result<Locked, TxnError> {
     }
 }
 
-/// Both locks if they are free now; `None` when this process or another one holds either.
-pub(crate) fn try_acquire(ws: &Workspace) -> Result<Option<Locked>, TxnError> {
-    let root = ws.root().to_path_buf();
-    {
-        let mut busy = BUSY.lock().unwrap_or_else(PoisonError::into_inner);
-        if !busy.get_or_insert_with(HashSet::new).insert(root.clone()) {
-            return Ok(None);
-        }
-    }
-    let file = match open_lock(ws) {
-        Ok(file) => file,
-        Err(e) => {
-            release_slot(&root);
-            return Err(e);
-        }
-    };
-    match file.try_lock() {
-        Ok(()) => Ok(Some(Locked { root, _file: file })),
-        Err(TryLockError::WouldBlock) => {
-            release_slot(&root);
-            Ok(None)
-        }
-        Err(TryLockError::Error(e)) => {
-            release_slot(&root);
-            Err(io_err("locking", LOCK, &e))
-        }
-    }
-}
-
 const LOCK: &str = ".ash/LOCK";
 
 /// Opens (creating) `.ash/LOCK` without following a symlink.
