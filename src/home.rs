@@ -125,6 +125,12 @@ impl AnsaHome {
         self.root.join("auth")
     }
 
+    /// `<home>/runtime/spool`: where sessions spool large command captures, shared so that a
+    /// crashed session's spool root is reclaimed by a later one.
+    pub fn spool_dir(&self) -> PathBuf {
+        self.root.join("runtime").join("spool")
+    }
+
     /// `<home>/runtime/evidence/<session>`: the retained outputs (`@N`) of one session.
     pub fn evidence_dir(&self, session: &ansa_sessions::SessionId) -> PathBuf {
         self.root

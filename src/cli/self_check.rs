@@ -121,6 +121,7 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
         exclusion,
         instructions_digest: String::new(),
         session: "self-check".to_owned(),
+        spool_base: None,
     };
     let mut tools =
         ToolExecutor::open(&ws, policy, Arc::new(plane), files).map_err(|e| e.to_string())?;

@@ -21,7 +21,8 @@ use crate::provider::{OfflineProvider, Provider, ScriptedProvider};
 use crate::runtime::{
     self, CheckpointSettings, DEFAULT_QUEUE, Limits, RuntimeError, RuntimeHandle, RuntimeSetup,
 };
-use crate::tools::{ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
+use crate::tools::{SandboxArgument, ToolExecutor, ToolFiles, ToolPolicy, ToolRegistry};
+use ash_engine::exec::sandbox::SandboxMode;
 
 /// A running runtime and the frontend's end of it.
 pub struct Started {
@@ -413,8 +414,16 @@ fn setup_for(
         .map(|(label, digest)| InstructionSource { label, digest })
         .collect(),
     };
-    let registry = ToolRegistry::for_profile(args.script.is_some() || offline(args, config))
-        .map_err(Failure::config)?;
+    let sandbox_argument = if config.sandbox.mode == SandboxMode::Off {
+        SandboxArgument::Absent
+    } else {
+        SandboxArgument::Offered
+    };
+    let registry = ToolRegistry::for_session(
+        args.script.is_some() || offline(args, config),
+        sandbox_argument,
+    )
+    .map_err(Failure::config)?;
     let plane = ComputePlane::host();
     let user_home = std::env::var_os("HOME").map(PathBuf::from);
     let exclusion = FileExclusion::new(home, user_home.as_deref(), cwd, &config.exclude)
@@ -431,6 +440,7 @@ fn setup_for(
         exclusion,
         instructions_digest: instructions.digest(),
         session: session.id().to_string(),
+        spool_base: Some(home.spool_dir()),
     };
     let tools = ToolExecutor::open(cwd, policy, Arc::new(plane), files).map_err(|e| {
         Failure::config(format!("cannot open the workspace {}: {e}", cwd.display()))

@@ -28,5 +28,8 @@ pub use execute::{
 pub use registry::{AdmittedCall, Mode, ProviderTool, ToolDescriptor, ToolRegistry};
 pub use schema::{JsonType, Schema, SchemaError, Violation};
 pub use spec::{ParseFn, ToolSpec};
-pub use standard::{can_change_workspace, offline_specs, standard_specs};
+pub use standard::{
+    SandboxArgument, can_change_workspace, offline_specs, offline_specs_with, standard_specs,
+    standard_specs_with,
+};
 pub use test_value::{TestValue, execute_get_test_value, test_value};

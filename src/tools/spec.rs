@@ -24,4 +24,9 @@ pub struct ToolSpec {
     pub implementation_revision: u32,
     /// Validator producing typed arguments.
     pub parse: ParseFn,
+    /// Properties this variant of the tool does not offer that a call may still carry as
+    /// `null` or `false` (what they mean when absent): dropped before validation, so a model
+    /// or script that learned the other variant is not refused for saying "the default".
+    /// Each entry is the property and why this variant does not offer it.
+    pub unoffered_defaults: &'static [(&'static str, &'static str)],
 }

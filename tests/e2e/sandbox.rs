@@ -20,12 +20,6 @@ use crate::harness::{World, journal_text, only_session_dir};
 /// What marks the sandbox's line in a tool answer.
 const SANDBOX_LINE: &str = "\nsandbox: the OS sandbox denied";
 
-/// Attacks the sandbox refuses (checked: they fail and change nothing) whose refusal the
-/// engine's denial detection does not recognise yet, so their answer may lack the sandbox's
-/// line: a relative path through a symlink (detection does not resolve links), and clients
-/// that reword a refused socket ("Couldn't connect to server", "Name or service not known").
-const ENGINE_DETECTION_GAPS: [&str; 3] = ["symlink out", "curl loopback", "pip install"];
-
 fn exec_call(script: &str, outside_sandbox: Option<bool>) -> Value {
     json!({"name": "exec", "arguments": {"program": "sh", "args": ["-c", script],
         "cwd": ".", "env": [], "stdin": null, "timeout_ms": 60000,
@@ -309,7 +303,7 @@ fn every_attack_through_exec_is_refused_and_nothing_outside_changes() {
             kind == 0 && code != 0,
             "{name} ({script}) must exit with a failure, got: {output}"
         );
-        if !ENGINE_DETECTION_GAPS.contains(name) && !output.contains(SANDBOX_LINE) {
+        if !output.contains(SANDBOX_LINE) {
             unreported.push(format!("{name} ({script}):\n{output}"));
         }
     }
@@ -760,3 +754,42 @@ fn a_symlinked_workspace_is_confined_to_the_directory_it_names() {
 
 #[path = "sandbox_holes.rs"]
 mod holes;
+
+/// ansa spools a command's large capture in its own home, not in the temporary directory a
+/// sandboxed command may write: there the command could swap the spool root for a link and
+/// make ansa (unsandboxed) create or delete files outside, or rewrite a retained output.
+#[test]
+fn the_capture_spool_is_out_of_a_sandboxed_commands_reach() {
+    let w = sandbox_world();
+    let tmp = w.path("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let spool = w.ansa_home().join("runtime/spool");
+    let script = w.script(
+        "spool.json",
+        json!([
+            {"tool_calls": [exec_call(&format!(
+                "ls -a \"$TMPDIR\"; echo roots: $(ls {spool}); touch {spool}/planted",
+                spool = spool.display()
+            ), None)]},
+            {"text": "looked"}
+        ]),
+    );
+    let mut args = vec!["--offline", "--script", script.to_str().unwrap()];
+    args.extend_from_slice(&["--sandbox", "workspace-write", "look at the spool"]);
+    let out = w.command(&args).env("TMPDIR", &tmp).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let outputs = tool_outputs(&w);
+    let output = &outputs[0];
+    let (_, listing) = output.split_once("roots:").expect("the command ran");
+    assert!(
+        listing.contains("ash-store-v1-"),
+        "the spool root lives in ansa's home: {output}"
+    );
+    let before_roots = output.split("roots:").next().unwrap_or_default();
+    assert!(
+        !before_roots.contains("ash-store-v1-"),
+        "no spool root in the writable temporary directories: {output}"
+    );
+    assert!(!spool.join("planted").exists(), "{output}");
+    assert!(output.contains(SANDBOX_LINE), "{output}");
+}

@@ -59,6 +59,7 @@ pub fn start(
         exclusion: FileExclusion::new(&home, None, ws, &[]).unwrap(),
         instructions_digest: String::new(),
         session: "live-test".to_owned(),
+        spool_base: None,
     };
     let tools =
         ToolExecutor::open(ws, policy, Arc::new(ComputePlane::new(2).unwrap()), files).unwrap();

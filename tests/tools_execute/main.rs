@@ -151,6 +151,7 @@ pub fn open(root: &Path, policy: ToolPolicy, exclusion: FileExclusion) -> ToolEx
         exclusion,
         instructions_digest: InstructionSet::default().digest(),
         session: "tools-test".to_owned(),
+        spool_base: None,
     };
     ToolExecutor::open(root, policy, plane, files).expect("open")
 }

@@ -1,6 +1,7 @@
 //! The state every request of one engine session shares: the workspace, the compute plane,
 //! the retained store, the path dictionary, the output ceiling, the spool and the process gate.
 
+use std::os::unix::fs::DirBuilderExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -27,6 +28,8 @@ pub(crate) struct Shared {
     pub(crate) remaining_output: AtomicU64,
     // Created on the first exec, so sessions that never spawn touch no temp directory.
     pub(crate) spool: Mutex<Option<SpoolRoot>>,
+    // Where that root is made; `None`: the system temporary directory.
+    pub(crate) spool_base: Option<std::path::PathBuf>,
     // At most C child processes at once, across concurrent requests and batch nodes.
     pub(crate) processes: Gate,
     pub(crate) hardening: ExecHardening,
@@ -62,7 +65,16 @@ impl Shared {
         if let Some(root) = spool.as_ref() {
             return Ok(root.clone());
         }
-        let root = SpoolRoot::in_temp_dir()?;
+        let root = match &self.spool_base {
+            Some(base) => {
+                std::fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(0o700)
+                    .create(base)?;
+                SpoolRoot::create(base, crate::exec::spool::DEFAULT_IDLE)?.0
+            }
+            None => SpoolRoot::in_temp_dir()?,
+        };
         *spool = Some(root.clone());
         Ok(root)
     }

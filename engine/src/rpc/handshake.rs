@@ -49,6 +49,7 @@ pub fn open_session(
         hardening: ExecHardening::default(),
         hidden: None,
         withheld_env: Vec::new(),
+        spool_base: None,
     };
     let session = Session::open(&root, config, plane).map_err(|e| match e {
         SessionError::NotADirectory(_) => handshake_error(e),

@@ -49,6 +49,10 @@ pub struct SessionConfig {
     /// Environment variables removed from what exec children inherit (the embedder's own
     /// secrets); a request's explicit `NAME=value` still sets them. Empty for `ash`.
     pub withheld_env: Vec<String>,
+    /// Where the session's spool root is made (`None`: the system temporary directory). An
+    /// embedder whose commands run in an OS sandbox that may write the temporary directory
+    /// names a directory of its own, so those commands cannot rewrite or redirect the spool.
+    pub spool_base: Option<std::path::PathBuf>,
 }
 
 impl SessionConfig {
@@ -61,6 +65,7 @@ impl SessionConfig {
             hardening: ExecHardening::default(),
             hidden: None,
             withheld_env: Vec::new(),
+            spool_base: None,
         }
     }
 }
@@ -147,6 +152,7 @@ impl Session {
                 approval: Mutex::new(None),
                 remaining_output: AtomicU64::new(config.output_ceiling),
                 spool: Mutex::new(None),
+                spool_base: config.spool_base,
                 processes: Gate::host(),
                 hardening: config.hardening,
                 withheld_env: config.withheld_env.into(),

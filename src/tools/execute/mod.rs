@@ -61,6 +61,7 @@ pub fn session_config(policy: &ToolPolicy) -> SessionConfig {
         hardening: ExecHardening::strict(),
         hidden: None,
         withheld_env: policy.withheld_env.clone(),
+        spool_base: None,
     }
 }
 
@@ -74,6 +75,10 @@ pub struct ToolFiles {
     pub instructions_digest: String,
     /// The agent session's ID: ask-mode permits are bound to it.
     pub session: String,
+    /// Where large captures are spooled (ansa's own `spool` directory), out of reach of
+    /// commands in an OS sandbox, which may write the system temporary directory; `None`: the
+    /// system temporary directory.
+    pub spool_base: Option<PathBuf>,
 }
 
 /// One tool output.
@@ -177,6 +182,7 @@ impl ToolExecutor {
             exclusion,
             instructions_digest,
             session: session_id,
+            spool_base,
         } = files;
         let nested = Arc::new(RwLock::new(NestedInstructions::new(root)?));
         let filter: Arc<dyn PathFilter> = Arc::new(hide::HiddenPaths::new(
@@ -185,6 +191,7 @@ impl ToolExecutor {
         ));
         let config = SessionConfig {
             hidden: Some(filter),
+            spool_base,
             ..session_config(&policy)
         };
         let session = Session::open(root, config, Arc::clone(&plane))?;

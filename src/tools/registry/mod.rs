@@ -7,7 +7,7 @@ use super::args::ToolArgs;
 use super::error::{RegistryError, ToolCallError};
 use super::schema::{Schema, Violation};
 use super::spec::ToolSpec;
-use super::standard::{offline_specs, standard_specs};
+use super::standard::{SandboxArgument, offline_specs_with, standard_specs_with};
 
 /// A registered tool: its provider-facing view plus the compiled validator.
 #[derive(Debug, Clone)]
@@ -45,7 +45,7 @@ impl ToolDescriptor {
     /// Validates raw JSON arguments into typed ones; nothing is executed on failure.
     pub fn validate(&self, arguments: &str) -> Result<ToolArgs, ToolCallError> {
         let tool = self.spec.name.to_owned();
-        let value: Value =
+        let mut value: Value =
             serde_json::from_str(arguments).map_err(|err| ToolCallError::BadJson {
                 tool: tool.clone(),
                 line: err.line(),
@@ -58,9 +58,34 @@ impl ToolDescriptor {
             problem: violation.problem,
             hint: violation.hint,
         };
+        drop_unoffered_defaults(self.spec.unoffered_defaults, &mut value).map_err(invalid)?;
         self.compiled.validate(&value).map_err(invalid)?;
         (self.spec.parse)(value).map_err(invalid)
     }
+}
+
+/// Removes the properties a tool does not offer when they carry their default (`null` or
+/// `false`); any other value is refused by name, since it asks for something this session
+/// cannot do.
+fn drop_unoffered_defaults(unoffered: &[(&str, &str)], value: &mut Value) -> Result<(), Violation> {
+    let Value::Object(map) = value else {
+        return Ok(());
+    };
+    for &(name, why) in unoffered {
+        match map.get(name) {
+            None | Some(Value::Null) | Some(Value::Bool(false)) => {
+                map.remove(name);
+            }
+            Some(other) => {
+                return Err(Violation {
+                    path: name.to_owned(),
+                    problem: format!("is {other}, but {why}"),
+                    hint: format!("omit `{name}`"),
+                });
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Removes `minimum`/`maximum` from a schema and every schema inside it.
@@ -133,20 +158,25 @@ impl ToolRegistry {
 
     /// The standard tool set of the spec: what a live session offers.
     pub fn standard() -> Result<Self, RegistryError> {
-        Self::of(standard_specs())
+        Self::of(standard_specs_with(SandboxArgument::Absent))
     }
 
     /// The offline profile's set: the standard tools and `get_test_value`.
     pub fn offline() -> Result<Self, RegistryError> {
-        Self::of(offline_specs())
+        Self::of(offline_specs_with(SandboxArgument::Absent))
     }
 
-    /// The registry of the session's profile.
+    /// The registry of a session without an OS sandbox, of the given profile.
     pub fn for_profile(offline: bool) -> Result<Self, RegistryError> {
+        Self::for_session(offline, SandboxArgument::Absent)
+    }
+
+    /// The registry of a session: its profile, and whether `exec` offers the sandbox argument.
+    pub fn for_session(offline: bool, sandbox: SandboxArgument) -> Result<Self, RegistryError> {
         if offline {
-            Self::offline()
+            Self::of(offline_specs_with(sandbox))
         } else {
-            Self::standard()
+            Self::of(standard_specs_with(sandbox))
         }
     }
 

@@ -325,6 +325,7 @@ fn registration_rejects_bad_tools() {
         schema,
         read_only: true,
         implementation_revision: 1,
+        unoffered_defaults: &[],
         parse: |_| {
             Ok(ToolArgs::GetTestValue(GetTestValueArgs {
                 key: String::new(),
@@ -356,4 +357,77 @@ fn registration_rejects_bad_tools() {
         registry.provider_tools(Mode::Plan).last().unwrap().name,
         "custom"
     );
+}
+
+#[test]
+fn exec_offers_the_sandbox_argument_only_in_a_sandboxed_session() {
+    let schema_of = |sandbox| {
+        ToolRegistry::for_session(false, sandbox)
+            .unwrap()
+            .provider_tools(Mode::Basic)
+            .into_iter()
+            .find(|t| t.name == "exec")
+            .unwrap()
+            .parameters
+    };
+    let plain = schema_of(crate::tools::SandboxArgument::Absent);
+    assert!(plain["properties"].get("outside_sandbox").is_none());
+    assert!(
+        !plain["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("outside_sandbox"))
+    );
+    let sandboxed = schema_of(crate::tools::SandboxArgument::Offered);
+    assert!(sandboxed["properties"].get("outside_sandbox").is_some());
+    assert!(
+        sandboxed["required"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("outside_sandbox"))
+    );
+}
+
+#[test]
+fn an_unoffered_sandbox_argument_is_dropped_when_default_and_refused_otherwise() {
+    let call = |outside: Value| {
+        let mut args = json!({"program": "ls", "args": [], "cwd": ".", "env": [], "stdin": null, "timeout_ms": null});
+        if !outside.is_string() {
+            args["outside_sandbox"] = outside;
+        }
+        args.to_string()
+    };
+    let plain = ToolRegistry::for_session(false, crate::tools::SandboxArgument::Absent).unwrap();
+    for default in [json!("absent"), Value::Null, json!(false)] {
+        let ToolArgs::Exec(args) = plain
+            .admit(Mode::Basic, "exec", &call(default))
+            .unwrap()
+            .args
+        else {
+            panic!("expected exec")
+        };
+        assert!(!args.outside_sandbox);
+    }
+    let err = plain
+        .admit(Mode::Basic, "exec", &call(json!(true)))
+        .unwrap_err();
+    let message = err.to_string();
+    assert!(message.contains("outside_sandbox"), "{message}");
+    assert!(message.contains("no OS sandbox"), "{message}");
+    // In a sandboxed session the argument is required, as strict mode wants.
+    let sandboxed =
+        ToolRegistry::for_session(false, crate::tools::SandboxArgument::Offered).unwrap();
+    assert!(
+        sandboxed
+            .admit(Mode::Basic, "exec", &call(json!("absent")))
+            .is_err()
+    );
+    let ToolArgs::Exec(args) = sandboxed
+        .admit(Mode::Basic, "exec", &call(json!(true)))
+        .unwrap()
+        .args
+    else {
+        panic!("expected exec")
+    };
+    assert!(args.outside_sandbox);
 }

@@ -51,6 +51,7 @@ fn read() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: ReadArgs = typed(value)?;
             args.check()?;
@@ -74,6 +75,7 @@ fn list() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: ListArgs = typed(value)?;
             args.check()?;
@@ -104,6 +106,7 @@ fn search() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: SearchArgs = typed(value)?;
             args.check()?;
@@ -127,6 +130,7 @@ fn snapshot() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: SnapshotArgs = typed(value)?;
             args.check()?;
@@ -161,6 +165,7 @@ fn evidence() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: EvidenceArgs = typed(value)?;
             args.check()?;
@@ -169,32 +174,44 @@ fn evidence() -> ToolSpec {
     }
 }
 
-fn exec() -> ToolSpec {
+/// Whether the session's commands run in an OS sandbox: only then does `exec` offer
+/// `outside_sandbox`, which otherwise would cost every request its tokens and mean nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SandboxArgument {
+    /// No sandbox is configured: `exec` has no `outside_sandbox`.
+    Absent,
+    /// A sandbox is configured: `exec` offers `outside_sandbox`.
+    Offered,
+}
+
+fn exec(sandbox: SandboxArgument) -> ToolSpec {
+    let mut properties = json!({
+        "program": {"type": "string"},
+        "args": {"type": "array", "items": {"type": "string"}},
+        "cwd": {"type": "string", "description": "\".\" = working dir."},
+        "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
+        "stdin": {"type": ["string", "null"]},
+        "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."}
+    });
+    let mut required = vec!["program", "args", "cwd", "env", "stdin", "timeout_ms"];
+    let unoffered_defaults: &'static [(&'static str, &'static str)] = match sandbox {
+        SandboxArgument::Offered => {
+            properties["outside_sandbox"] = json!({"type": ["boolean", "null"], "description": "null/false (normal) = inside the OS sandbox. true = ask the user to run this one command outside it; only after the sandbox denied something needed."});
+            required.push("outside_sandbox");
+            &[]
+        }
+        SandboxArgument::Absent => &[(
+            "outside_sandbox",
+            "this session has no OS sandbox: every command already runs with the user's rights",
+        )],
+    };
     ToolSpec {
         name: "exec",
         description: "Run a program, no shell (for one: program \"sh\", args [\"-c\", script]).",
-        schema: object(
-            json!({
-                "program": {"type": "string"},
-                "args": {"type": "array", "items": {"type": "string"}},
-                "cwd": {"type": "string", "description": "\".\" = working dir."},
-                "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
-                "stdin": {"type": ["string", "null"]},
-                "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."},
-                "outside_sandbox": {"type": ["boolean", "null"], "description": "null/false (normal) = inside the OS sandbox. true = ask the user to run this one command outside it; only after the sandbox denied something needed."}
-            }),
-            &[
-                "program",
-                "args",
-                "cwd",
-                "env",
-                "stdin",
-                "timeout_ms",
-                "outside_sandbox",
-            ],
-        ),
+        schema: object(properties, &required),
         read_only: false,
         implementation_revision: 3,
+        unoffered_defaults,
         parse: |value| {
             let raw: RawExecArgs = typed(value)?;
             Ok(ToolArgs::Exec(ExecArgs::try_from(raw)?))
@@ -232,6 +249,7 @@ fn edit() -> ToolSpec {
         ),
         read_only: false,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: EditArgs = typed(value)?;
             args.check()?;
@@ -263,6 +281,7 @@ fn files() -> ToolSpec {
         ),
         read_only: false,
         implementation_revision: 2,
+        unoffered_defaults: &[],
         parse: |value| {
             let args: FilesArgs = typed(value)?;
             args.check()?;
@@ -281,19 +300,26 @@ fn get_test_value() -> ToolSpec {
         ),
         read_only: true,
         implementation_revision: 1,
+        unoffered_defaults: &[],
         parse: |value| Ok(ToolArgs::GetTestValue(typed::<GetTestValueArgs>(value)?)),
     }
 }
 
-/// The standard tools in the order providers see them: the live profile's set.
+/// The standard tools in the order providers see them: the live profile's set, for a session
+/// without an OS sandbox (the default).
 pub fn standard_specs() -> Vec<ToolSpec> {
+    standard_specs_with(SandboxArgument::Absent)
+}
+
+/// The standard tools, with `exec`'s sandbox argument as the session's sandbox needs it.
+pub fn standard_specs_with(sandbox: SandboxArgument) -> Vec<ToolSpec> {
     vec![
         read(),
         list(),
         search(),
         snapshot(),
         evidence(),
-        exec(),
+        exec(sandbox),
         edit(),
         files(),
     ]
@@ -319,7 +345,12 @@ pub fn can_change_workspace(name: &str) -> bool {
 
 /// The offline profile's tools: the standard set and `get_test_value`.
 pub fn offline_specs() -> Vec<ToolSpec> {
-    let mut specs = standard_specs();
+    offline_specs_with(SandboxArgument::Absent)
+}
+
+/// The offline profile's tools, with `exec`'s sandbox argument as the session's sandbox needs.
+pub fn offline_specs_with(sandbox: SandboxArgument) -> Vec<ToolSpec> {
+    let mut specs = standard_specs_with(sandbox);
     specs.push(get_test_value());
     specs
 }

@@ -66,7 +66,6 @@ const SHAPES: &[(&str, &[(&str, &str)])] = &[
             ("env", "array<string>"),
             ("stdin", "string|null"),
             ("timeout_ms", "integer|null"),
-            ("outside_sandbox", "boolean|null"),
         ],
     ),
     ("edit", &[("files", "array<object>")]),

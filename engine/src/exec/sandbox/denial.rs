@@ -65,6 +65,22 @@ const NETWORK_WORDS: [&str; 8] = [
     "resolve",
 ];
 
+/// How clients report a network they could not reach, lower case: with the network off every
+/// INET socket is refused, and curl, pip, git or ssh reword that refusal without its errno.
+const NETWORK_FAILURES: [&str; 11] = [
+    "couldn't connect to server",
+    "failed to connect to",
+    "could not resolve host",
+    "could not resolve hostname",
+    "name or service not known",
+    "temporary failure in name resolution",
+    "no address associated with hostname",
+    "network is unreachable",
+    "failed to establish a new connection",
+    "getaddrinfo failed",
+    "unable to resolve host",
+];
+
 /// What the sandbox allowed the command, for telling its denials from ordinary ones.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Allowed<'a> {
@@ -77,9 +93,11 @@ pub(crate) struct Allowed<'a> {
 }
 
 /// The first sandbox denial that stderr (its head and tail, `SCAN_BYTES` each) shows: a line
-/// with an `EACCES`/`EPERM` phrase that names a path outside the writable roots which this
-/// process (outside the sandbox) could write, or that names no path at all. Heuristic by
-/// nature: see docs/security.md, "OS sandbox (engine)", for its limits.
+/// with an `EACCES`/`EPERM` phrase that names a path outside the writable roots (after
+/// resolving the symbolic links of its existing part) which this process (outside the
+/// sandbox) could write, or that names no path at all; failing that, with the network off, a
+/// line where a client says it could not reach or resolve a host. Heuristic by nature: see
+/// docs/security.md, "OS sandbox (engine)", for its limits.
 pub(crate) fn detect(parts: &[&[u8]], allowed: &Allowed<'_>) -> Option<SandboxDenial> {
     let text: String = parts
         .iter()
@@ -115,6 +133,7 @@ pub(crate) fn detect(parts: &[&[u8]], allowed: &Allowed<'_>) -> Option<SandboxDe
         }
         if let Some(path) = paths
             .into_iter()
+            .map(|p| resolve_links(&p))
             .find(|p| !within(p, allowed.roots) && !is_writable_device(p) && writable_unconfined(p))
         {
             return Some(SandboxDenial {
@@ -123,7 +142,19 @@ pub(crate) fn detect(parts: &[&[u8]], allowed: &Allowed<'_>) -> Option<SandboxDe
             });
         }
     }
-    None
+    if allowed.network {
+        return None;
+    }
+    text.lines()
+        .map(strip_escapes)
+        .find(|line| {
+            let folded = line.to_lowercase();
+            NETWORK_FAILURES.iter().any(|p| folded.contains(p))
+        })
+        .map(|line| SandboxDenial {
+            kind: DenialKind::Network,
+            line: clean(&line),
+        })
 }
 
 /// The head and tail of a capture, each at most `SCAN_BYTES`.
@@ -166,6 +197,28 @@ fn normalise(path: &Path) -> PathBuf {
         }
     }
     out
+}
+
+/// `path` with the symbolic links of its longest existing prefix resolved, so a relative
+/// path through a link that leaves the roots is judged by where it leads; the part that does
+/// not exist yet is appended as written.
+fn resolve_links(path: &Path) -> PathBuf {
+    let mut existing = path;
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(real) = std::fs::canonicalize(existing) {
+            let mut out = real;
+            out.extend(rest.iter().rev());
+            return out;
+        }
+        match (existing.parent(), existing.file_name()) {
+            (Some(parent), Some(name)) => {
+                rest.push(name);
+                existing = parent;
+            }
+            _ => return path.to_path_buf(),
+        }
+    }
 }
 
 fn within(path: &Path, roots: &[PathBuf]) -> bool {
@@ -295,6 +348,50 @@ mod tests {
         assert_eq!(
             detect_in("unshare: unshare failed: Operation not permitted", false).map(|d| d.kind),
             Some(DenialKind::Other)
+        );
+    }
+
+    #[test]
+    fn a_relative_path_through_a_link_out_of_the_roots_is_judged_by_its_target() {
+        let ws = tempfile::tempdir().expect("workspace");
+        let ws = std::fs::canonicalize(ws.path()).expect("real workspace");
+        let out = outside();
+        std::os::unix::fs::symlink(&out, ws.join("link")).expect("symlink");
+        let roots = [ws.clone()];
+        let allowed = Allowed {
+            roots: &roots,
+            cwd: &ws,
+            network: false,
+        };
+        let line = b"sh: 1: cannot create link/ansa-through-link: Permission denied";
+        assert_eq!(
+            detect(&[line], &allowed).map(|d| d.kind),
+            Some(DenialKind::Write(out.join("ansa-through-link")))
+        );
+        // A path that stays inside is still an ordinary error.
+        std::fs::create_dir(ws.join("sub")).expect("sub");
+        let inside = b"sh: 1: cannot create sub/x: Permission denied";
+        assert_eq!(detect(&[inside], &allowed), None);
+    }
+
+    #[test]
+    fn a_client_that_could_not_reach_a_host_is_a_network_denial_only_without_network() {
+        for text in [
+            "curl: (7) Failed to connect to 127.0.0.1 port 8080 after 0 ms: Couldn't connect to server",
+            "curl: (6) Could not resolve host: example.com",
+            "WARNING: Retrying (Retry(total=4)) after connection broken by 'NewConnectionError(\"Failed to establish a new connection: [Errno -3] Temporary failure in name resolution\")': /simple/six/",
+            "ssh: Could not resolve hostname github.com: Name or service not known",
+        ] {
+            let d = detect_in(text, false).unwrap_or_else(|| panic!("no denial in {text}"));
+            assert_eq!(d.kind, DenialKind::Network, "{text}");
+            assert_eq!(detect_in(text, true), None, "{text}");
+        }
+        assert_eq!(
+            detect_in(
+                "Cannot connect to the Docker daemon at unix:///var/run/docker.sock",
+                false
+            ),
+            None
         );
     }
 
