@@ -235,6 +235,10 @@ fn walk(mut base: OwnedFd, mut path: Vec<u8>, mut follow: bool) -> Result<Resolv
 
 fn on_procfs(dir: &OwnedFd) -> bool {
     // Unknown counts as procfs: the symlink is then not followed.
+    #[allow(
+        clippy::useless_conversion,
+        reason = "f_type is i64 on x86_64 glibc, narrower elsewhere"
+    )]
     rustix::fs::fstatfs(dir).map_or(true, |s| i64::from(s.f_type) == PROC_SUPER_MAGIC)
 }
 
