@@ -3,6 +3,10 @@
 //! before the fork, applied in the child), directly and under the exec supervisor. Rounds of
 //! the two variants alternate so that load on the machine hits both alike.
 //!
+//! A second table: what a file-metadata call costs under the sandbox (each goes to the
+//! supervising process, see `exec/sandbox/notify`): python3 calling `os.chmod` on a workspace
+//! file `CHMODS` times, unsandboxed vs workspace-write, the difference per call.
+//!
 //! Run: `cargo bench -p ash-engine --bench sandbox`
 #![allow(
     clippy::unwrap_used,
@@ -22,6 +26,10 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 const ROUNDS: usize = 300;
+/// chmod calls per python3 run in the metadata table.
+const CHMODS: usize = 1000;
+/// Alternating rounds of the metadata table.
+const CHMOD_ROUNDS: usize = 20;
 
 struct Bench {
     ws: Workspace,
@@ -33,9 +41,26 @@ struct Bench {
 
 impl Bench {
     fn run(&self, sandbox: Option<&SandboxPolicy>, supervised: bool) -> Duration {
+        self.exec("seq", &["1"], b"1\n", sandbox, supervised)
+    }
+
+    fn chmods(&self, sandbox: Option<&SandboxPolicy>, supervised: bool) -> Duration {
+        let script =
+            format!("import os\nfor i in range({CHMODS}): os.chmod('f', 0o600 | (i & 1) << 6)\n");
+        self.exec("python3", &["-c", &script], b"", sandbox, supervised)
+    }
+
+    fn exec(
+        &self,
+        program: &str,
+        argv: &[&str],
+        expected: &[u8],
+        sandbox: Option<&SandboxPolicy>,
+        supervised: bool,
+    ) -> Duration {
         let args = ExecArgs {
-            program: "seq".to_owned(),
-            argv: vec!["1".to_owned()],
+            program: program.to_owned(),
+            argv: argv.iter().map(|a| (*a).to_owned()).collect(),
             cwd: ".".to_owned(),
             env: Vec::new(),
             stdin: Stdin::Null,
@@ -59,8 +84,13 @@ impl Bench {
         };
         let out = ash_engine::exec::run(&launch, None, &cx).expect("runs");
         let elapsed = start.elapsed();
-        assert!(out.success(), "seq failed: {:?}", out.kind);
-        assert_eq!(out.stdout.bytes(), Some(&b"1\n"[..]));
+        assert!(
+            out.success(),
+            "{program} failed: {:?} {:?}",
+            out.kind,
+            out.stderr.bytes()
+        );
+        assert_eq!(out.stdout.bytes(), Some(expected));
         elapsed
     }
 }
@@ -118,6 +148,31 @@ fn main() {
         println!(
             "| {path} | added at p50 | {:.2} | | |",
             ms(percentile(&on, 50)) - ms(percentile(&off, 50))
+        );
+    }
+    std::fs::write(dir.path().join("f"), b"x").expect("chmod target");
+    println!();
+    println!(
+        "python3 with {CHMODS} os.chmod calls on a workspace file, {CHMOD_ROUNDS} alternating rounds"
+    );
+    println!("| path | sandbox | p50 ms | added per chmod µs |");
+    println!("|---|---|---|---|");
+    for supervised in [false, true] {
+        let (mut off, mut on) = (Vec::new(), Vec::new());
+        bench.chmods(None, supervised);
+        bench.chmods(Some(&policy), supervised);
+        for _ in 0..CHMOD_ROUNDS {
+            off.push(bench.chmods(None, supervised));
+            on.push(bench.chmods(Some(&policy), supervised));
+        }
+        off.sort();
+        on.sort();
+        let path = if supervised { "supervised" } else { "direct" };
+        let per_call = (ms(percentile(&on, 50)) - ms(percentile(&off, 50))) * 1e3 / CHMODS as f64;
+        println!("| {path} | off | {:.2} | |", ms(percentile(&off, 50)));
+        println!(
+            "| {path} | workspace-write | {:.2} | {per_call:.1} |",
+            ms(percentile(&on, 50))
         );
     }
 }

@@ -111,10 +111,24 @@ pub fn run(
     let spawned = cmd.spawn();
     // Also drops the sandbox hook's reference to the confinement.
     drop(cmd);
-    let mut child = spawned.map_err(|e| match &starting {
-        Some(s) => s.spawn_error(&e),
-        None => supervisor::direct_spawn_error(launch, confinement, &e),
-    })?;
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            return Err(match &starting {
+                Some(s) => s.spawn_error(&e),
+                None => supervisor::direct_spawn_error(launch, confinement, &e),
+            });
+        }
+    };
+    // A directly spawned sandboxed command's metadata calls are decided here, by a thread
+    // that outlives this call as long as the command or a daemon it forked uses the filter.
+    if let Some(confinement) = &confinement
+        && let Err(e) = confinement.serve_metadata()
+    {
+        let _ = child.kill();
+        let _ = child.wait();
+        return Err(ExecError::Sandbox(e));
+    }
     let Ok(raw_pid) = i32::try_from(child.id()) else {
         let _ = child.kill();
         let _ = child.wait();

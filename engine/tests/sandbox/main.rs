@@ -23,6 +23,7 @@ use tempfile::TempDir;
 #[path = "../common/mod.rs"]
 mod common;
 mod fs_attacks;
+mod metadata;
 mod network;
 mod process_attacks;
 mod review_holes;

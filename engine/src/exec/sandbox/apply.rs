@@ -1,15 +1,17 @@
 //! Applying the sandbox in the command's process between fork and exec. Everything that
 //! allocates (opening the roots, creating the Landlock ruleset, compiling the BPF) happens
 //! before the fork in [`Confinement::build`]; the child only issues `prctl`,
-//! `landlock_restrict_self`, `seccomp` and, on failure, one `write`, all on memory prepared
-//! beforehand, as required between fork and exec.
+//! `landlock_restrict_self`, `seccomp`, one `sendmsg` and `close` (handing the metadata
+//! filter's listener to the parent, see [`super::notify`]) and, on failure, one `write`, all
+//! on memory prepared beforehand, as required between fork and exec.
 #![allow(
     unsafe_code,
     reason = "raw prctl, landlock_restrict_self and seccomp system calls in a forked child"
 )]
 
 use super::error::SandboxError;
-use super::roots::WritableRoot;
+use super::notify::{self, Handoff};
+use super::roots::{DirId, WritableRoot};
 use super::{landlock_rules, probe, seccomp_filter};
 use crate::exec::caps;
 use std::fs::File;
@@ -18,6 +20,8 @@ use std::os::fd::{AsRawFd, OwnedFd};
 
 /// `SECCOMP_SET_MODE_FILTER` operation of `seccomp(2)`.
 const SECCOMP_SET_MODE_FILTER: libc::c_uint = 1;
+/// `SECCOMP_FILTER_FLAG_NEW_LISTENER`: the filter's `seccomp` call returns a listener.
+const SECCOMP_FILTER_FLAG_NEW_LISTENER: libc::c_uint = 1 << 3;
 
 /// What a sandboxed command is confined to, in the form both the engine and the supervisor
 /// build a [`Confinement`] from (the supervisor reads it from its command line).
@@ -37,13 +41,15 @@ enum Step {
     Landlock = 2,
     Seccomp = 3,
     Capabilities = 4,
+    Notify = 5,
 }
 
-const STEPS: [Step; 4] = [
+const STEPS: [Step; 5] = [
     Step::NoNewPrivs,
     Step::Landlock,
     Step::Seccomp,
     Step::Capabilities,
+    Step::Notify,
 ];
 
 impl Step {
@@ -57,16 +63,21 @@ impl Step {
             Step::Landlock => "landlock_restrict_self",
             Step::Seccomp => "installing the seccomp filter",
             Step::Capabilities => "dropping all capabilities",
+            Step::Notify => "handing file-metadata changes to the supervising process",
         }
     }
 }
 
 /// A sandbox ready to apply in a forked child: the Landlock ruleset descriptor, the BPF
-/// programs, and a pipe on which the child reports a failure before exec.
+/// programs, the metadata filter and the socket its listener is handed over on, and a pipe
+/// on which the child reports a failure before exec.
 #[derive(Debug)]
 pub(crate) struct Confinement {
     ruleset: OwnedFd,
     programs: Vec<Vec<libc::sock_filter>>,
+    metadata: Vec<libc::sock_filter>,
+    handoff: Handoff,
+    roots: Vec<DirId>,
     failure_reader: OwnedFd,
     failure_writer: OwnedFd,
 }
@@ -74,20 +85,32 @@ pub(crate) struct Confinement {
 impl Confinement {
     /// Opens the roots and builds the ruleset and filters for this kernel.
     pub(crate) fn build(restrictions: &Restrictions) -> Result<Confinement, SandboxError> {
-        let abi = probe::probe()
-            .landlock_abi
-            .ok_or(SandboxError::NoLandlock)?;
+        let support = probe::probe();
+        let abi = support.landlock_abi.ok_or(SandboxError::NoLandlock)?;
+        if !support.user_notif {
+            return Err(SandboxError::NoUserNotif);
+        }
         let ruleset = landlock_rules::ruleset(abi, &restrictions.writable, restrictions.network)?;
         let programs = seccomp_filter::programs(restrictions.network)?;
-        if programs.iter().any(|p| u16::try_from(p.len()).is_err()) {
+        let metadata = notify::program();
+        if programs
+            .iter()
+            .chain([&metadata])
+            .any(|p| u16::try_from(p.len()).is_err())
+        {
             return Err(SandboxError::Build("seccomp program too long".to_owned()));
         }
         // Both ends close on exec: the command inherits neither.
         let (reader, writer) =
             io::pipe().map_err(|e| SandboxError::Build(format!("failure report pipe: {e}")))?;
+        let handoff = Handoff::new()
+            .map_err(|e| SandboxError::Build(format!("listener hand-off socket: {e}")))?;
         Ok(Confinement {
             ruleset,
             programs,
+            metadata,
+            handoff,
+            roots: restrictions.writable.iter().map(|r| r.id).collect(),
             failure_reader: reader.into(),
             failure_writer: writer.into(),
         })
@@ -135,11 +158,49 @@ impl Confinement {
                 return Err(self.fail(Step::Seccomp));
             }
         }
+        let prog = libc::sock_fprog {
+            // Checked in `build`.
+            len: self.metadata.len() as u16,
+            filter: self.metadata.as_ptr().cast_mut(),
+        };
+        // SAFETY: as above; with NEW_LISTENER the call returns the listener descriptor.
+        let listener = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                SECCOMP_SET_MODE_FILTER,
+                SECCOMP_FILTER_FLAG_NEW_LISTENER,
+                std::ptr::from_ref(&prog),
+            )
+        };
+        let Ok(listener) = i32::try_from(listener) else {
+            return Err(self.fail(Step::Notify));
+        };
+        if listener < 0 {
+            return Err(self.fail(Step::Notify));
+        }
+        if let Err(e) = self.handoff.send_in_child(listener) {
+            return Err(self.fail_with(Step::Notify, e));
+        }
         Ok(())
     }
 
+    /// In the parent, once the spawn returned: takes the metadata filter's listener from the
+    /// command's process and starts serving it (see [`super::notify`]). On error the caller
+    /// kills the command: its metadata calls could never be answered.
+    pub(crate) fn serve_metadata(&self) -> Result<(), SandboxError> {
+        let failed = |e: io::Error| SandboxError::Apply {
+            step: Step::Notify.name(),
+            message: e.to_string(),
+        };
+        let listener = self.handoff.receive().map_err(failed)?;
+        notify::serve(listener, self.roots.clone()).map_err(failed)
+    }
+
     fn fail(&self, step: Step) -> io::Error {
-        let err = io::Error::last_os_error();
+        self.fail_with(step, io::Error::last_os_error())
+    }
+
+    fn fail_with(&self, step: Step, err: io::Error) -> io::Error {
         let errno = err.raw_os_error().unwrap_or(libc::EIO).to_le_bytes();
         let record = [step as u8, errno[0], errno[1], errno[2], errno[3]];
         // SAFETY: write of a stack buffer to a descriptor open while `self` lives.

@@ -28,6 +28,11 @@ pub enum SandboxError {
         "the OS sandbox needs seccomp filters (CONFIG_SECCOMP_FILTER), which this kernel does not offer; choose sandbox mode `off` to run commands with your full rights"
     )]
     NoSeccomp,
+    /// The kernel's seccomp cannot hand calls to a supervising process.
+    #[error(
+        "the OS sandbox needs seccomp user notification (Linux 5.5 or later) to decide on chmod, chown, utime and xattr changes, which this kernel does not offer; choose sandbox mode `off` to run commands with your full rights"
+    )]
+    NoUserNotif,
     /// A writable root is not an absolute path.
     #[error("sandbox writable root {0:?} is not an absolute path")]
     WritableNotAbsolute(PathBuf),

@@ -2,12 +2,14 @@
 //! abstract Unix sockets) and a seccomp filter (non-Unix sockets, namespaces, io_uring),
 //! built before fork and applied in the command's process between fork and exec, so every
 //! process the command starts inherits them. No user namespaces, no setuid helper, no external
-//! binary. See docs/security.md, "OS sandbox (engine)".
+//! binary. File-metadata changes, which neither can decide, go to the supervising process
+//! ([`notify`]). See docs/security.md, "OS sandbox (engine)".
 
 mod apply;
 mod denial;
 mod error;
 mod landlock_rules;
+mod notify;
 mod outcome;
 mod policy;
 mod probe;

@@ -172,6 +172,9 @@ impl SandboxPolicy {
         if !support.seccomp {
             return Err(SandboxError::NoSeccomp);
         }
+        if !support.user_notif {
+            return Err(SandboxError::NoUserNotif);
+        }
         if self.mode == SandboxMode::WorkspaceWrite {
             for root in &self.writable {
                 check_writable(root)?;
@@ -292,6 +295,7 @@ mod tests {
     const FULL: Support = Support {
         landlock_abi: Some(7),
         seccomp: true,
+        user_notif: true,
     };
 
     fn policy(mode: SandboxMode) -> SandboxPolicy {
@@ -316,6 +320,7 @@ mod tests {
         let none = Support {
             landlock_abi: None,
             seccomp: true,
+            user_notif: true,
         };
         for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly] {
             let err = policy(mode).check(&none).expect_err("no landlock");
@@ -330,6 +335,7 @@ mod tests {
         let old = Support {
             landlock_abi: Some(3),
             seccomp: true,
+            user_notif: true,
         };
         let err = policy(SandboxMode::WorkspaceWrite)
             .check(&old)
@@ -346,11 +352,24 @@ mod tests {
         let no = Support {
             landlock_abi: Some(7),
             seccomp: false,
+            user_notif: false,
         };
         assert_eq!(
             policy(SandboxMode::ReadOnly).check(&no),
             Err(SandboxError::NoSeccomp)
         );
+        let no_notif = Support {
+            seccomp: true,
+            ..no
+        };
+        for mode in [SandboxMode::WorkspaceWrite, SandboxMode::ReadOnly] {
+            let err = policy(mode)
+                .check(&no_notif)
+                .expect_err("no user notification");
+            assert_eq!(err, SandboxError::NoUserNotif);
+            assert!(err.to_string().contains("`off`"), "{err}");
+        }
+        assert_eq!(policy(SandboxMode::Off).check(&no_notif), Ok(()));
         assert_eq!(policy(SandboxMode::ReadOnly).check(&FULL), Ok(()));
     }
 

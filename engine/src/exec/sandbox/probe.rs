@@ -10,6 +10,8 @@ const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
 const SECCOMP_GET_ACTION_AVAIL: libc::c_uint = 2;
 /// `SECCOMP_RET_ERRNO`, the action the filter uses.
 const SECCOMP_RET_ERRNO: u32 = 0x0005_0000;
+/// `SECCOMP_RET_USER_NOTIF`, the action of the file-metadata filter (Linux 5.0).
+const SECCOMP_RET_USER_NOTIF: u32 = 0x7fc0_0000;
 
 /// What this kernel can enforce, probed once per process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -18,6 +20,9 @@ pub struct Support {
     pub landlock_abi: Option<u8>,
     /// Whether seccomp filters returning an errno can be installed.
     pub seccomp: bool,
+    /// Whether seccomp filters can hand calls to a supervising process (user notification),
+    /// which deciding on file-metadata changes needs.
+    pub user_notif: bool,
 }
 
 /// Asks the kernel (the first call) what it can enforce; later calls return the same answer.
@@ -25,7 +30,8 @@ pub fn probe() -> Support {
     static SUPPORT: OnceLock<Support> = OnceLock::new();
     *SUPPORT.get_or_init(|| Support {
         landlock_abi: landlock_abi(),
-        seccomp: seccomp_errno_available(),
+        seccomp: action_available(SECCOMP_RET_ERRNO),
+        user_notif: action_available(SECCOMP_RET_USER_NOTIF),
     })
 }
 
@@ -43,8 +49,7 @@ fn landlock_abi() -> Option<u8> {
     u8::try_from(version).ok().filter(|v| *v > 0)
 }
 
-fn seccomp_errno_available() -> bool {
-    let action: u32 = SECCOMP_RET_ERRNO;
+fn action_available(action: u32) -> bool {
     // SAFETY: the kernel reads one u32 from a valid stack address.
     let ret = unsafe {
         libc::syscall(

@@ -147,6 +147,19 @@ fn supervise(plan: &Plan, report: &mut Option<ReportWriter>) -> Result<Exit, Set
             return Ok(Exit::Code(SETUP_EXIT));
         }
     };
+    // The command's metadata calls (and its descendants') are decided by a thread of this
+    // process, which lives until the supervisor exits.
+    if let Some(confinement) = &confinement
+        && let Err(e) = confinement.serve_metadata()
+    {
+        let mut child = child;
+        let _ = child.kill();
+        let _ = child.wait();
+        if let Some(writer) = report.take() {
+            writer.send(&Report::SandboxFailed(encode_failure(&e)));
+        }
+        return Ok(Exit::Code(SETUP_EXIT));
+    }
     let pid = child.id();
     // The child is reaped with waitpid below, together with adopted descendants.
     drop(child);
