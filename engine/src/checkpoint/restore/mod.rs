@@ -19,6 +19,7 @@
 //! recovery and reports what it did as [`RecoveredRestore`].
 
 mod apply;
+mod aside;
 mod crash;
 mod desired;
 mod error;
@@ -30,8 +31,9 @@ mod recover;
 mod source;
 
 pub use apply::apply;
+pub use aside::SUFFIX as CONFLICT_SUFFIX;
 #[cfg(feature = "crash-points")]
-pub use crash::on_published;
+pub use crash::{clear_moved_away, on_moved_away, on_published};
 pub use error::RestoreError;
 pub use plan::{external_changes, plan};
 pub use recover::{RecoveredRestore, recover};
@@ -93,6 +95,17 @@ pub struct Plan {
     /// content (too large, unreadable, ignored …): it is replaced or deleted without being
     /// kept, so rewinding this rewind cannot bring it back. Sorted.
     pub unkept: Vec<String>,
+}
+
+/// A path where a rolled-back restore met a concurrent writer: the writer's version is at
+/// `path`, and the version the rollback had to put back there is at `set_aside`, next to it
+/// (`NAME.ansa-rewind-conflict-N`, the first free `N`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RollbackConflict {
+    /// Logical path relative to the workspace root.
+    pub path: String,
+    /// Where the other version is now, relative to the workspace root.
+    pub set_aside: String,
 }
 
 /// Who wins at a conflicting path.
