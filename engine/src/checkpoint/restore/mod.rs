@@ -89,8 +89,13 @@ pub struct Plan {
     pub delete: Vec<PlannedFile>,
     /// Paths of the three lists above that something other than this session changed.
     pub conflicts: Vec<String>,
-    /// Paths never touched: not restorable in either manifest, or holding such a path.
+    /// Paths never touched: not restorable in either manifest, or holding such a path (a
+    /// state directory once, not with the paths below it).
     pub not_restorable: Vec<(String, crate::checkpoint::manifest::Unrestorable)>,
+    /// Version-control and ansa state directories (`.git`, `.hg`, `.svn`, `.jj`, `.ash`,
+    /// `.ansa`) in which paths differ between the checkpoint and now, with how many: changed,
+    /// and never restored. Counted from the paths' stat, never their content. Sorted.
+    pub changed_not_restored: Vec<(String, u64)>,
     /// Paths of the restore and delete lists whose current version was recorded without
     /// content (too large, unreadable, ignored …): it is replaced or deleted without being
     /// kept, so rewinding this rewind cannot bring it back. Sorted.
