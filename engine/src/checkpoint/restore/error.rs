@@ -79,7 +79,7 @@ pub enum RestoreError {
     /// The rollback of a failed restore could not be proven: the journal in `.ash/restore` and
     /// the files are left as they are for inspection; the next session open retries.
     #[error(
-        "restore could not be rolled back: {0}; the files it had moved are in .ash/restore/removed (see docs/rewind.md, \"A restore that could not be rolled back\")"
+        "restore could not be rolled back: {0}; the files it had moved are in .ash/restore/removed, and the next session open retries the rollback"
     )]
     Recovery(String),
 }
