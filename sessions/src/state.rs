@@ -275,6 +275,9 @@ impl SessionState {
                     // Only turns that exist now: later submits are the new conversation.
                     self.rewound
                         .extend(self.turns.range(from..).map(|(id, _)| *id));
+                    for entry in &mut self.transcript {
+                        entry.rewound |= self.rewound.contains(&entry.request_id);
+                    }
                 }
             }
             Record::Checkpoint(c) => {
@@ -368,6 +371,7 @@ impl SessionState {
 
     fn push_entry(&mut self, request_id: RequestId, role: Role, text: &str) {
         self.transcript.push(TranscriptEntry {
+            rewound: self.rewound.contains(&request_id),
             index: self.transcript.len() as u64 + 1,
             request_id,
             role,

@@ -34,6 +34,10 @@ pub struct TranscriptEntry {
     /// True when the text was cut to fit the page byte limit.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Its turn was taken back by a conversation rewind: it is out of the model's context,
+    /// shown for the record.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rewound: bool,
 }
 
 /// A transcript request: backwards to exclusive `before` (0 = end), or forwards from `before` (0 = start).
@@ -137,6 +141,7 @@ mod tests {
     fn entries(n: u64, len: usize) -> Vec<TranscriptEntry> {
         (1..=n)
             .map(|i| TranscriptEntry {
+                rewound: false,
                 index: i,
                 request_id: RequestId(i.div_ceil(2)),
                 role: if i % 2 == 1 {

@@ -145,16 +145,18 @@ pub struct Args {
     pub auth_dir: Option<PathBuf>,
 
     /// List the checkpoints of this directory's latest session (or of --session ID), numbered
-    /// by turn; with N, show the plan of a rewind to before turn N, ask, and rewind (with
-    /// --offline for offline sessions).
+    /// by turn, and its rewinds as undo-1, undo-2 …; with N, show the plan of a rewind to
+    /// before turn N, ask, and rewind; with `undo` (the latest) or `undo-K`, put the files
+    /// back to just before that rewind (with --offline for offline sessions). Needs no
+    /// provider credentials.
     #[arg(
         long,
-        value_name = "N",
+        value_name = "N|undo|undo-K",
         num_args = 0..=1,
-        value_parser = clap::value_parser!(u64).range(1..),
+        value_parser = ansa_ui::parse_rewind_pick,
         conflicts_with_all = ["task", "offline_jsonl", "live_jsonl", "offline_demo", "self_check", "print_config", "models"]
     )]
-    pub rewind: Option<Option<u64>>,
+    pub rewind: Option<Option<ansa_ui::RewindPick>>,
 
     /// With --rewind N: what to take back (the workspace, the conversation, or both).
     #[arg(long, value_name = "SCOPE", value_enum, default_value_t = RewindScopeArg::Both)]

@@ -89,8 +89,8 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     if args.models {
         return models::run(&home, &env, args);
     }
-    if let Some(turn) = args.rewind {
-        return rewind(&home, &env, args, turn);
+    if let Some(pick) = args.rewind {
+        return rewind(&home, &env, args, pick);
     }
     let tui = !args.jsonl()
         && args.task.is_none()
@@ -157,11 +157,16 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
 }
 
 /// `ansa --rewind [N]`: the checkpoints of a session, or a rewind to before turn N.
-fn rewind(home: &AnsaHome, env: &Env, args: &Args, turn: Option<u64>) -> Result<Exit, Failure> {
+fn rewind(
+    home: &AnsaHome,
+    env: &Env,
+    args: &Args,
+    pick: Option<ansa_ui::RewindPick>,
+) -> Result<Exit, Failure> {
     // No tool runs, so nothing is asked: ask mode needs no terminal here.
     let started = start::start(home, env, args, false, true)?;
     let request = ansa_ui::RewindRequest {
-        turn,
+        pick,
         scope: match args.rewind_scope {
             RewindScopeArg::Code => RewindScope::Code,
             RewindScopeArg::Conversation => RewindScope::Conversation,

@@ -206,6 +206,15 @@ impl Plan {
         let (profile, signin) = if offline(args, &config) {
             (Profile::Offline, None)
         } else {
+            // A rewind asks no model, so it needs neither a sign-in nor a working provider.
+            if args.rewind.is_some() {
+                return Ok(Plan {
+                    cwd: cwd.to_path_buf(),
+                    profile: Profile::Live,
+                    config,
+                    signin: None,
+                });
+            }
             let signin = signin_source(home, args, &config)?;
             // Fail before a session is created when the provider cannot work at all.
             LiveProvider::check(&config, signin.as_ref()).map_err(live_failure)?;
@@ -385,6 +394,8 @@ fn setup_for(
     let provider: Box<dyn Provider> = match (&args.script, offline(args, config)) {
         (Some(file), _) => Box::new(ScriptedProvider::load(file).map_err(Failure::usage)?),
         (None, true) => Box::new(OfflineProvider),
+        // A rewind asks no model: the live provider and its credentials are not needed.
+        (None, false) if args.rewind.is_some() => Box::new(runtime::RewindOnly),
         (None, false) => {
             let live =
                 LiveProvider::from_config(config, plan.signin.as_ref()).map_err(live_failure)?;
@@ -395,7 +406,7 @@ fn setup_for(
         }
     };
     let prompt = Prompt::new(&instructions::render(instructions), &instructions.digest());
-    let binding = Binding {
+    let computed = Binding {
         account_hash,
         requested_model: config.model.clone(),
         returned_model: config.returned_model.clone(),
@@ -413,6 +424,12 @@ fn setup_for(
         .chain(instructions.sources())
         .map(|(label, digest)| InstructionSource { label, digest })
         .collect(),
+    };
+    // A rewind makes no request: the session stays bound to what it was bound to, whatever
+    // the environment of this run says (a shell without the provider's variables).
+    let binding = match (args.rewind.is_some(), session.state().binding()) {
+        (true, Some(bound)) => bound.clone(),
+        _ => computed,
     };
     let sandbox_argument = if config.sandbox.mode == SandboxMode::Off {
         SandboxArgument::Absent

@@ -30,6 +30,7 @@ use crate::tools::{ToolExecutor, ToolRegistry};
 pub use binding::{BindingError, BindingMismatch};
 pub use context::ContextError;
 pub use events::EVENT_QUEUE;
+pub use rewind::RewindOnly;
 
 /// Per-turn limits and the context budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -35,6 +35,7 @@ mod responses_script;
 mod sandbox;
 
 mod rewind;
+mod rewind_gaps;
 mod secrets;
 mod signed_in;
 #[path = "../support/tasks.rs"]

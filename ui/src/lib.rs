@@ -34,5 +34,5 @@ pub use outcome::{
     EXIT_AUTH, EXIT_OK, EXIT_SESSION_UNUSABLE, EXIT_TASK_FAILED, LinesOutcome, OneShotOutcome,
     TurnOutcome,
 };
-pub use rewind::{EXIT_USAGE, RewindRequest, run_rewind};
+pub use rewind::{EXIT_USAGE, RewindPick, RewindRequest, parse_rewind_pick, run_rewind};
 pub use tui::{TuiExit, TuiInfo, run_tui};

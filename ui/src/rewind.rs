@@ -18,11 +18,37 @@ use crate::{EXIT_OK, EXIT_TASK_FAILED, ToRuntime};
 /// Exit code when a rewind needs `--yes` and stdin is not a terminal.
 pub const EXIT_USAGE: u8 = 2;
 
+/// The point `--rewind` was given.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RewindPick {
+    /// `N`: to before turn N.
+    Turn(u64),
+    /// `undo` (the latest rewind) or `undo-K` (the K-th rewind of the session, as the list
+    /// numbers them): the workspace back to just before that rewind (code only).
+    Undo(Option<u64>),
+}
+
+/// Parses a `--rewind` value: `N` (from 1), `undo` or `undo-K` (from 1).
+pub fn parse_rewind_pick(value: &str) -> Result<RewindPick, String> {
+    let number = |s: &str| s.parse::<u64>().ok().filter(|n| *n >= 1);
+    let pick = match value.strip_prefix("undo") {
+        Some("") => Some(RewindPick::Undo(None)),
+        Some(rest) => rest
+            .strip_prefix('-')
+            .and_then(number)
+            .map(|k| RewindPick::Undo(Some(k))),
+        None => number(value).map(RewindPick::Turn),
+    };
+    pick.ok_or_else(|| {
+        format!("{value:?} is not a turn number (1, 2, …), `undo` or `undo-K` (K from 1)")
+    })
+}
+
 /// What `--rewind` was asked to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RewindRequest {
-    /// Rewind to before this turn; `None` lists the checkpoints.
-    pub turn: Option<u64>,
+    /// Rewind to before a turn or undo a rewind; `None` lists the checkpoints.
+    pub pick: Option<RewindPick>,
     /// What to take back.
     pub scope: RewindScope,
     /// What to do with paths something else changed.
@@ -119,34 +145,70 @@ impl Session {
             Answer::Event(_) => Vec::new(),
             Answer::Error(message) => return refused(status, &message),
         };
-        let Some(turn) = request.turn else {
+        let Some(pick) = request.pick else {
             write_list(output, &items).map_err(write_err)?;
             return Ok(EXIT_OK);
         };
-        if !items
-            .iter()
-            .any(|i| i.turn == turn && i.checkpoint.is_none())
-        {
-            let known = match items
-                .iter()
-                .filter(|i| i.checkpoint.is_none())
-                .map(|i| i.turn)
-                .max()
-            {
-                Some(max) => format!("turns 1..={max} exist"),
-                None => "it has no turns yet".to_owned(),
-            };
-            return refused(
-                status,
-                &format!("this session has no turn {turn} ({known})"),
-            );
-        }
+        let (target, checkpoint, scope, label) = match pick {
+            RewindPick::Turn(turn) => {
+                if !items
+                    .iter()
+                    .any(|i| i.turn == turn && i.checkpoint.is_none())
+                {
+                    let known = match items
+                        .iter()
+                        .filter(|i| i.checkpoint.is_none())
+                        .map(|i| i.turn)
+                        .max()
+                    {
+                        Some(max) => format!("turns 1..={max} exist"),
+                        None => "it has no turns yet".to_owned(),
+                    };
+                    return refused(
+                        status,
+                        &format!("this session has no turn {turn} ({known})"),
+                    );
+                }
+                let label = format!("Rewind to before turn {turn}");
+                (RequestId(turn), None, request.scope, label)
+            }
+            RewindPick::Undo(k) => {
+                // Oldest first: undo-K is the K-th rewind of the session.
+                let undos: Vec<&CheckpointItem> = items
+                    .iter()
+                    .filter(|i| i.checkpoint.is_some())
+                    .rev()
+                    .collect();
+                let at = match k {
+                    Some(k) => usize::try_from(k - 1).unwrap_or(usize::MAX),
+                    None => undos.len().saturating_sub(1),
+                };
+                let Some(item) = undos.get(at) else {
+                    let known = match undos.len() {
+                        0 => "this session has no rewind to undo".to_owned(),
+                        n => format!("this session has undo-1..=undo-{n}"),
+                    };
+                    return refused(status, &known);
+                };
+                let label = format!(
+                    "Undo the rewind to turn {} (undo-{}: the workspace as just before it)",
+                    item.turn,
+                    at + 1
+                );
+                (
+                    item.request_id,
+                    item.checkpoint.clone(),
+                    RewindScope::Code,
+                    label,
+                )
+            }
+        };
         let rewind = |dry_run| CommandBody::Rewind {
-            target: RequestId(turn),
-            scope: request.scope,
+            target,
+            scope,
             on_conflict: request.on_conflict,
             dry_run,
-            checkpoint: None,
+            checkpoint: checkpoint.clone(),
         };
         let id = self.send(rewind(true))?;
         let plan = match self.wait(&id, |b| matches!(b, EventBody::RewindPlan(_)))? {
@@ -169,7 +231,7 @@ impl Session {
                 )?;
                 return Ok(EXIT_USAGE);
             };
-            write!(status, "Rewind to before turn {turn}? [y/N] ").map_err(write_err)?;
+            write!(status, "{label}? [y/N] ").map_err(write_err)?;
             status.flush().map_err(write_err)?;
             let mut line = String::new();
             let read = answers.read_line(&mut line).map_err(|e| UiError::Io {
@@ -190,7 +252,10 @@ impl Session {
             }
         };
         write_done(output, &done).map_err(write_err)?;
-        Ok(EXIT_OK)
+        Ok(match done.rolled_back {
+            true => EXIT_TASK_FAILED,
+            false => EXIT_OK,
+        })
     }
 }
 
@@ -243,8 +308,9 @@ fn write_list(out: &mut dyn Write, items: &[CheckpointItem]) -> std::io::Result<
     }
     writeln!(
         out,
-        "Rewind to before turn N with: ansa --rewind N (newest first)"
+        "Rewind to before turn N with: ansa --rewind N; undo a rewind with: ansa --rewind undo-K (newest first)"
     )?;
+    let mut undo = items.iter().filter(|i| i.checkpoint.is_some()).count();
     for item in items {
         let time = item.time.map_or_else(|| "-".to_owned(), utc);
         let mut marks = Vec::new();
@@ -259,14 +325,18 @@ fn write_list(out: &mut dyn Write, items: &[CheckpointItem]) -> std::io::Result<
             false => format!(" [{}]", marks.join(", ")),
         };
         match &item.checkpoint {
-            Some(_) => writeln!(
-                out,
-                "   -  {time}  before a rewind to turn {} (undo it from the TUI or JSONL){marks}",
-                item.turn
-            )?,
+            Some(_) => {
+                writeln!(
+                    out,
+                    "{:>6}  {time}  before the rewind to turn {} (code only){marks}",
+                    format!("undo-{undo}"),
+                    item.turn
+                )?;
+                undo = undo.saturating_sub(1);
+            }
             None => writeln!(
                 out,
-                "{:>4}  {time}  {}{marks}\n        changed: {}",
+                "{:>6}  {time}  {}{marks}\n          changed: {}",
                 item.turn,
                 exact(&item.prompt),
                 files(&item.files_changed)
@@ -319,6 +389,15 @@ fn write_plan(out: &mut dyn Write, plan: &RewindPlan) -> std::io::Result<()> {
             exact(&n.reason)
         )?;
     }
+    for c in &plan.changed_not_restored {
+        writeln!(
+            out,
+            "  changed, not restored {} ({} path{}: version control and ansa state are never restored)",
+            exact(&c.path),
+            c.paths,
+            if c.paths == 1 { "" } else { "s" }
+        )?;
+    }
     for u in &plan.unkept {
         writeln!(
             out,
@@ -334,6 +413,22 @@ fn write_plan(out: &mut dyn Write, plan: &RewindPlan) -> std::io::Result<()> {
 }
 
 fn write_done(out: &mut dyn Write, done: &RewindDone) -> std::io::Result<()> {
+    if done.rolled_back {
+        writeln!(
+            out,
+            "Rewind to before turn {} rolled back: another process wrote the workspace during the restore; nothing was rewound.",
+            done.target
+        )?;
+        for c in &done.conflicts {
+            writeln!(
+                out,
+                "  conflict {} (the other process's version; the version from before the restore is now {})",
+                exact(&c.path),
+                exact(&c.set_aside)
+            )?;
+        }
+        return writeln!(out, "Compare the versions, then rewind again.");
+    }
     writeln!(
         out,
         "Rewound to before turn {}: {} restored, {} recreated, {} deleted.",
@@ -352,8 +447,8 @@ fn write_done(out: &mut dyn Write, done: &RewindDone) -> std::io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{utc, write_plan};
-    use ansa_sessions::protocol::RewindPlan;
+    use super::{utc, write_done, write_plan};
+    use ansa_sessions::protocol::{ChangedNotRestored, RewindConflict, RewindDone, RewindPlan};
     use ansa_sessions::{RequestId, RewindScope};
 
     #[test]
@@ -368,6 +463,10 @@ mod tests {
             not_restorable: Vec::new(),
             unkept: vec!["big\x1b[2J.bin".to_owned()],
             rewound: Vec::new(),
+            changed_not_restored: vec![ChangedNotRestored {
+                path: "vendor/x\x1b[2J/.git".to_owned(),
+                paths: 12,
+            }],
         };
         let mut out = Vec::new();
         write_plan(&mut out, &plan).unwrap_or_else(|e| panic!("{e}"));
@@ -376,7 +475,39 @@ mod tests {
             text.contains("unkept   big␛[2J.bin (its current version was never kept"),
             "{text}"
         );
+        assert!(
+            text.contains("changed, not restored vendor/x␛[2J/.git (12 paths"),
+            "{text}"
+        );
         assert!(!text.contains('\x1b'), "{text}");
+    }
+
+    #[test]
+    fn a_rolled_back_rewind_names_both_versions_and_gives_no_prompt_back() {
+        let done = RewindDone {
+            target: RequestId(2),
+            scope: RewindScope::Both,
+            restored: 0,
+            recreated: 0,
+            deleted: 0,
+            kept: Vec::new(),
+            prompt: "the prompt".to_owned(),
+            rewound: Vec::new(),
+            checkpoint: None,
+            rolled_back: true,
+            conflicts: vec![RewindConflict {
+                path: "f\x1b]0;x\x07".to_owned(),
+                set_aside: "f\x1b]0;x\x07.ansa-rewind-conflict-1".to_owned(),
+            }],
+        };
+        let mut out = Vec::new();
+        write_done(&mut out, &done).unwrap_or_else(|e| panic!("{e}"));
+        let text = String::from_utf8_lossy(&out);
+        assert!(text.contains("rolled back"), "{text}");
+        assert!(text.contains("nothing was rewound"), "{text}");
+        assert!(text.contains(".ansa-rewind-conflict-1"), "{text}");
+        assert!(!text.contains("the prompt"), "{text}");
+        assert!(!text.contains('\x1b') && !text.contains('\x07'), "{text}");
     }
 
     #[test]

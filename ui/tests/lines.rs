@@ -230,6 +230,7 @@ fn lost_events_are_recovered_with_a_snapshot_and_the_transcript() {
             role,
             text: text.into(),
             truncated: false,
+            rewound: false,
         };
         rt.emit(EventBody::Transcript(TranscriptPage {
             begin: 1,

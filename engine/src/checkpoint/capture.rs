@@ -25,7 +25,7 @@ use rayon::prelude::*;
 
 use crate::checkpoint::error::CheckpointError;
 use crate::checkpoint::exclude::Exclude;
-use crate::checkpoint::manifest::{Manifest, ManifestId, Node, Unrestorable};
+use crate::checkpoint::manifest::{Entry, Manifest, ManifestId, Node, Unrestorable};
 use crate::checkpoint::store::{Commit, Staged, Store};
 use crate::files::workspace::Workspace;
 use crate::protocol::Digest;
@@ -85,7 +85,8 @@ pub struct Captured {
 pub struct CaptureStats {
     /// Entries of the manifest.
     pub entries: u64,
-    /// Entries recorded without their content (any `Unrestorable`).
+    /// Entries recorded without their content (any `Unrestorable`; a state directory counts
+    /// once, not with the paths listed below it).
     pub not_restorable: u64,
     /// Files whose content was read.
     pub files_read: u64,
@@ -161,7 +162,7 @@ pub fn capture(
         .map(|(_, w)| w.entry)
         .collect();
     stats.entries = entries.len() as u64;
-    stats.not_restorable = entries.iter().filter(|e| e.state.is_err()).count() as u64;
+    stats.not_restorable = not_restorable(&entries);
     let manifest = Manifest { entries };
     let id = store.put_manifest(&manifest)?;
     Ok(Captured {
@@ -376,4 +377,27 @@ fn racy_window_ns() -> i128 {
             i128::from(res.tv_sec()) * 1_000_000_000 + i128::from(res.tv_nsec())
         });
     (2 * tick).clamp(1_000_000, 50_000_000)
+}
+
+/// Entries without content, a state directory's listed contents left out.
+fn not_restorable(entries: &[Entry]) -> u64 {
+    let state: HashSet<&str> = entries
+        .iter()
+        .filter(|e| e.state == Err(Unrestorable::StateDir))
+        .map(|e| e.path.as_str())
+        .collect();
+    let below_state = |path: &str| {
+        let mut p = path;
+        while let Some((parent, _)) = p.rsplit_once('/') {
+            if state.contains(parent) {
+                return true;
+            }
+            p = parent;
+        }
+        false
+    };
+    entries
+        .iter()
+        .filter(|e| e.state.is_err() && !below_state(&e.path))
+        .count() as u64
 }

@@ -361,11 +361,13 @@ impl<'a> Reader<'a> {
 
 /// The rules both directions enforce: valid paths, strictly ascending by bytes, permission
 /// bits only, bounded payloads, and every entry's parent an earlier restorable directory
-/// (an ignored, excluded or unreadable directory lists nothing below it).
+/// (an ignored, excluded or unreadable directory lists nothing below it), except that a state
+/// directory lists what is below it as state too (by stat, so a plan can count its changes).
 fn check_structure<'m>(
     entries: impl Iterator<Item = (&'m String, &'m Result<Node, Unrestorable>, u32)>,
 ) -> Result<(), ManifestError> {
     let mut dirs: HashSet<&str> = HashSet::new();
+    let mut state_dirs: HashSet<&str> = HashSet::new();
     let mut previous: Option<&str> = None;
     for (index, (path, state, mode)) in entries.enumerate() {
         let bad = |reason: &'static str| ManifestError::BadEntry {
@@ -391,13 +393,18 @@ fn check_structure<'m>(
             }
             _ => {}
         }
+        let is_state = matches!(state, Err(Unrestorable::StateDir));
         if let Some((parent, _)) = path.rsplit_once('/')
             && !dirs.contains(parent)
+            && !(is_state && state_dirs.contains(parent))
         {
             return Err(bad("its parent is not a directory of the manifest"));
         }
         if matches!(state, Ok(Node::Dir)) {
             dirs.insert(path);
+        }
+        if is_state {
+            state_dirs.insert(path);
         }
         previous = Some(path);
     }

@@ -13,6 +13,7 @@ mod matrix;
 mod real_store;
 mod support;
 mod unkept;
+mod writer;
 
 use ash_engine::checkpoint::restore::{
     EntryKind, OnConflict, RestoreError, apply, external_changes, plan,

@@ -45,3 +45,62 @@ fn a_checkpoint_taken_by_capture_is_restored_exactly_and_ignored_paths_stay() {
     assert_eq!(snapshot(root), expected);
     assert_eq!(journal_left(root), Vec::<String>::new());
 }
+
+#[test]
+fn changes_in_state_directories_are_counted_in_the_plan_never_kept_and_never_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let store_dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&store_dir.path().join("store"), 1 << 30).unwrap();
+    let ws = Workspace::new(root).unwrap();
+    write(root, "a.txt", b"alpha\n", 0o644);
+    mkdir(root, ".git", 0o755);
+    write(root, ".git/HEAD", b"ref: refs/heads/main\n", 0o644);
+    mkdir(root, ".git/refs", 0o755);
+    mkdir(root, "vendor", 0o755);
+    mkdir(root, "vendor/.hg", 0o755);
+    write(root, "vendor/.hg/store", b"hg v1\n", 0o644);
+    let rules = CaptureRules::default();
+    let target = capture(&ws, &store, None, &rules).unwrap().manifest;
+    // No content below a state directory is read into the store.
+    for path in [".git/HEAD", "vendor/.hg/store"] {
+        let e = target.get(path).expect(path);
+        assert_eq!(e.state, Err(Unrestorable::StateDir), "{path}");
+    }
+    assert!(
+        !store.contains(&ash_engine::protocol::Digest::of(b"ref: refs/heads/main\n")),
+        "a state file's content was stored"
+    );
+    // The turn commits (three paths below .git) and changes a file; vendor/.hg stays.
+    write(root, "a.txt", b"alpha\nbeta\n", 0o644);
+    write(root, ".git/HEAD", b"ref: refs/heads/topic\n", 0o644);
+    write(root, ".git/refs/topic", b"0123\n", 0o644);
+    write(root, ".git/index", b"index\n", 0o644);
+    let now = capture(&ws, &store, Some(&target), &rules)
+        .unwrap()
+        .manifest;
+    let before = snapshot(root);
+    let p = plan(&target, &now, &BTreeSet::new(), &store).unwrap();
+    // HEAD, refs/topic and index changed, and the directories refs and .git itself.
+    assert_eq!(p.changed_not_restored, [(".git".to_owned(), 5)]);
+    // The plan lists a state directory once, not what is below it.
+    assert!(
+        p.not_restorable
+            .iter()
+            .all(|(path, _)| !path.starts_with(".git/")),
+        "{:?}",
+        p.not_restorable
+    );
+    apply(&ws, &p, &target, &now, OnConflict::Take, &store).unwrap();
+    let after = snapshot(root);
+    for (path, snap) in &before {
+        if path.starts_with(".git") || path.starts_with("vendor") {
+            assert_eq!(after.get(path), Some(snap), "{path} was touched");
+        }
+    }
+    assert_eq!(
+        std::fs::read(root.join("a.txt")).unwrap(),
+        b"alpha\n",
+        "the rest is restored"
+    );
+}

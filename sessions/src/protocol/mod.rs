@@ -20,8 +20,8 @@ pub use report::{
     ToolReport, cut_line,
 };
 pub use rewind::{
-    CheckpointItem, CheckpointNotice, CheckpointNoticeKind, NotRestorable, PathKind, PlannedPath,
-    RewindDone, RewindPlan,
+    ChangedNotRestored, CheckpointItem, CheckpointNotice, CheckpointNoticeKind, NotRestorable,
+    PathKind, PlannedPath, RewindConflict, RewindDone, RewindPlan,
 };
 
 use crate::ids::{Incarnation, Profile};

@@ -93,6 +93,20 @@ pub struct RewindPlan {
     /// Turns whose conversation the rewind takes back (empty for scope `code`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub rewound: Vec<RequestId>,
+    /// Version-control and ansa state directories (`.git`, `.hg`, `.svn`, `.jj`, `.ash`,
+    /// `.ansa`) with paths changed since the checkpoint: changed, and never restored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed_not_restored: Vec<ChangedNotRestored>,
+}
+
+/// A state directory a rewind leaves as it is although paths in it changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChangedNotRestored {
+    /// The directory, relative to the workspace root.
+    pub path: String,
+    /// How many paths at or below it were created, deleted or changed.
+    pub paths: u64,
 }
 
 /// What a rewind did (after its `rewind` record was synced).
@@ -119,6 +133,25 @@ pub struct RewindDone {
     /// The checkpoint taken just before the restore: `rewind` with it undoes this rewind.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub checkpoint: Option<ManifestHex>,
+    /// Another process wrote the workspace during the restore: it was rolled back, nothing
+    /// was rewound (the counts are 0 and the conversation is as it was), and `conflicts` says
+    /// where both versions of a path it created again are.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rolled_back: bool,
+    /// Paths of a rolled-back restore that another process created again: its version is at
+    /// the path, the version from before the restore next to it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conflicts: Vec<RewindConflict>,
+}
+
+/// A path where a rolled-back restore kept two versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RewindConflict {
+    /// Path relative to the workspace root: the other process's version.
+    pub path: String,
+    /// Where the version from before the restore now is (`PATH.ansa-rewind-conflict-N`).
+    pub set_aside: String,
 }
 
 /// Why a checkpoint notice was published.

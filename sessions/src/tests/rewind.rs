@@ -122,6 +122,71 @@ fn checkpoints_and_rewinds_survive_a_reopen_and_mark_rewound_turns() {
     assert_eq!(items[3].files_changed, ["a.txt"]);
     assert_eq!(items[3].time, Some(1_001));
     assert_eq!(items[2].time, None);
+    // The transcript flags the rewound turns' prompts and answers.
+    let flags: Vec<(u64, bool)> = s
+        .transcript(TranscriptQuery {
+            before: 0,
+            limit: 64,
+            forward: true,
+        })
+        .entries
+        .iter()
+        .map(|e| (e.request_id.0, e.rewound))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            (1, false),
+            (1, false),
+            (2, true),
+            (2, true),
+            (3, true),
+            (3, true)
+        ]
+    );
+}
+
+#[test]
+fn a_turn_after_a_rewind_is_not_flagged_and_the_flag_survives_a_reopen() {
+    let (_t, dir) = session_dir();
+    {
+        let mut s = open_or_create(&dir, 64 << 20).expect("open");
+        let Acceptance::Accepted(r) = submit(&mut s, "a", "taken back").expect("submit") else {
+            panic!("replayed")
+        };
+        s.finish(r, "old answer".into()).expect("finish");
+        s.append(Record::ContextEpoch(ContextEpoch {
+            epoch: 1,
+            request_id: r,
+            compaction: None,
+            rewound: Some(r),
+        }))
+        .expect("epoch");
+        let Acceptance::Accepted(r2) = submit(&mut s, "b", "asked again").expect("submit") else {
+            panic!("replayed")
+        };
+        s.finish(r2, "new answer".into()).expect("finish");
+    }
+    let s = open_or_create(&dir, 64 << 20).expect("reopen");
+    let page = s.transcript(TranscriptQuery {
+        before: 0,
+        limit: 64,
+        forward: false,
+    });
+    let flags: Vec<(&str, bool)> = page
+        .entries
+        .iter()
+        .map(|e| (e.text.as_str(), e.rewound))
+        .collect();
+    assert_eq!(
+        flags,
+        [
+            ("taken back", true),
+            ("old answer", true),
+            ("asked again", false),
+            ("new answer", false)
+        ]
+    );
 }
 
 #[test]

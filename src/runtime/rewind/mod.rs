@@ -7,11 +7,13 @@ use ash_engine::checkpoint::{Change, Manifest, Unrestorable, diff};
 
 mod checkpointer;
 mod history;
+mod no_model;
 mod recover;
 mod wire;
 
 pub use checkpointer::{Checkpointer, Taken};
 pub use history::external_since;
+pub use no_model::RewindOnly;
 pub use recover::recover;
 pub use wire::plan_event;
 

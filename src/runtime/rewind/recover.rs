@@ -17,12 +17,18 @@ pub fn recover(
     checkpoints: &mut Checkpointer,
     tools: &ToolExecutor,
 ) -> Option<(RequestId, String)> {
-    let engine: Vec<Outcome> = tools
-        .session()
-        .take_recovered_restores()
-        .into_iter()
-        .map(|r| r.outcome)
+    let recovered = tools.session().take_recovered_restores();
+    let set_aside: Vec<String> = recovered
+        .iter()
+        .flat_map(|r| &r.conflicts)
+        .map(|c| {
+            format!(
+                "{} (another process created it again; the version from before the restore is {})",
+                c.path, c.set_aside
+            )
+        })
         .collect();
+    let engine: Vec<Outcome> = recovered.into_iter().map(|r| r.outcome).collect();
     let (seq, point) = session.state().interrupted_rewind()?.clone();
     let target = point.request_id;
     let before = match checkpoints.load(&point.manifest) {
@@ -110,6 +116,12 @@ pub fn recover(
         }
     };
     let mut message = format!("a rewind to turn {target} was interrupted; {what}");
+    if !set_aside.is_empty() {
+        message.push_str(&format!(
+            ", except where another process wrote during it: {}",
+            set_aside.join(", ")
+        ));
+    }
     if let Err(e) = saved {
         message.push_str(&format!(" (this could not be journaled: {e})"));
     }

@@ -1,7 +1,9 @@
 //! From the engine's restore types to the protocol's: the plan a frontend shows and the reason
 //! a path is not restorable.
 
-use ansa_sessions::protocol::{NotRestorable, PathKind, PlannedPath, RewindPlan};
+use ansa_sessions::protocol::{
+    ChangedNotRestored, NotRestorable, PathKind, PlannedPath, RewindPlan,
+};
 use ansa_sessions::{RequestId, RewindScope};
 use ash_engine::checkpoint::Unrestorable;
 use ash_engine::checkpoint::restore::{EntryKind, Plan, PlannedFile};
@@ -64,5 +66,13 @@ pub fn plan_event(
             .collect(),
         unkept: plan.unkept.clone(),
         rewound,
+        changed_not_restored: plan
+            .changed_not_restored
+            .iter()
+            .map(|(path, paths)| ChangedNotRestored {
+                path: path.clone(),
+                paths: *paths,
+            })
+            .collect(),
     }
 }

@@ -5,7 +5,7 @@
 //! publish the result. Nothing is changed before the plan is published, and a refusal at any
 //! step changes nothing.
 
-use ansa_sessions::protocol::{ErrorCode, EventBody, RewindDone};
+use ansa_sessions::protocol::{ErrorCode, EventBody, RewindConflict, RewindDone};
 use ansa_sessions::{
     CheckpointPhase, CodePoint, ContextEpoch, ManifestHex, OnConflict, Record, RequestId, Rewind,
     RewindApplied, RewindRecovery, RewindScope, Seq,
@@ -163,22 +163,36 @@ impl Worker {
             let ws = self.checkpoints.workspace();
             applied = match restore::apply(ws, &plan, &code.manifest, &now, on_conflict, store) {
                 Ok(applied) => applied,
+                Err(RestoreError::Conflicted { conflicts, .. }) => {
+                    // Rolled back with both versions of each path kept: a result, not a
+                    // refusal, since the workspace now holds files the user must look at.
+                    self.settle_rolled_back(job, checkpoint.clone());
+                    return Ok(EventBody::RewindDone(RewindDone {
+                        target,
+                        scope: job.scope,
+                        restored: 0,
+                        recreated: 0,
+                        deleted: 0,
+                        kept: Vec::new(),
+                        prompt,
+                        rewound: Vec::new(),
+                        checkpoint,
+                        rolled_back: true,
+                        conflicts: conflicts
+                            .into_iter()
+                            .map(|c| RewindConflict {
+                                path: c.path,
+                                set_aside: c.set_aside,
+                            })
+                            .collect(),
+                    }));
+                }
                 Err(e) => {
                     // The restore changed nothing (or, unproven, is left to the recovery at the
                     // next open): a settled refusal is journaled so no reopen takes it for an
                     // interrupted rewind.
                     if !matches!(e, RestoreError::Recovery(_)) {
-                        let settled = Rewind {
-                            command_id: job.command_id.clone(),
-                            request_id: target,
-                            scope: RewindScope::Code,
-                            checkpoint: checkpoint.clone(),
-                            restored_to: None,
-                            applied: RewindApplied::default(),
-                            epoch: self.context.epoch,
-                            recovered: Some(RewindRecovery::RolledBack),
-                        };
-                        let _ = self.shared.lock().durable(Record::Rewind(settled));
+                        self.settle_rolled_back(job, checkpoint.clone());
                     }
                     return Err(engine_refused(e));
                 }
@@ -222,7 +236,25 @@ impl Worker {
             prompt,
             rewound,
             checkpoint,
+            rolled_back: false,
+            conflicts: Vec::new(),
         }))
+    }
+
+    /// Journals a restore that changed nothing in the end, so no reopen takes the
+    /// `before_rewind` checkpoint for an interrupted rewind.
+    fn settle_rolled_back(&mut self, job: &RewindJob, checkpoint: Option<ManifestHex>) {
+        let settled = Rewind {
+            command_id: job.command_id.clone(),
+            request_id: job.target,
+            scope: RewindScope::Code,
+            checkpoint,
+            restored_to: None,
+            applied: RewindApplied::default(),
+            epoch: self.context.epoch,
+            recovered: Some(RewindRecovery::RolledBack),
+        };
+        let _ = self.shared.lock().durable(Record::Rewind(settled));
     }
 
     /// The manifest a code rewind restores, or `None` when nothing since the turn changed

@@ -178,6 +178,7 @@ fn the_recovered_answer_is_the_latest_assistant_entry_of_the_request() {
         role,
         text: text.into(),
         truncated: false,
+        rewound: false,
     };
     let page = TranscriptPage {
         query: TranscriptQuery {

@@ -186,6 +186,7 @@ impl BenchFrame {
                          with **emphasis** and a list:\n\n- one\n- two"
                     ),
                     truncated: false,
+                    rewound: false,
                 })
                 .collect();
             self.event(EventBody::Transcript(TranscriptPage {

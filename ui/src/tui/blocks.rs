@@ -293,7 +293,8 @@ pub(crate) fn user_lines(text: &str, width: u16, style: Style, theme: Theme) -> 
 }
 
 /// The history pane's text for `entries` (a blank line before each entry); the entries of a
-/// turn in `rewound` are dimmed, and its prompt has a `↺ rewound` line over it.
+/// turn in `rewound` (or flagged rewound by the transcript) are dimmed, and its prompt has a
+/// `↺ rewound` line over it.
 pub(crate) fn history_lines(
     entries: &[TranscriptEntry],
     rewound: &BTreeSet<RequestId>,
@@ -303,7 +304,7 @@ pub(crate) fn history_lines(
     let mut lines = Vec::new();
     for entry in entries {
         lines.push(Line::default());
-        let taken_back = rewound.contains(&entry.request_id);
+        let taken_back = entry.rewound || rewound.contains(&entry.request_id);
         if taken_back && entry.role == Role::User {
             lines.push(Line::styled(
                 format!("{INDENT}↺ rewound (taken back by /rewind)"),

@@ -56,6 +56,9 @@ struct DirTask {
     /// Logical path; `""` for the workspace root.
     logical: String,
     chain: Chain,
+    /// Inside a state directory: every entry is listed by its stat alone (never read, never
+    /// restored), so a plan can say how many paths a turn changed there.
+    state: bool,
 }
 
 #[derive(Default)]
@@ -72,6 +75,7 @@ pub(super) fn walk(cx: &Context<'_>) -> Result<(Vec<Walked>, WalkCounts), Checkp
     let mut frontier = vec![DirTask {
         logical: String::new(),
         chain: None,
+        state: false,
     }];
     let mut entries: Vec<Walked> = Vec::new();
     let mut failed: HashMap<String, String> = HashMap::new();
@@ -99,7 +103,10 @@ pub(super) fn walk(cx: &Context<'_>) -> Result<(Vec<Walked>, WalkCounts), Checkp
     }
     entries.par_sort_unstable_by(|a, b| a.entry.path.as_bytes().cmp(b.entry.path.as_bytes()));
     for walked in &mut entries {
-        if let Some(reason) = failed.remove(&walked.entry.path) {
+        // A state directory stays one (what is below it is only ever counted).
+        if walked.entry.state != Err(Unrestorable::StateDir)
+            && let Some(reason) = failed.remove(&walked.entry.path)
+        {
             walked.entry.state = Err(Unrestorable::Unreadable { reason });
         }
     }
@@ -130,7 +137,11 @@ fn list_dir(cx: &Context<'_>, task: &DirTask) -> Listing {
             };
         }
     };
-    let chain = ignore::extend(&task.chain, dir.as_fd(), &task.logical);
+    // A state directory's `.gitignore`s say nothing about it: none are read there.
+    let chain = match task.state {
+        true => None,
+        false => ignore::extend(&task.chain, dir.as_fd(), &task.logical),
+    };
     // Only a directory with a name that is not UTF-8 needs the set of its names.
     let mut taken: Option<HashSet<String>> = None;
     let mut listing = Listing::default();
@@ -190,7 +201,16 @@ fn list_dir(cx: &Context<'_>, task: &DirTask) -> Listing {
             }
         };
         let at_root = task.logical.is_empty();
-        let (state, read) = if !utf8 {
+        let (state, read) = if task.state {
+            if type_of(&stat) == SFlag::S_IFDIR && !is_store(cx, &stat) {
+                listing.subdirs.push(DirTask {
+                    logical: path.clone(),
+                    chain: None,
+                    state: true,
+                });
+            }
+            (Err(Unrestorable::StateDir), false)
+        } else if !utf8 {
             let why = "its name is not UTF-8 (shown here with U+FFFD), so it cannot be restored";
             (
                 Err(Unrestorable::Unreadable {
@@ -240,10 +260,18 @@ fn decide(
 ) -> (Result<Node, Unrestorable>, bool) {
     let kind = type_of(stat);
     let is_dir = kind == SFlag::S_IFDIR;
-    if (at_root && ROOT_STATE.contains(&name))
-        || VCS_STATE.contains(&name)
-        || (is_dir && (stat.st_dev, stat.st_ino) == cx.store.identity())
-    {
+    if is_dir && is_store(cx, stat) {
+        return (Err(Unrestorable::StateDir), false);
+    }
+    if (at_root && ROOT_STATE.contains(&name)) || VCS_STATE.contains(&name) {
+        // Listed by stat only, never read: a plan counts what a turn changed in it.
+        if is_dir {
+            listing.subdirs.push(DirTask {
+                logical: path.to_owned(),
+                chain: None,
+                state: true,
+            });
+        }
         return (Err(Unrestorable::StateDir), false);
     }
     if cx.exclude.matches(name, path, || {
@@ -258,6 +286,7 @@ fn decide(
         listing.subdirs.push(DirTask {
             logical: path.to_owned(),
             chain: chain.clone(),
+            state: false,
         });
         return (Ok(Node::Dir), false);
     }
@@ -301,6 +330,12 @@ fn decide(
         }),
         true,
     )
+}
+
+/// Whether a directory is the checkpoint store itself (never walked: it changes with every
+/// checkpoint).
+fn is_store(cx: &Context<'_>, stat: &FileStat) -> bool {
+    (stat.st_dev, stat.st_ino) == cx.store.identity()
 }
 
 /// The previous manifest's state for `path` when the file is as it was then (stamp and mode)

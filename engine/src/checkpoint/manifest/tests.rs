@@ -142,6 +142,14 @@ fn structure_rules_hold_in_both_directions() {
             vec![entry("a", Err(Unrestorable::Ignored)), file("a/b", b"")],
             "parent",
         ),
+        // A state directory lists only state below it.
+        (
+            vec![
+                entry(".git", Err(Unrestorable::StateDir)),
+                file(".git/b", b""),
+            ],
+            "parent",
+        ),
         (vec![file("", b"")], "empty"),
         (vec![file("/abs", b"")], "empty component"),
         (vec![file("a/", b"")], "empty component"),
@@ -171,6 +179,13 @@ fn structure_rules_hold_in_both_directions() {
         let err = encode(&m).unwrap_err();
         assert!(err.to_string().contains(why), "{why}: {err}");
     }
+    let state = Manifest {
+        entries: vec![
+            entry(".git", Err(Unrestorable::StateDir)),
+            entry(".git/HEAD", Err(Unrestorable::StateDir)),
+        ],
+    };
+    assert_eq!(decode(&encode(&state).unwrap()).unwrap(), state);
     // Encoded by hand past the encoder's checks, the decoder refuses the same thing.
     let mut bytes = encode(&Manifest {
         entries: vec![file("a", b""), file("b", b"")],

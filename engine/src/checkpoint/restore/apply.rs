@@ -72,8 +72,18 @@ pub fn apply(
         // Whether the marker exists is unknown: recovery at the next open decides by it.
         Err(e @ RestoreError::Recovery(_)) => return Err(e),
         Err(e) => {
-            recover::roll_back(ws, &changes)?;
-            return Err(e);
+            let conflicts = recover::roll_back(ws, &changes)?;
+            if conflicts.is_empty() {
+                return Err(e);
+            }
+            let path = match e {
+                RestoreError::Concurrent { path } => path,
+                _ => conflicts
+                    .first()
+                    .map(|c| c.path.clone())
+                    .unwrap_or_default(),
+            };
+            return Err(RestoreError::Conflicted { path, conflicts });
         }
     }
     clean_up(ws);
@@ -357,6 +367,9 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
     }
     // Deepest first: what is replaced or deleted goes into removed/, and is checked there
     // against `now`, so a write that raced the check is found and rolled back, not lost.
+    // The stat of each file checked is taken again before the commit: a writer that opened
+    // the path before it moved can still write into it there.
+    let mut checked: Vec<(usize, fsops::Times)> = Vec::new();
     for (i, c) in changes.iter().enumerate().rev() {
         let Some(before) = &c.before else { continue };
         if retune(c) {
@@ -378,6 +391,12 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
         fsops::rename_new(ws, &c.path, &removed).map_err(|e| failed("moving away", &c.path, &e))?;
         dirty.touch(&c.path);
         dirty.touch(&removed);
+        crash::moved_away(&c.path);
+        let times = if before.is_dir() {
+            None
+        } else {
+            fsops::times(ws, &removed).map_err(|e| failed("checking", &c.path, &e))?
+        };
         let same = if before.is_dir() {
             fsops::is_empty_dir(ws, &removed)
         } else {
@@ -386,6 +405,7 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
         if !same.map_err(|e| failed("checking", &c.path, &e))? {
             return Err(concurrent(&c.path));
         }
+        checked.extend(times.map(|t| (i, t)));
         if before.is_dir() {
             flush(&mut dirty, &c.path)?;
         }
@@ -429,6 +449,13 @@ fn forward(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
         }
     }
     flush(&mut dirty, ".")?;
+    for (i, times) in checked {
+        let removed = journal::removed(PUBLISHED, i);
+        let now = fsops::times(ws, &removed).map_err(|e| failed("checking", &removed, &e))?;
+        if now != Some(times) {
+            return Err(concurrent(&changes[i].path));
+        }
+    }
     let new = format!("{PUBLISHED}/{}.new", journal::COMMITTED);
     let marker = format!("{PUBLISHED}/{}", journal::COMMITTED);
     let written = fsops::write_new(ws, &new, journal::COMMITTED_MARKER, 0o600)

@@ -17,9 +17,14 @@ mod hook {
     thread_local! {
         pub(super) static PUBLISHED: std::cell::RefCell<Option<Box<dyn FnOnce()>>> =
             const { std::cell::RefCell::new(None) };
+        pub(super) static MOVED: std::cell::RefCell<Option<Moved>> =
+            const { std::cell::RefCell::new(None) };
     }
 
     pub(super) use crate::txn::crash::hook::hit;
+
+    /// What a test runs with each path a restore moves away.
+    pub(super) type Moved = Box<dyn FnMut(&str)>;
 }
 
 /// A forward cut point (staging, each step of apply, commit, cleanup).
@@ -40,6 +45,31 @@ pub(crate) fn published() {
     if let Some(f) = hook::PUBLISHED.with(|h| h.borrow_mut().take()) {
         f();
     }
+}
+
+/// The restore moved `path` away into its journal (a test's concurrent writer acts here).
+pub(crate) fn moved_away(path: &str) {
+    #[cfg(feature = "crash-points")]
+    hook::MOVED.with(|h| {
+        if let Some(f) = h.borrow_mut().as_mut() {
+            f(path);
+        }
+    });
+    #[cfg(not(feature = "crash-points"))]
+    let _ = path;
+}
+
+/// Runs `f` on this thread with each path the restores it runs move away into their journal,
+/// right after the move (tests of a writer creating a path again during a restore).
+#[cfg(feature = "crash-points")]
+pub fn on_moved_away(f: impl FnMut(&str) + 'static) {
+    hook::MOVED.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+}
+
+/// Forgets the hook [`on_moved_away`] set.
+#[cfg(feature = "crash-points")]
+pub fn clear_moved_away() {
+    hook::MOVED.with(|h| *h.borrow_mut() = None);
 }
 
 /// Runs `f` on this thread right after the next restore journal it publishes, before any

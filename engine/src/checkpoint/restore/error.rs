@@ -1,6 +1,6 @@
 //! Why a restore was refused or failed.
 
-use super::SourceError;
+use super::{RollbackConflict, SourceError};
 
 /// Why a restore was refused or did not complete. Every variant but `Recovery` leaves the
 /// workspace exactly as it was before the restore.
@@ -56,6 +56,17 @@ pub enum RestoreError {
         /// The path found changed.
         path: String,
     },
+    /// Other processes wrote paths during the restore and created some of them again after
+    /// the restore had moved them away: everything was rolled back, each such path keeps the
+    /// other process's version, and the version it had before the restore is set aside next
+    /// to it. Nothing was lost and no journal is left.
+    #[error("{}", conflicted(path, conflicts))]
+    Conflicted {
+        /// The path the restore first found changed.
+        path: String,
+        /// Each path holding a writer's version, with where the other version went.
+        conflicts: Vec<RollbackConflict>,
+    },
     /// `.ash` exists but is not the engine's state directory.
     #[error("{0}")]
     ForeignStateDir(String),
@@ -68,7 +79,28 @@ pub enum RestoreError {
     /// The rollback of a failed restore could not be proven: the journal in `.ash/restore` and
     /// the files are left as they are for inspection; the next session open retries.
     #[error(
-        "restore could not be rolled back: {0}; the files it had moved are in .ash/restore/removed (see docs/rewind.md, \"A restore that could not be rolled back\")"
+        "restore could not be rolled back: {0}; the files it had moved are in .ash/restore/removed, and the next session open retries the rollback"
     )]
     Recovery(String),
+}
+
+fn conflicted(path: &str, conflicts: &[RollbackConflict]) -> String {
+    let shown: Vec<String> = conflicts
+        .iter()
+        .take(10)
+        .map(|c| {
+            format!(
+                "{} (its version from before the restore is now {})",
+                c.path, c.set_aside
+            )
+        })
+        .collect();
+    let more = match conflicts.len() {
+        n if n > 10 => format!(" and {} more", n - 10),
+        _ => String::new(),
+    };
+    format!(
+        "{path} was changed by another process during the restore; everything was rolled back, and where that process created a path again its version stays: {}{more}; nothing was lost; compare the versions, then make a new plan",
+        shown.join(", ")
+    )
 }

@@ -33,6 +33,35 @@ pub(crate) fn lstat(ws: &Workspace, path: &str) -> io::Result<Option<(FileType, 
     }
 }
 
+/// The size, modification time and inode of a path (symlinks unfollowed): what a write
+/// through a descriptor opened earlier changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Times {
+    size: i64,
+    mtime: (i64, u64),
+    ino: u64,
+}
+
+/// [`Times`] of `path`, `None` when absent.
+pub(crate) fn times(ws: &Workspace, path: &str) -> io::Result<Option<Times>> {
+    let at = match ws.locate(path) {
+        Ok(at) => at,
+        Err(e) if missing(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match rustix::fs::statat(at.dir(), at.name(), AtFlags::SYMLINK_NOFOLLOW) {
+        Ok(st) => Ok(Some(Times {
+            size: st.st_size,
+            mtime: (st.st_mtime, st.st_mtime_nsec),
+            ino: st.st_ino,
+        })),
+        Err(e) => {
+            let e = io::Error::from(e);
+            if missing(&e) { Ok(None) } else { Err(e) }
+        }
+    }
+}
+
 /// True for "no such name": missing, or a parent that is not a directory.
 pub(crate) fn missing(e: &io::Error) -> bool {
     matches!(

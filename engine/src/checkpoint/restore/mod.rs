@@ -19,6 +19,7 @@
 //! recovery and reports what it did as [`RecoveredRestore`].
 
 mod apply;
+mod aside;
 mod crash;
 mod desired;
 mod error;
@@ -30,8 +31,9 @@ mod recover;
 mod source;
 
 pub use apply::apply;
+pub use aside::SUFFIX as CONFLICT_SUFFIX;
 #[cfg(feature = "crash-points")]
-pub use crash::on_published;
+pub use crash::{clear_moved_away, on_moved_away, on_published};
 pub use error::RestoreError;
 pub use plan::{external_changes, plan};
 pub use recover::{RecoveredRestore, recover};
@@ -87,12 +89,28 @@ pub struct Plan {
     pub delete: Vec<PlannedFile>,
     /// Paths of the three lists above that something other than this session changed.
     pub conflicts: Vec<String>,
-    /// Paths never touched: not restorable in either manifest, or holding such a path.
+    /// Paths never touched: not restorable in either manifest, or holding such a path (a
+    /// state directory once, not with the paths below it).
     pub not_restorable: Vec<(String, crate::checkpoint::manifest::Unrestorable)>,
+    /// Version-control and ansa state directories (`.git`, `.hg`, `.svn`, `.jj`, `.ash`,
+    /// `.ansa`) in which paths differ between the checkpoint and now, with how many: changed,
+    /// and never restored. Counted from the paths' stat, never their content. Sorted.
+    pub changed_not_restored: Vec<(String, u64)>,
     /// Paths of the restore and delete lists whose current version was recorded without
     /// content (too large, unreadable, ignored …): it is replaced or deleted without being
     /// kept, so rewinding this rewind cannot bring it back. Sorted.
     pub unkept: Vec<String>,
+}
+
+/// A path where a rolled-back restore met a concurrent writer: the writer's version is at
+/// `path`, and the version the rollback had to put back there is at `set_aside`, next to it
+/// (`NAME.ansa-rewind-conflict-N`, the first free `N`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RollbackConflict {
+    /// Logical path relative to the workspace root.
+    pub path: String,
+    /// Where the other version is now, relative to the workspace root.
+    pub set_aside: String,
 }
 
 /// Who wins at a conflicting path.

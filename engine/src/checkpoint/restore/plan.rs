@@ -4,7 +4,7 @@
 use super::desired::{self, Before, Change, Held, Item};
 use super::lines::{self, Text};
 use super::{EntryKind, ObjectSource, Plan, PlannedFile, RestoreError};
-use crate::checkpoint::manifest::{Manifest, Node};
+use crate::checkpoint::manifest::{Manifest, Node, Unrestorable};
 use crate::protocol::Digest;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -46,8 +46,72 @@ pub fn plan(
             not_restorable.entry(path).or_insert(why);
         }
     }
-    plan.not_restorable = not_restorable.into_iter().collect();
+    let state = StateDirs::of(target, now);
+    plan.not_restorable = not_restorable
+        .into_iter()
+        .filter(|(path, _)| state.top(path).is_none_or(|top| top == path))
+        .collect();
+    plan.changed_not_restored = state.changed(target, now);
     Ok(plan)
+}
+
+/// The state directories of two manifests (entries recorded as `StateDir`).
+struct StateDirs<'a>(BTreeSet<&'a str>);
+
+impl<'a> StateDirs<'a> {
+    fn of(target: &'a Manifest, now: &'a Manifest) -> StateDirs<'a> {
+        StateDirs(
+            target
+                .entries
+                .iter()
+                .chain(&now.entries)
+                .filter(|e| e.state == Err(Unrestorable::StateDir))
+                .map(|e| e.path.as_str())
+                .collect(),
+        )
+    }
+
+    /// The outermost state directory at or above `path`.
+    fn top<'p>(&self, path: &'p str) -> Option<&'p str> {
+        let mut end = 0;
+        loop {
+            let next = path[end..].find('/').map_or(path.len(), |i| end + i);
+            if self.0.contains(&path[..next]) {
+                return Some(&path[..next]);
+            }
+            if next == path.len() {
+                return None;
+            }
+            end = next + 1;
+        }
+    }
+
+    /// Per outermost state directory, the paths at or below it that exist in only one of the
+    /// manifests or whose size, modification time or mode differ.
+    fn changed(&self, target: &Manifest, now: &Manifest) -> Vec<(String, u64)> {
+        let t: BTreeMap<&str, _> = target
+            .entries
+            .iter()
+            .map(|e| (e.path.as_str(), e))
+            .collect();
+        let n: BTreeMap<&str, _> = now.entries.iter().map(|e| (e.path.as_str(), e)).collect();
+        let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+        for path in t.keys().chain(n.keys().filter(|p| !t.contains_key(*p))) {
+            let Some(top) = self.top(path) else { continue };
+            let differs = match (t.get(path), n.get(path)) {
+                (Some(a), Some(b)) => {
+                    a.stamp.size != b.stamp.size
+                        || a.stamp.mtime_ns != b.stamp.mtime_ns
+                        || a.mode != b.mode
+                }
+                _ => true,
+            };
+            if differs {
+                *counts.entry(top.to_owned()).or_default() += 1;
+            }
+        }
+        counts.into_iter().collect()
+    }
 }
 
 /// The paths that differ between the two manifests of any pair: given (after turn j, before

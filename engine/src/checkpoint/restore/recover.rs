@@ -2,17 +2,20 @@
 //!
 //! Each change's progress is read off the file system: its staged entry gone means it was
 //! placed, its `removed/` entry present means what it replaced was taken away. Rollback first
-//! proves every change's state (one it cannot prove leaves journal and files untouched), then
-//! un-places deepest first, puts the removed entries back parent first and resets directory
-//! modes. Every step is one rename, rmdir or chmod, so a crash during rollback leaves a state
+//! classifies every change, then un-places deepest first, puts the removed entries back parent
+//! first and resets directory modes. A path a concurrent writer holds keeps the writer's
+//! version; the other version is set aside next to it (`aside`), so a rollback always
+//! finishes and loses nothing. Every step is one rename, rmdir or chmod, so a crash during rollback leaves a state
 //! the next run reads the same way (recovery is re-entrant).
 
+use super::aside::{self, Move, Slot};
 use super::desired::{Before, Change, Item};
 use super::journal::{self, DONE_COMMITTED, DONE_ROLLED_BACK, PREPARING, PUBLISHED, STATE};
-use super::{RestoreError, crash, fsops};
+use super::{RestoreError, RollbackConflict, crash, fsops};
 use crate::checkpoint::manifest::Node;
 use crate::files::workspace::Workspace;
 use crate::txn::Outcome;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read};
 
 /// What recovery found of an interrupted restore and did with it.
@@ -24,6 +27,9 @@ pub struct RecoveredRestore {
     /// `RolledBack`: the tree is exactly as before the restore. `Committed`: exactly as the
     /// checkpoint (only cleanup remained). `Unresolved`: left untouched for inspection.
     pub outcome: Outcome,
+    /// Paths of a rolled-back restore where a concurrent writer's version stayed and the
+    /// other version was set aside next to it, sorted.
+    pub conflicts: Vec<RollbackConflict>,
 }
 
 /// Recovers an interrupted restore in `ws` under the workspace lock (waiting for a running
@@ -51,6 +57,7 @@ pub(crate) fn recover_reporting(
             outcome: Outcome::Unresolved {
                 reason: e.to_string(),
             },
+            conflicts: Vec::new(),
         });
     }
     result
@@ -65,6 +72,7 @@ fn recover_inner(ws: &Workspace, found: &mut Vec<RecoveredRestore>) -> Result<()
         found.push(RecoveredRestore {
             paths,
             outcome: Outcome::RolledBack,
+            conflicts: Vec::new(),
         });
     }
     for (dir, outcome) in [
@@ -72,9 +80,14 @@ fn recover_inner(ws: &Workspace, found: &mut Vec<RecoveredRestore>) -> Result<()
         (DONE_ROLLED_BACK, Outcome::RolledBack),
     ] {
         if exists(ws, dir)? {
-            let paths = journal_paths(ws, dir);
+            let changes = journal_changes(ws, dir);
+            let conflicts = aside::recorded(ws, dir, &changes);
             drop_dir(ws, dir)?;
-            found.push(RecoveredRestore { paths, outcome });
+            found.push(RecoveredRestore {
+                paths: changes.into_iter().map(|c| c.path).collect(),
+                outcome,
+                conflicts,
+            });
         }
     }
     if !exists(ws, PUBLISHED)? {
@@ -86,6 +99,7 @@ fn recover_inner(ws: &Workspace, found: &mut Vec<RecoveredRestore>) -> Result<()
         found.push(RecoveredRestore {
             paths,
             outcome: Outcome::Committed,
+            conflicts: Vec::new(),
         });
         return Ok(());
     }
@@ -93,10 +107,11 @@ fn recover_inner(ws: &Workspace, found: &mut Vec<RecoveredRestore>) -> Result<()
     let bytes = read_small(ws, &manifest, journal::MAX_MANIFEST_BYTES)
         .map_err(|e| RestoreError::Recovery(format!("reading {manifest}: {e}")))?;
     let changes = journal::decode(&bytes).map_err(RestoreError::Recovery)?;
-    roll_back(ws, &changes)?;
+    let conflicts = roll_back(ws, &changes)?;
     found.push(RecoveredRestore {
         paths,
         outcome: Outcome::RolledBack,
+        conflicts,
     });
     Ok(())
 }
@@ -154,6 +169,14 @@ fn exists(ws: &Workspace, dir: &str) -> Result<bool, RestoreError> {
 
 /// The paths a journal directory's `MANIFEST` names, best effort (for reports).
 fn journal_paths(ws: &Workspace, dir: &str) -> Vec<String> {
+    journal_changes(ws, dir)
+        .into_iter()
+        .map(|c| c.path)
+        .collect()
+}
+
+/// The changes of a journal directory's `MANIFEST`, best effort (for reports).
+fn journal_changes(ws: &Workspace, dir: &str) -> Vec<Change> {
     read_small(
         ws,
         &format!("{dir}/{}", journal::MANIFEST),
@@ -161,7 +184,6 @@ fn journal_paths(ws: &Workspace, dir: &str) -> Vec<String> {
     )
     .ok()
     .and_then(|bytes| journal::decode(&bytes).ok())
-    .map(|changes| changes.into_iter().map(|c| c.path).collect())
     .unwrap_or_default()
 }
 
@@ -182,23 +204,36 @@ pub(crate) fn retune(c: &Change) -> bool {
     c.before.as_ref().is_some_and(Before::is_dir) && c.after.as_ref().is_some_and(Item::is_dir)
 }
 
-fn unprovable(path: &str, what: &str) -> RestoreError {
-    RestoreError::Recovery(format!(
-        "cannot prove the state of {path} ({what}); the restore journal in {PUBLISHED} and the \
-         files are left as they are for inspection"
-    ))
-}
-
 fn step_err(what: &str, path: &str, e: &io::Error) -> RestoreError {
     RestoreError::Recovery(format!("{what} {path} during rollback: {e}"))
 }
 
-/// Rolls the published journal's `changes` back and deletes the journal.
-pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), RestoreError> {
+/// Rolls the published journal's `changes` back and deletes the journal. Where a concurrent
+/// writer holds a path the rollback must put a version back at, the writer's version stays
+/// and the other is set aside next to it (`aside`); those paths are returned.
+pub(crate) fn roll_back(
+    ws: &Workspace,
+    changes: &[Change],
+) -> Result<Vec<RollbackConflict>, RestoreError> {
     let dir = PUBLISHED;
+    let records = aside::read_records(ws, dir)?;
+    let reserved: BTreeSet<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    // Directories already set aside (by a rollback a crash interrupted), by change path.
+    let mut set_aside: BTreeMap<String, u32> = BTreeMap::new();
+    for (&(slot, i), &n) in &records {
+        let Some(c) = changes.get(i) else {
+            return Err(RestoreError::Recovery(format!(
+                "a conflict record of {dir} names change {i}, which the journal does not have; the journal and the files are left as they are"
+            )));
+        };
+        if slot == Slot::Removed {
+            set_aside.insert(c.path.clone(), n);
+        }
+    }
     // Everything is classified before anything changes.
     let mut unplace = vec![false; changes.len()];
     let mut unremove = vec![false; changes.len()];
+    let mut writers = vec![false; changes.len()];
     for (i, c) in changes.iter().enumerate() {
         if retune(c) {
             continue;
@@ -211,50 +246,93 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
                 .map_err(|e| step_err("inspecting", p, &e))
         };
         let has_removed = c.before.is_some() && present(&removed)?;
+        let staged = present(&stage)?;
         if let Some(after) = &c.after
-            && !present(&stage)?
+            && !after.is_dir()
+            && staged
+            && !fsops::holds(ws, &stage, after).map_err(|e| step_err("checking", &stage, &e))?
+        {
+            // The stage holds what a writer wrote into the placed entry: a rollback taking
+            // it back was interrupted. It goes back to the path (or next to it).
+            writers[i] = true;
+        } else if let Some(after) = &c.after
+            && !staged
             && present(&c.path)?
             && (c.before.is_none() || has_removed)
         {
-            // Placed: the path must still hold exactly what was placed.
-            if !fsops::holds(ws, &c.path, after).map_err(|e| step_err("checking", &c.path, &e))? {
-                return Err(unprovable(
-                    &c.path,
-                    "it holds neither what was there nor what the restore placed",
-                ));
-            }
-            unplace[i] = true;
+            // Placed: taken back only if it still holds exactly what was placed; otherwise a
+            // writer's version is there and stays.
+            unplace[i] =
+                fsops::holds(ws, &c.path, after).map_err(|e| step_err("checking", &c.path, &e))?;
         }
         unremove[i] = has_removed;
     }
+    let mut conflicts = Vec::new();
     let mut dirty = fsops::Dirty::default();
     let flush =
         |dirty: &mut fsops::Dirty| dirty.flush(ws).map_err(|e| step_err("syncing", ".", &e));
     for i in (0..changes.len()).rev() {
-        if unplace[i] {
-            un_place(ws, &changes[i], i, &mut dirty)?;
+        if writers[i] {
+            let known = records.get(&(Slot::Staged, i)).copied();
+            if let Some(c) = writer_back(ws, &changes[i], i, known, &reserved, &mut dirty)? {
+                conflicts.push(c);
+            }
+        } else if unplace[i] {
+            if let Some(c) = un_place(ws, &changes[i], i, &reserved, &mut dirty)? {
+                conflicts.push(c);
+            }
+        } else if let Some(&n) = records.get(&(Slot::Staged, i)) {
+            // Set aside by a rollback a crash interrupted after that step.
+            conflicts.push(RollbackConflict {
+                path: changes[i].path.clone(),
+                set_aside: aside::side(&changes[i].path, n),
+            });
         }
     }
     flush(&mut dirty)?;
     for (i, c) in changes.iter().enumerate() {
+        let target = aside::mapped(&c.path, &set_aside);
+        let known = records.get(&(Slot::Removed, i)).copied();
         if !unremove[i] {
+            if let Some(n) = known {
+                conflicts.push(RollbackConflict {
+                    path: c.path.clone(),
+                    set_aside: aside::side(&target, n),
+                });
+            }
             continue;
         }
         let removed = journal::removed(dir, i);
         if c.before.as_ref().is_some_and(Before::is_dir) {
             flush(&mut dirty)?;
         }
-        match fsops::rename_new(ws, &removed, &c.path) {
-            Ok(()) => {}
+        let back = match known {
+            Some(_) => Err(io::ErrorKind::AlreadyExists.into()),
+            None => fsops::rename_new(ws, &removed, &target),
+        };
+        let at = match back {
+            Ok(()) => target.clone(),
             Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
-                return Err(unprovable(
-                    &c.path,
-                    "another process created it again; its entry and the original (in the journal's removed/) are both kept",
-                ));
+                // A writer created the path again after the restore moved it away: its
+                // version stays, the one the restore moved away goes next to it.
+                let m = Move {
+                    slot: Slot::Removed,
+                    i,
+                    from: &removed,
+                    path: &target,
+                    known,
+                };
+                let (to, n) = aside::set_aside(ws, &m, &reserved)?;
+                set_aside.insert(c.path.clone(), n);
+                conflicts.push(RollbackConflict {
+                    path: c.path.clone(),
+                    set_aside: to.clone(),
+                });
+                to
             }
             Err(e) => return Err(step_err("putting back", &c.path, &e)),
-        }
-        dirty.touch(&c.path);
+        };
+        dirty.touch(&at);
         dirty.touch(&removed);
         if let Some(Before::Kept(Item {
             mode,
@@ -263,8 +341,7 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
             && mode & 0o700 != 0o700
         {
             // Its children come back next; its own mode is set last.
-            fsops::chmod_dir(ws, &c.path, mode | 0o700)
-                .map_err(|e| step_err("opening up", &c.path, &e))?;
+            fsops::chmod_dir(ws, &at, mode | 0o700).map_err(|e| step_err("opening up", &at, &e))?;
         }
         if c.before.as_ref().is_some_and(Before::is_dir) {
             flush(&mut dirty)?;
@@ -276,32 +353,42 @@ pub(crate) fn roll_back(ws: &Workspace, changes: &[Change]) -> Result<(), Restor
             mode,
             node: Node::Dir,
         })) = &c.before
-            && matches!(fsops::lstat(ws, &c.path), Ok(Some((rustix::fs::FileType::Directory, m, _))) if m != *mode)
         {
-            fsops::chmod_dir(ws, &c.path, *mode)
-                .map_err(|e| step_err("resetting the mode of", &c.path, &e))?;
-            crash::recovery();
+            let at = match set_aside.get(&c.path) {
+                Some(&n) => aside::side(&aside::mapped(&c.path, &set_aside), n),
+                None => aside::mapped(&c.path, &set_aside),
+            };
+            if matches!(fsops::lstat(ws, &at), Ok(Some((rustix::fs::FileType::Directory, m, _))) if m != *mode)
+            {
+                fsops::chmod_dir(ws, &at, *mode)
+                    .map_err(|e| step_err("resetting the mode of", &at, &e))?;
+                crash::recovery();
+            }
         }
     }
     flush(&mut dirty)?;
-    finish(ws, DONE_ROLLED_BACK, crash::recovery)
+    finish(ws, DONE_ROLLED_BACK, crash::recovery)?;
+    Ok(aside::report(conflicts))
 }
 
-/// Takes back what change `i` placed: a directory is removed (only if empty, so nothing a
-/// concurrent writer put there is lost), anything else goes back into the stage.
+/// Takes back what change `i` placed: a directory is removed (only if empty: one a writer put
+/// entries in stays, with them), anything else goes back into the stage. A version a writer
+/// wrote between the check and the move goes back to the path, or next to it.
 fn un_place(
     ws: &Workspace,
     c: &Change,
     i: usize,
+    reserved: &BTreeSet<&str>,
     dirty: &mut fsops::Dirty,
-) -> Result<(), RestoreError> {
+) -> Result<Option<RollbackConflict>, RestoreError> {
     let stage = journal::stage(PUBLISHED, i);
+    let mut conflict = None;
     if c.after.as_ref().is_some_and(Item::is_dir) {
         match fsops::rmdir(ws, &c.path) {
             Ok(()) => {}
-            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => {
-                return Err(unprovable(&c.path, "another process created entries in it"));
-            }
+            // A writer's entries: the directory stays for them (what the restore moved away
+            // from here, if anything, is set aside next to it).
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => {}
             Err(e) => return Err(step_err("removing", &c.path, &e)),
         }
         dirty.touch(&c.path);
@@ -315,14 +402,54 @@ fn un_place(
         let after = c.after.as_ref();
         let intact = after.map_or(Ok(true), |a| fsops::holds(ws, &stage, a));
         if !intact.map_err(|e| step_err("checking", &stage, &e))? {
-            // Written between the check and the rename: put it back, lose nothing.
-            let _ = fsops::rename_new(ws, &stage, &c.path);
-            return Err(unprovable(
-                &c.path,
-                "another process wrote it during the rollback",
-            ));
+            // Written between the check and the rename (a crash from here on is found by
+            // the stage no longer holding what was staged).
+            conflict = writer_back(ws, c, i, None, reserved, dirty)?;
         }
     }
     crash::recovery();
-    Ok(())
+    Ok(conflict)
+}
+
+/// Change `i`'s stage holds a writer's version: back to the path if it is free, else next
+/// to it (`known`: the number a record announced before a crash).
+fn writer_back(
+    ws: &Workspace,
+    c: &Change,
+    i: usize,
+    known: Option<u32>,
+    reserved: &BTreeSet<&str>,
+    dirty: &mut fsops::Dirty,
+) -> Result<Option<RollbackConflict>, RestoreError> {
+    let stage = journal::stage(PUBLISHED, i);
+    let back = match known {
+        Some(_) => Err(io::ErrorKind::AlreadyExists.into()),
+        None => fsops::rename_new(ws, &stage, &c.path),
+    };
+    let conflict = match back {
+        Ok(()) => {
+            dirty.touch(&c.path);
+            None
+        }
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let m = Move {
+                slot: Slot::Staged,
+                i,
+                from: &stage,
+                path: &c.path,
+                known,
+            };
+            let (to, _) = aside::set_aside(ws, &m, reserved)?;
+            Some(RollbackConflict {
+                path: c.path.clone(),
+                set_aside: to,
+            })
+        }
+        Err(e) => return Err(step_err("putting back", &c.path, &e)),
+    };
+    dirty.touch(&stage);
+    dirty
+        .flush(ws)
+        .map_err(|e| step_err("syncing", &c.path, &e))?;
+    Ok(conflict)
 }

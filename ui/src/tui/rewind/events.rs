@@ -165,6 +165,11 @@ pub(crate) fn plan_view(plan: RewindPlan) -> PlanView {
         not_restorable: plan.not_restorable.into_iter().map(unrestorable).collect(),
         unkept: plan.unkept,
         rewound: plan.rewound,
+        changed_not_restored: plan
+            .changed_not_restored
+            .into_iter()
+            .map(|c| (c.path, c.paths))
+            .collect(),
     }
 }
 
@@ -257,6 +262,13 @@ impl App {
         {
             self.rewind = None;
         }
+        if done.rolled_back {
+            self.commit(Entry::Notice(Notice::new(
+                Tone::Warn,
+                rolled_back_text(&done),
+            )));
+            return;
+        }
         self.history.rewound.extend(done.rewound.iter().copied());
         let what = match turn {
             Some(turn) if undid => format!("undid the rewind to turn {turn} (code only)"),
@@ -327,4 +339,31 @@ impl App {
         }
         true
     }
+}
+
+/// The notice of a restore another process wrote during: nothing was rewound, and each path
+/// it created again has two versions.
+fn rolled_back_text(done: &RewindDone) -> String {
+    let both: Vec<String> = done
+        .conflicts
+        .iter()
+        .map(|c| {
+            format!(
+                "{} (theirs; the version from before the restore is now {})",
+                exact(&c.path),
+                exact(&c.set_aside)
+            )
+        })
+        .collect();
+    let mut text = format!(
+        "rewind to before request {} rolled back: another process wrote the workspace during the restore, so nothing was rewound",
+        done.target
+    );
+    if !both.is_empty() {
+        text.push_str(&format!(
+            "; both versions kept of {} — compare them, then rewind again",
+            both.join(", ")
+        ));
+    }
+    text
 }

@@ -124,6 +124,8 @@ pub(crate) struct PlanView {
     pub unkept: Vec<String>,
     /// Turns whose conversation the rewind takes back (none for code only).
     pub rewound: Vec<RequestId>,
+    /// State directories (`.git` …) with changed paths, never restored: (path, how many).
+    pub changed_not_restored: Vec<(String, u64)>,
 }
 
 impl PlanView {

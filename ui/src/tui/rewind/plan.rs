@@ -206,6 +206,18 @@ fn rows(
             rows.push(path_row(theme.dim(), "  · ", text));
         }
     }
+    if !plan.changed_not_restored.is_empty() {
+        rows.push(row(
+            theme.dim(),
+            "",
+            "changed, not restored (version control and ansa state are never restored):".to_owned(),
+        ));
+        for (path, n) in &plan.changed_not_restored {
+            let paths = if *n == 1 { "path" } else { "paths" };
+            let text = format!("{} — {n} {paths} changed", exact(path));
+            rows.push(path_row(theme.dim(), "  · ", text));
+        }
+    }
     if !plan.unkept.is_empty() {
         rows.push(row(
             theme.dim(),

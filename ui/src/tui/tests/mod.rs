@@ -65,6 +65,7 @@ pub(super) fn entry(index: u64, role: Role, text: &str) -> TranscriptEntry {
         role,
         text: text.to_owned(),
         truncated: false,
+        rewound: false,
     }
 }
 

@@ -97,6 +97,7 @@ fn big_plan(target: u64, files: usize) -> RewindPlan {
         ],
         unkept: Vec::new(),
         rewound: vec![RequestId(target), RequestId(target + 1)],
+        changed_not_restored: Vec::new(),
     }
 }
 
@@ -221,6 +222,8 @@ fn slash_rewind_lists_the_prompts_and_a_rewind_goes_list_scope_plan_done() {
         prompt: "fix the parser so that the last line is kept\nand say why".into(),
         rewound: vec![RequestId(2), RequestId(3)],
         checkpoint: None,
+        rolled_back: false,
+        conflicts: vec![],
     }));
     assert!(h.app.rewind.is_none(), "the screens close");
     assert_eq!(
@@ -373,6 +376,39 @@ fn a_turn_whose_code_cannot_be_restored_offers_the_conversation_only() {
 }
 
 #[test]
+fn the_history_pane_marks_turns_the_transcript_flags_rewound() {
+    let mut h = Harness::opened(80, 40, true, exchanges(6));
+    h.ctrl('f');
+    let query = match h.last().body.clone() {
+        CommandBody::Transcript(q) => q,
+        other => panic!("{other:?}"),
+    };
+    // The checkpoints list knows of no rewind: the transcript's own flag is enough.
+    h.event(EventBody::Checkpoints { items: three() });
+    let mut entries = exchanges(6)[0..6].to_vec();
+    for e in entries.iter_mut().filter(|e| e.request_id == RequestId(3)) {
+        e.rewound = true;
+    }
+    h.event(EventBody::Transcript(TranscriptPage {
+        begin: 1,
+        end: 7,
+        total: 12,
+        entries,
+        query,
+    }));
+    let shown = live_text(&h);
+    let at = |s: &str| shown.iter().position(|l| l.contains(s)).unwrap();
+    assert!(
+        shown[at("question 3") - 1].contains("↺ rewound"),
+        "{shown:#?}"
+    );
+    assert!(
+        !shown[at("question 2") - 1].contains("rewound"),
+        "{shown:#?}"
+    );
+}
+
+#[test]
 fn the_history_pane_marks_rewound_turns() {
     let mut h = Harness::opened(80, 40, true, exchanges(6));
     let mut items = three();
@@ -475,6 +511,8 @@ fn the_point_before_a_rewind_undoes_it_code_only() {
         prompt: "fix the parser".into(),
         rewound: vec![],
         checkpoint: None,
+        rolled_back: false,
+        conflicts: vec![],
     }));
     assert!(h.app.rewind.is_none());
     assert_eq!(h.app.input.text(), "", "an undo gives no prompt back");
@@ -483,6 +521,58 @@ fn the_point_before_a_rewind_undoes_it_code_only() {
         dialog.contains("undid the rewind to turn 2 (code only): 1 restored"),
         "{dialog}"
     );
+}
+
+#[test]
+fn a_rewind_rolled_back_by_a_concurrent_writer_names_both_versions_and_gives_nothing_back() {
+    let mut h = Harness::opened(100, 30, true, exchanges(3));
+    open_list(&mut h, three());
+    h.press(KeyCode::Down);
+    h.press(KeyCode::Enter);
+    h.press(KeyCode::Char('2'));
+    h.press(KeyCode::Enter);
+    let mut plan = big_plan(2, 0);
+    plan.scope = RewindScope::Code;
+    plan.conflicts.clear();
+    h.event(EventBody::RewindPlan(plan));
+    h.press(KeyCode::Enter);
+    assert!(matches!(
+        &h.last().body,
+        CommandBody::Rewind { dry_run: false, .. }
+    ));
+    h.event(EventBody::RewindDone(RewindDone {
+        target: RequestId(2),
+        scope: RewindScope::Code,
+        restored: 0,
+        recreated: 0,
+        deleted: 0,
+        kept: vec![],
+        prompt: "fix the parser".into(),
+        rewound: vec![],
+        checkpoint: None,
+        rolled_back: true,
+        conflicts: vec![ansa_sessions::protocol::RewindConflict {
+            path: HOSTILE.into(),
+            set_aside: format!("{HOSTILE}.ansa-rewind-conflict-1"),
+        }],
+    }));
+    assert!(h.app.rewind.is_none(), "the screens close");
+    assert_eq!(
+        h.app.input.text(),
+        "",
+        "nothing was rewound: no prompt back"
+    );
+    assert!(h.app.history.rewound.is_empty());
+    let dialog = h
+        .scrollback_text()
+        .iter()
+        .map(|l| l.trim())
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(dialog.contains("rolled back"), "{dialog}");
+    assert!(dialog.contains("nothing was rewound"), "{dialog}");
+    assert!(dialog.contains("gnp.rs.ansa-rewind-conflict-1"), "{dialog}");
+    assert!(!dialog.contains('\u{1b}'), "{dialog}");
 }
 
 #[test]
@@ -750,4 +840,43 @@ fn the_plan_names_the_paths_whose_current_version_is_lost() {
         "{shown}"
     );
     assert!(shown.contains("! huge.log"), "{shown}");
+}
+
+#[test]
+fn the_plan_names_state_directories_changed_and_not_restored() {
+    for (w, hgt) in [(60, 20), (120, 40)] {
+        let mut h = Harness::opened(w, hgt, true, vec![]);
+        open_list(&mut h, three());
+        to_plan(&mut h);
+        let mut plan = big_plan(3, 0);
+        plan.changed_not_restored = vec![
+            ansa_sessions::protocol::ChangedNotRestored {
+                path: ".git".into(),
+                paths: 7,
+            },
+            ansa_sessions::protocol::ChangedNotRestored {
+                path: format!("{HOSTILE}/.jj"),
+                paths: 1,
+            },
+        ];
+        h.event(EventBody::RewindPlan(plan));
+        let mut shown = live_text(&h).join("\n");
+        // The plan scrolls: page down until the section is in view.
+        for _ in 0..10 {
+            if shown.contains(".git — 7 paths changed") {
+                break;
+            }
+            h.press(KeyCode::PageDown);
+            shown = live_text(&h).join("\n");
+        }
+        assert!(
+            shown.contains("changed, not restored"),
+            "{w}x{hgt}: {shown}"
+        );
+        assert!(
+            shown.contains(".git — 7 paths changed"),
+            "{w}x{hgt}: {shown}"
+        );
+        assert!(!shown.contains('\u{1b}'), "{shown}");
+    }
 }
