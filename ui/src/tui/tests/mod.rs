@@ -6,6 +6,7 @@ mod keys;
 mod render;
 mod rewind;
 mod scrollback;
+mod streaming;
 
 use std::time::{Duration, Instant};
 

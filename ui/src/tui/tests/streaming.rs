@@ -1,0 +1,142 @@
+//! Long answers streamed in the small chunks a provider sends (often ending inside a line),
+//! through the real inline terminal parsed by `vt100` with scrollback, at 60×20, 100×32 and
+//! 120×40: blocks reach the scrollback only once complete (a table whole, in columns or in its
+//! narrow form), and resizes while the answer streams leave every committed line there once.
+
+use ansa_sessions::RequestId;
+use ansa_sessions::protocol::PreviewState;
+use crossterm::event::KeyCode;
+
+use super::scrollback::{Rig, assert_no_alternate_screen, typing};
+
+/// Rows of the streamed table.
+const ROWS: usize = 30;
+
+fn setting(k: usize) -> String {
+    format!("option_{k:02}")
+}
+
+/// A long answer: paragraphs, a 30-row table, a code block and more paragraphs.
+fn long_answer() -> String {
+    let mut text = String::new();
+    for n in 1..=4 {
+        text.push_str(&format!(
+            "Paragraph {n} explains the settings below in enough words to wrap on a narrow terminal.\n\n"
+        ));
+    }
+    text.push_str("## Settings\n\n| setting | value | what it does |\n|---|---:|---|\n");
+    for k in 1..=ROWS {
+        text.push_str(&format!(
+            "| {} | {} | sets knob {k} of the server when it starts or reloads |\n",
+            setting(k),
+            8000 + k
+        ));
+    }
+    text.push_str("\nAfter the table comes a short example:\n\n```rust\n");
+    for k in 1..=8 {
+        text.push_str(&format!("let knob_{k} = config.get(\"option_{k:02}\");\n"));
+    }
+    text.push_str("```\n\n");
+    for n in 5..=8 {
+        text.push_str(&format!(
+            "Paragraph {n} closes the answer with a few more words about the settings.\n\n"
+        ));
+    }
+    text
+}
+
+/// Chunk ends as a provider's stream has them: before every space (so after a row's opening
+/// `|`, inside a cell, inside a code line), then the whole text.
+fn chunk_ends(text: &str) -> Vec<usize> {
+    let mut ends: Vec<usize> = text.match_indices(' ').map(|(at, _)| at).collect();
+    ends.push(text.len());
+    ends
+}
+
+fn start_task(rig: &mut Rig) -> RequestId {
+    rig.frame();
+    rig.h.open(vec![]);
+    rig.frame();
+    typing(rig, "explain the settings");
+    rig.h.press(KeyCode::Enter);
+    rig.frame();
+    let request = rig.h.submit_accepted("", 1);
+    rig.frame();
+    request
+}
+
+/// Streams `text` chunk by chunk, drawing a frame after each; `between` runs before chunk `n`.
+fn stream(rig: &mut Rig, request: RequestId, text: &str, mut between: impl FnMut(&mut Rig, usize)) {
+    for (n, end) in chunk_ends(text).into_iter().enumerate() {
+        between(rig, n);
+        rig.h.preview(request, &text[..end], PreviewState::Preview);
+        rig.frame();
+    }
+    rig.h.preview(request, text, PreviewState::Committed);
+    rig.h.answer(request, text);
+    rig.frame();
+}
+
+/// Checks the table in `lines`: no source row leaked as text, the header once, and every row
+/// once, in columns when the table fits `width`, else as a `setting: …` record.
+fn assert_table_whole(lines: &[String], width: u16) {
+    assert!(
+        !lines.iter().any(|l| l.contains('|')),
+        "a table row reached the scrollback as text at {width} columns: {lines:#?}"
+    );
+    let columns = width >= 80;
+    for k in 1..=ROWS {
+        let name = setting(k);
+        let hits: Vec<&String> = if columns {
+            lines
+                .iter()
+                .filter(|l| l.starts_with(&format!("{name} │ ")))
+                .collect()
+        } else {
+            lines
+                .iter()
+                .filter(|l| **l == format!("setting: {name}"))
+                .collect()
+        };
+        assert_eq!(hits.len(), 1, "row {k} at {width} columns: {lines:#?}");
+        if columns {
+            assert!(
+                hits[0].contains(&format!("{} │ sets knob {k} of", 8000 + k)),
+                "{}",
+                hits[0]
+            );
+        }
+    }
+    if columns {
+        let header = lines
+            .iter()
+            .filter(|l| l.starts_with("setting ") && l.contains("│ value │ what it does"))
+            .count();
+        assert_eq!(header, 1, "{lines:#?}");
+    } else {
+        let values = lines.iter().filter(|l| l.starts_with("value: 80")).count();
+        assert_eq!(values, ROWS, "{lines:#?}");
+    }
+}
+
+#[test]
+fn a_table_streamed_in_chunks_reaches_the_scrollback_whole() {
+    let text = long_answer();
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let mut rig = Rig::new(width, height);
+        let request = start_task(&mut rig);
+        stream(&mut rig, request, &text, |_, _| {});
+        let lines = rig.finish();
+        assert_eq!(lines, rig.expected, "{width}×{height}");
+        assert_table_whole(&lines, width);
+        for k in 1..=8 {
+            let code = format!("let knob_{k} = config.get(\"option_{k:02}\");");
+            assert_eq!(
+                lines.iter().filter(|l| l.trim() == code).count(),
+                1,
+                "{code} at {width}×{height}"
+            );
+        }
+        assert_no_alternate_screen(&rig);
+    }
+}
