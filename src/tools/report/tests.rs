@@ -52,6 +52,8 @@ fn exec_says_how_the_command_ended_with_its_last_lines() {
     assert_eq!((ok.tone, ok.summary.as_str()), (ReportTone::Ok, "exit 0"));
     assert_eq!(ok.tail, ["b", "c", "d"], "the last non-empty lines");
     assert_eq!(ok.tail.len(), TAIL_LINES);
+    assert_eq!(ok.lines, 4, "every non-empty line of the output is counted");
+    assert_eq!(ok.hidden_lines(), 1, "the row says one more line exists");
 
     let failed = report(
         &exec_args(),
@@ -71,6 +73,7 @@ fn exec_says_how_the_command_ended_with_its_last_lines() {
         ["error: 1 failed"],
         "a failure shows stderr first"
     );
+    assert_eq!(failed.lines, 2, "both streams are counted");
 
     let cases = [
         (ExitKind::Signaled, Some(9), "killed by signal 9"),

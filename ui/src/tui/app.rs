@@ -273,6 +273,7 @@ impl App {
             Intent::DeleteWordBack => self.input.delete_word_back(),
             Intent::KillToStart => self.input.kill_to_start(),
             Intent::KillToEnd => self.input.kill_to_end(),
+            Intent::ToggleMode if self.output.open => self.output_toggle_view(&mut out),
             Intent::ToggleMode if keys::slash_completion(self.input.text()).is_some() => {
                 if let Some(done) = keys::slash_completion(self.input.text()) {
                     self.input.set(&done);

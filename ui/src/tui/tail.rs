@@ -50,6 +50,14 @@ pub fn preview_tail(text: &str) -> Cow<'_, str> {
     Cow::Borrowed(text)
 }
 
+/// Rows of the streaming preview the live region shows at a terminal height: under half the
+/// screen, so that a terminal that reflows on resize (splitting each row up to twice when the
+/// width halves) still has the whole live region on screen and never pushes a row of it into
+/// its scrollback, where it would stay as a ghost of a line committed later.
+pub fn preview_rows(height: u16) -> usize {
+    (usize::from(height) / 2).saturating_sub(4).max(3)
+}
+
 /// The preview's lines: the rendered tail, at most `rows` of them (the last ones).
 pub fn render_preview(text: &str, width: u16, theme: Theme, rows: usize) -> Vec<Line<'static>> {
     let mut lines = render_markdown(&preview_tail(text), width, theme);

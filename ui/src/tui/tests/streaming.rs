@@ -140,3 +140,68 @@ fn a_table_streamed_in_chunks_reaches_the_scrollback_whole() {
         assert_no_alternate_screen(&rig);
     }
 }
+
+/// Every line of the scrollback is a committed line, in order, once: a terminal that cuts rows
+/// on screen when it narrows (vt100, like xterm) shows a long prefix of what was committed.
+fn assert_committed_once(lines: &[String], expected: &[String], size: (u16, u16)) {
+    assert_eq!(lines.len(), expected.len(), "{size:?}: {lines:#?}");
+    for (got, want) in lines.iter().zip(expected) {
+        let cut = !got.is_empty() && want.starts_with(got.as_str()) && got.chars().count() >= 40;
+        assert!(
+            got == want || cut,
+            "{size:?}: {got:?} where {want:?} was committed"
+        );
+    }
+}
+
+#[test]
+fn resizing_while_a_table_and_code_stream_leaves_every_line_once() {
+    let text = long_answer();
+    let ends = chunk_ends(&text);
+    // Inside the table, then inside the code block.
+    let in_table = ends
+        .iter()
+        .position(|&e| text[..e].contains("option_12"))
+        .unwrap();
+    let in_code = ends
+        .iter()
+        .position(|&e| text[..e].contains("knob_4"))
+        .unwrap();
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let narrow = width * 4 / 5;
+        let wide = width * 6 / 5;
+        let mut rig = Rig::new(width, height);
+        let request = start_task(&mut rig);
+        stream(&mut rig, request, &text, |rig, n| {
+            if n == in_table {
+                rig.resize(narrow, height);
+                rig.frame();
+            } else if n == in_table + 8 || n == in_code + 3 {
+                rig.resize(wide, height);
+                rig.frame();
+            } else if n == in_code {
+                rig.resize(narrow, height);
+                rig.frame();
+            }
+        });
+        let lines = rig.finish();
+        assert_committed_once(&lines, &rig.expected, (width, height));
+        for k in 1..=ROWS {
+            let name = setting(k);
+            let rows = lines
+                .iter()
+                .filter(|l| l.contains(&name) && !l.contains("config.get"))
+                .count();
+            assert_eq!(rows, 1, "{name} at {width}×{height}: {lines:#?}");
+        }
+        for k in 1..=8 {
+            let code = format!("let knob_{k} = config.get(");
+            assert_eq!(
+                lines.iter().filter(|l| l.contains(&code)).count(),
+                1,
+                "{code} at {width}×{height}: {lines:#?}"
+            );
+        }
+        assert_no_alternate_screen(&rig);
+    }
+}
