@@ -205,3 +205,72 @@ fn resizing_while_a_table_and_code_stream_leaves_every_line_once() {
         assert_no_alternate_screen(&rig);
     }
 }
+
+/// The live region drawn on a terminal whose cursor starts at the top-left corner.
+fn region_at_top(rows: &[String], width: u16) -> super::super::terminal::InlineTerminal<Vec<u8>> {
+    use ratatui::text::Line;
+    let mut term =
+        super::super::terminal::InlineTerminal::new(Vec::new(), (width, 20), Some((0, 0)));
+    let lines: Vec<Line<'static>> = rows.iter().map(|r| Line::raw(r.clone())).collect();
+    let buf = super::super::blocks::to_buffer(&lines, width);
+    let cursor = Some((2, u16::try_from(rows.len() - 1).unwrap()));
+    term.draw(&buf, cursor).unwrap();
+    term
+}
+
+#[test]
+fn the_region_at_the_top_row_is_never_erased_with_a_whole_screen_clear() {
+    // "Erase below" at the home position is a whole-screen clear: tmux moves the screen into
+    // its history then (`scroll-on-clear`), the live region with it.
+    let rows = vec!["preview".to_owned(), "› input".to_owned()];
+    let mut term = region_at_top(&rows, 40);
+    term.invalidate();
+    let lines: Vec<ratatui::text::Line<'static>> = rows
+        .iter()
+        .map(|r| ratatui::text::Line::raw(r.clone()))
+        .collect();
+    let buf = super::super::blocks::to_buffer(&lines, 40);
+    term.draw(&buf, Some((2, 1))).unwrap();
+    term.clear().unwrap();
+    let bytes = String::from_utf8_lossy(term.writer_mut()).into_owned();
+    assert_eq!(term.top(), 0);
+    assert!(!bytes.contains("\u{1b}[1;1H\u{1b}[J"), "{bytes:?}");
+    assert!(
+        bytes.contains("\u{1b}[1;1H\u{1b}[2K"),
+        "erased line by line: {bytes:?}"
+    );
+}
+
+#[test]
+fn after_a_reflowing_narrowing_the_region_top_counts_the_split_rows() {
+    // Three 100-column rows and the input; tmux splits each wide row in two at 80 columns and
+    // moves the cursor (here: one row up, for the rule it split below it).
+    let wide = "x".repeat(100);
+    let rows = vec![wide.clone(), wide.clone(), wide, "› input".to_owned()];
+    let mut term = region_at_top(&rows, 100);
+    // Pretend the region sat lower: rows 10..14, cursor on row 13.
+    let mut lower =
+        super::super::terminal::InlineTerminal::new(Vec::new(), (100, 20), Some((0, 10)));
+    let lines: Vec<ratatui::text::Line<'static>> = rows
+        .iter()
+        .map(|r| ratatui::text::Line::raw(r.clone()))
+        .collect();
+    lower
+        .draw(&super::super::blocks::to_buffer(&lines, 100), Some((2, 3)))
+        .unwrap();
+    assert_eq!(lower.top(), 10);
+    lower.resize((80, 20), Some((2, 12)));
+    assert_eq!(
+        lower.top(),
+        12 - 6,
+        "three rows split in two above the cursor"
+    );
+    // A terminal that cuts rows instead keeps the cursor's row: one row each.
+    term.resize((80, 20), Some((2, 3)));
+    assert_eq!(term.top(), 0);
+    let mut cut = super::super::terminal::InlineTerminal::new(Vec::new(), (100, 20), Some((0, 10)));
+    cut.draw(&super::super::blocks::to_buffer(&lines, 100), Some((2, 3)))
+        .unwrap();
+    cut.resize((80, 20), Some((2, 13)));
+    assert_eq!(cut.top(), 10);
+}
