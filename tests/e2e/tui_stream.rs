@@ -223,3 +223,51 @@ fn tool_output_shows_a_running_commands_output_and_a_finished_calls_text() {
     assert!(first.starts_with("s:0"), "ASON: {model}");
     s.finish();
 }
+
+#[test]
+fn ctrl_o_shows_a_running_commands_output_and_then_its_readable_text() {
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let w = World::new();
+        let printer = "for i in $(seq 1 60); do printf '\\033[31mline %s of the build\\033[0m\\n' $i; sleep 0.05; done";
+        let script = w.script(
+            "slow.json",
+            json!([
+                {"tool_calls": [{"name": "exec", "arguments": {"program": "sh", "args": ["-c", printer],
+                    "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
+                {"text": "built"}
+            ]),
+        );
+        let t = Tmux::start(
+            &w,
+            &["--offline", "--script", script.to_str().unwrap()],
+            width,
+            height,
+        );
+        t.wait_text("idle");
+        t.type_text("build it");
+        t.keys(&["Enter"]);
+        t.wait_text("exec sh -c");
+        t.keys(&["C-o"]);
+        // Live: the output so far, following its end, colours gone, numbered.
+        let screen = t.wait_for("the running output", |s| {
+            s.contains("output so far") && s.contains("line 5 of the build")
+        });
+        assert!(!screen.contains('␛'), "{screen}");
+        t.wait_for("the output to follow", |s| {
+            s.contains("line 40 of the build") && s.contains("output so far")
+        });
+        // Once it ended, the viewer says so by itself.
+        t.wait_for("the finished output", |s| {
+            s.contains("built") && !s.contains("output so far") && s.contains("── exec")
+        });
+        // Finished: the readable text, stdout under its header, then Tab for the ASON.
+        t.keys(&["C-o"]);
+        t.keys(&["C-o"]);
+        let screen = t.wait_for("the readable text", |s| s.contains("── stdout"));
+        assert!(!screen.contains("s:0"), "readable first: {screen}");
+        t.keys(&["Tab"]);
+        t.wait_for("the model's view", |s| {
+            s.contains("what the model got") && s.contains("s:0")
+        });
+    }
+}
