@@ -40,6 +40,7 @@ impl Bench {
             meter: &self.meter,
             spool: &self.spool,
             limits: CaptureLimits::default(),
+            live: None,
         };
         let out = ash_engine::exec::run(&launch, None, &cx).expect("runs");
         assert!(out.success(), "{program} failed: {:?}", out.kind);

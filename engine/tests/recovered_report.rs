@@ -46,6 +46,7 @@ fn tagged(tag: &str) -> Attachments {
     Attachments {
         supervision: None,
         tag: Some(Tag::new(tag).expect("tag")),
+        live: None,
     }
 }
 

@@ -34,8 +34,8 @@ pub use record::*;
 pub use session::{Acceptance, RecoveryReport, Session, read_records};
 pub use state::{ApprovalStanding, OpenIntent, SessionState, Turn, UsageTotals};
 pub use tool_output::{
-    MAX_OUTPUT_LINES, StoredOutput, ToolOutputPage, ToolOutputQuery, find as find_tool_output,
-    page as tool_output_page,
+    MAX_OUTPUT_LINES, OutputView, StoredOutput, ToolOutputPage, ToolOutputQuery,
+    find as find_tool_output, page as tool_output_page,
 };
 pub use transcript::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 

@@ -11,6 +11,25 @@ pub const MAX_OUTPUT_LINES: u32 = 256;
 /// Most bytes of line text per page (a longer single line is cut at a character boundary).
 pub const MAX_OUTPUT_PAGE_BYTES: usize = 256 * 1024;
 
+/// Which text of a call's output a page holds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputView {
+    /// What the model was given (the journaled outcome text, ASON for engine answers).
+    #[default]
+    Model,
+    /// What a person reads: a command's stdout and stderr, a read's file text, a search's
+    /// matches, a failure's reason; a running command's output so far. Kept by the runtime
+    /// for recent calls; a call without it is answered in the model view.
+    Readable,
+}
+
+impl OutputView {
+    fn is_model(&self) -> bool {
+        *self == OutputView::Model
+    }
+}
+
 /// Which output, and which lines of it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -22,6 +41,9 @@ pub struct ToolOutputQuery {
     pub offset: u64,
     /// Lines wanted, 1..=[`MAX_OUTPUT_LINES`].
     pub limit: u32,
+    /// Which text; the model's when absent.
+    #[serde(default, skip_serializing_if = "OutputView::is_model")]
+    pub view: OutputView,
 }
 
 /// One page of a tool call's output.
@@ -41,6 +63,12 @@ pub struct ToolOutputPage {
     /// A line was cut to fit the page.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub truncated: bool,
+    /// Which text the lines are (the readable view falls back to the model's).
+    #[serde(default, skip_serializing_if = "OutputView::is_model")]
+    pub view: OutputView,
+    /// The call is still running: the lines are its output so far (readable view only).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub running: bool,
     /// The query that produced this page.
     pub query: ToolOutputQuery,
 }
@@ -118,6 +146,8 @@ pub fn page(output: &StoredOutput, query: ToolOutputQuery) -> ToolOutputPage {
         total,
         lines,
         truncated,
+        view: OutputView::Model,
+        running: false,
         query,
     }
 }

@@ -44,4 +44,5 @@ mod terminal;
 mod tmux;
 mod tui;
 mod tui_rewind;
+mod tui_stream;
 mod txn_recovery;

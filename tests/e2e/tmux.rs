@@ -14,10 +14,27 @@ pub struct Tmux {
 impl Tmux {
     /// Starts `ansa ARGS` in `world`'s workspace in a `width`×`height` window.
     pub fn start(world: &World, args: &[&str], width: u16, height: u16) -> Tmux {
+        Tmux::start_with_env(world, "", args, &[], width, height)
+    }
+
+    /// Like [`Tmux::start`], with `env` set for `ansa` too and the shell commands `before`
+    /// run first in the pane (output a day's terminal would already show).
+    pub fn start_with_env(
+        world: &World,
+        before: &str,
+        args: &[&str],
+        env: &[(&str, String)],
+        width: u16,
+        height: u16,
+    ) -> Tmux {
         let socket = world.path("tmux.sock").display().to_string();
         let exe = env!("CARGO_BIN_EXE_ansa");
+        let mut vars = String::new();
+        for (name, value) in env {
+            vars.push_str(&format!(" {name}={}", shell(value)));
+        }
         let mut command = format!(
-            "cd {} && env ANSA_HOME={} HOME={} TERM=xterm-256color {exe}",
+            "cd {} && {before} env ANSA_HOME={} HOME={} TERM=xterm-256color{vars} {exe}",
             shell(&world.ws().display().to_string()),
             shell(&world.ansa_home().display().to_string()),
             shell(&world.path("home").display().to_string()),
@@ -66,6 +83,12 @@ impl Tmux {
     /// The visible screen plus scrollback, as text.
     pub fn capture(&self) -> String {
         self.tmux(&["capture-pane", "-p", "-t", "t", "-S", "-2000"])
+    }
+
+    /// The whole scrollback and screen as text, rows the terminal wrapped joined again
+    /// (`capture-pane -p -J -S -`).
+    pub fn capture_joined(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-J", "-t", "t", "-S", "-"])
     }
 
     /// The visible screen only, as text.

@@ -49,6 +49,9 @@ pub(crate) struct Answer<'s> {
     pub supervision: Option<&'s Supervision>,
     /// The embedder's tag for this request's transaction (never for batch children).
     pub tag: Option<&'s crate::txn::Tag>,
+    /// Where the embedder watches an `x` command's output while it runs (never for batch
+    /// children).
+    pub live: Option<&'s crate::exec::LiveOutput>,
     /// The OS sandbox `x` commands run under (batch children inherit it).
     pub sandbox: Option<&'s SandboxPolicy>,
     /// What the sandbox did, set by `x`.

@@ -160,6 +160,7 @@ pub(crate) struct Sink {
     hasher: blake3::Hasher,
     charge: Option<Reservation>,
     state: State,
+    live: Option<super::LiveOutput>,
 }
 
 #[derive(Debug)]
@@ -190,11 +191,21 @@ impl Sink {
             hasher: blake3::Hasher::new(),
             charge,
             state,
+            live: None,
         }
+    }
+
+    /// Copies every chunk to `live` too, as it arrives.
+    pub(crate) fn watched(mut self, live: Option<super::LiveOutput>) -> Sink {
+        self.live = live;
+        self
     }
 
     /// Takes the next chunk; once the stream is lost, chunks are only counted.
     pub(crate) fn push(&mut self, chunk: &[u8]) {
+        if let Some(live) = &self.live {
+            live.push(chunk);
+        }
         self.len += chunk.len() as u64;
         if matches!(self.state, State::Lost(_)) {
             return;

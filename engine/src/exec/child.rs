@@ -40,6 +40,9 @@ pub struct ExecContext<'a> {
     pub spool: &'a SpoolRoot,
     /// Capture thresholds.
     pub limits: CaptureLimits,
+    /// Where the embedder watches the output while the command runs (a copy; the capture is
+    /// the same without it).
+    pub live: Option<&'a super::LiveOutput>,
 }
 
 /// How a process ended and everything it wrote.
@@ -263,7 +266,7 @@ fn pump_output(
     monitor: &Monitor,
     cx: &ExecContext<'_>,
 ) -> (Captured, PumpEnd) {
-    let mut sink = Sink::new(cx.meter, cx.spool, cx.limits);
+    let mut sink = Sink::new(cx.meter, cx.spool, cx.limits).watched(cx.live.cloned());
     let end = drain::drain(pipe, stop, &mut sink);
     monitor.update(|e| e.open_pipes = e.open_pipes.saturating_sub(1));
     (sink.finish(), end)

@@ -13,6 +13,7 @@ mod drain;
 mod error;
 pub(crate) mod gate;
 mod launch;
+mod live;
 mod monitor;
 pub mod sandbox;
 pub mod secrecy;
@@ -26,4 +27,5 @@ pub use capture::{Capture, CaptureLimits, Captured, Lost, RESIDENT_BYTES, Spoole
 pub use child::{ExecContext, ProcessOutcome, run};
 pub use error::ExecError;
 pub use launch::{ExecHardening, Launch};
+pub use live::{LIVE_BYTES, LiveOutput, LiveSnapshot};
 pub use spool::{ReclaimReport, SpoolRoot};

@@ -69,6 +69,7 @@ fn spawn(
         meter: &meter,
         spool: &spool,
         limits: CaptureLimits::default(),
+        live: answer.live,
     };
     let outcome = exec::run(launch, stdin, &cx);
     if let Some(policy) = launch.sandbox() {

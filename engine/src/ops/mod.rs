@@ -78,6 +78,7 @@ pub(crate) fn perform(
         output,
         supervision: attached.supervision.as_ref(),
         tag: attached.tag.as_ref(),
+        live: attached.live.as_ref(),
         sandbox,
         sandbox_outcome: SandboxOutcome::Unsandboxed,
         charge,

@@ -81,6 +81,9 @@ pub struct Attachments {
     /// reports which request it belonged to ([`Session::take_recovered`]). Never given to
     /// batch children: one request's tag must name at most one transaction.
     pub tag: Option<Tag>,
+    /// Receives a copy of an `x` request's output while its command runs (not of batch
+    /// children), for an embedder that shows it live; the answer is the same without it.
+    pub live: Option<crate::exec::LiveOutput>,
 }
 
 /// A sealed answer together with what the embedder learns beside it.
@@ -320,6 +323,7 @@ impl Session {
         let attached = Attachments {
             supervision,
             tag: None,
+            live: None,
         };
         self.execute_attached(request, cancel, &attached)
     }

@@ -97,6 +97,7 @@ impl Sandboxed {
                 evidence: evidence.clone(),
             }),
             tag: None,
+            live: None,
         };
         let reported = self.session.execute_sandboxed(
             &request,

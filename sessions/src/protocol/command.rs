@@ -456,10 +456,22 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                     reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
                 });
             }
+            let view = match o.take("view") {
+                None | Some(Value::Null) => crate::OutputView::Model,
+                Some(Value::String(v)) if v == "model" => crate::OutputView::Model,
+                Some(Value::String(v)) if v == "readable" => crate::OutputView::Readable,
+                Some(_) => {
+                    return Err(CommandError::Invalid {
+                        field: "view",
+                        reason: "must be \"model\" or \"readable\"".into(),
+                    });
+                }
+            };
             CommandBody::ToolOutput(ToolOutputQuery {
                 call_id,
                 offset,
                 limit: limit as u32,
+                view,
             })
         }
         "approve" => approve(&mut o)?,

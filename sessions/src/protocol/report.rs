@@ -82,6 +82,10 @@ pub struct ToolReport {
     /// The last lines of a command's output (at most [`TAIL_LINES`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tail: Vec<String>,
+    /// Non-empty lines of the command's output in all (both streams, as the answer carries
+    /// them), so a row can say how many the tail leaves out; 0 when not counted.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lines: u64,
     /// The answer was cut or part of it retained: the model got less than all of it inline.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub cut: bool,
@@ -100,6 +104,7 @@ impl ToolReport {
             tone,
             summary: one_line(&summary.into()),
             tail: Vec::new(),
+            lines: 0,
             cut: false,
             diffs: Vec::new(),
             actions: Vec::new(),
@@ -113,6 +118,17 @@ impl ToolReport {
             summary: reason_line(reason),
             ..ToolReport::new(ReportTone::Error, "")
         }
+    }
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl ToolReport {
+    /// How many output lines the tail leaves out (0 when all are shown or none were counted).
+    pub fn hidden_lines(&self) -> u64 {
+        self.lines.saturating_sub(self.tail.len() as u64)
     }
 }
 

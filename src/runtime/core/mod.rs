@@ -7,6 +7,7 @@ mod approval;
 mod rewind;
 mod status;
 mod turn;
+mod viewer;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -93,6 +94,8 @@ pub struct Core {
     context: Option<ContextSize>,
     /// The latest tool output shown or produced, so paging it reads no journal.
     last_output: Option<StoredOutput>,
+    /// The running call's output so far and recent calls' readable texts (`viewer.rs`).
+    viewed: viewer::Viewed,
     /// This process's incarnation, echoed by every command.
     incarnation: Incarnation,
     /// The worker has stopped (input closed, FIFO empty).
@@ -116,6 +119,7 @@ impl Core {
             preview: None,
             previews,
             last_output: None,
+            viewed: viewer::Viewed::default(),
             context: None,
             incarnation: Incarnation::generate(),
             stopped: false,
@@ -292,6 +296,9 @@ impl Core {
     /// Publishes a page of a tool call's stored output: the one at hand, else found in the
     /// journal (which a new process has to read once).
     pub fn publish_tool_output(&mut self, command_id: CommandId, query: ToolOutputQuery) {
+        if self.publish_readable(&query) {
+            return;
+        }
         let at_hand = self
             .last_output
             .as_ref()

@@ -19,6 +19,7 @@ use ansa_sessions::{
     CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, SessionId, StoredOutput, ToolIntent,
     ToolOutcome, ToolOutcomeStatus, UsageRecord,
 };
+use ash_engine::exec::LiveOutput;
 use ash_engine::exec::supervisor::Supervision;
 
 use super::Limits;
@@ -80,16 +81,21 @@ struct Output {
     instructions: Vec<String>,
     /// What the call did, for the frontend's tool row.
     report: ToolReport,
+    /// What a person reads of it in an output viewer (`None`: the model's view is all).
+    readable: Option<String>,
 }
 
 impl Output {
     /// An outcome the runtime or the tool layer wrote itself (no engine answer).
     fn text(text: String, report: ToolReport) -> Output {
+        // Written for the model in plain words (a refusal, a failure's whole reason).
+        let readable = Some(text.clone());
         Output {
             text,
             answer: None,
             instructions: Vec::new(),
             report,
+            readable,
         }
     }
 }
@@ -468,6 +474,10 @@ impl Worker {
                 ToolPhase::Started,
                 None,
             );
+            // A frontend can show a command's output while it runs (`tool_output`).
+            let live = LiveOutput::new();
+            self.tools.watch(live.clone());
+            core.call_running(call_id.clone(), admitted.name, live);
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {
@@ -499,6 +509,7 @@ impl Worker {
                     .map(|p| p.display().to_string())
                     .collect(),
                 report: out.report,
+                readable: out.readable,
             },
             Err(e) => {
                 let text = e.to_string();
@@ -540,6 +551,7 @@ impl Worker {
             tool: call.name.clone(),
             text: output.text.clone(),
         });
+        core.call_ended(&call_id, &call.name, output.readable);
         drop(core);
         self.context.items.push(ContextItem::ToolOutput {
             call_id: call.call_id.clone(),

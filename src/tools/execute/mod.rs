@@ -32,9 +32,9 @@ use crate::instructions::{ExclusionReason, FileExclusion, NestedInstructions};
 use ansa_sessions::protocol::{ReportTone, ToolReport};
 use ash_engine::cancel::CancelToken;
 use ash_engine::compute::ComputePlane;
-use ash_engine::exec::ExecHardening;
 use ash_engine::exec::sandbox::{self, SandboxPolicy};
 use ash_engine::exec::supervisor::Supervision;
+use ash_engine::exec::{ExecHardening, LiveOutput};
 use ash_engine::protocol::{Budget, Caps, Op, Request, to_lower_hex};
 use ash_engine::session::{Attachments, PathFilter, Reported, Session, SessionConfig};
 use ash_engine::store::StoreQuota;
@@ -99,6 +99,9 @@ pub struct ToolOutput {
     pub preamble: String,
     /// What the call did, for a frontend's tool row.
     pub report: ToolReport,
+    /// What a person reads of it in an output viewer (not journaled; `None`: the model's
+    /// view is all there is).
+    pub readable: Option<String>,
 }
 
 /// An admitted call made ready to run: the engine request it becomes (nothing ran yet), or
@@ -166,6 +169,8 @@ pub struct ToolExecutor {
     ledger: ReadLedger,
     plane: Arc<ComputePlane>,
     next_id: u64,
+    /// Where the next `exec`'s output goes while it runs ([`ToolExecutor::watch`]).
+    live: Option<LiveOutput>,
 }
 
 impl ToolExecutor {
@@ -213,6 +218,7 @@ impl ToolExecutor {
             ledger: ReadLedger::default(),
             plane,
             next_id: 1,
+            live: None,
         })
     }
 
@@ -299,6 +305,7 @@ impl ToolExecutor {
                     answer: None,
                     preamble: String::new(),
                     report: ToolReport::new(ReportTone::Ok, "returned a value"),
+                    readable: None,
                 };
                 return Ok(Prepared {
                     kind: PreparedKind::Local(output),
@@ -459,6 +466,12 @@ impl ToolExecutor {
             .map_err(|source| ToolExecError::Permit { tool, source })
     }
 
+    /// The next call run, if it runs a command, copies the command's output to `live` while
+    /// it runs (so a frontend can show it); the answer is the same without.
+    pub fn watch(&mut self, live: LiveOutput) {
+        self.live = Some(live);
+    }
+
     /// Runs a prepared call: nested instructions delivered now, then the canonical ASON
     /// answer (an engine error is an answer too). An `Err` means nothing ran.
     pub fn run(
@@ -468,6 +481,7 @@ impl ToolExecutor {
         cancel: &CancelToken,
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
+        let live = self.live.take();
         let (tool, request, place) = match prepared.kind {
             PreparedKind::Local(output) => return Ok(output),
             PreparedKind::Engine {
@@ -480,6 +494,7 @@ impl ToolExecutor {
         let attached = Attachments {
             supervision: supervision.filter(|_| tool == "exec"),
             tag: prepared.tag,
+            live: live.filter(|_| tool == "exec"),
         };
         // Last, so that a refusal above delivers nothing the model would never see.
         let delivery = self
@@ -509,6 +524,7 @@ impl ToolExecutor {
             )
         };
         let mut report = super::report::report(args, &response);
+        let readable = super::report::readable(args, &response, &self.names);
         let mut text = format!("{}{view}", delivery.prefix);
         if let Some(line) = denial::line(&outcome) {
             text.push_str(&line.for_model);
@@ -522,6 +538,7 @@ impl ToolExecutor {
             answer: Some(answer),
             preamble: delivery.prefix,
             report,
+            readable,
         })
     }
 

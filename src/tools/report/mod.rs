@@ -12,6 +12,9 @@ use similar::{ChangeTag, TextDiff};
 
 use super::args::{EditArgs, FileActionKind, FilesArgs, ReadMode, ToolArgs};
 
+mod readable;
+pub use readable::readable;
+
 /// The report of an engine answer to the call `args`.
 pub fn report(args: &ToolArgs, response: &Response) -> ToolReport {
     let mut report = match (&response.data, args) {
@@ -100,6 +103,11 @@ fn exec_report(exec: &ExecResult) -> ToolReport {
         .filter(|t| !t.trim().is_empty())
         .or(second.as_deref());
     report.tail = text.map(tail).unwrap_or_default();
+    report.lines = [&exec.stdout, &exec.stderr]
+        .into_iter()
+        .flatten()
+        .map(|t| t.lines().filter(|l| !l.trim().is_empty()).count() as u64)
+        .sum();
     report
 }
 

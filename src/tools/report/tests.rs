@@ -52,6 +52,8 @@ fn exec_says_how_the_command_ended_with_its_last_lines() {
     assert_eq!((ok.tone, ok.summary.as_str()), (ReportTone::Ok, "exit 0"));
     assert_eq!(ok.tail, ["b", "c", "d"], "the last non-empty lines");
     assert_eq!(ok.tail.len(), TAIL_LINES);
+    assert_eq!(ok.lines, 4, "every non-empty line of the output is counted");
+    assert_eq!(ok.hidden_lines(), 1, "the row says one more line exists");
 
     let failed = report(
         &exec_args(),
@@ -71,6 +73,7 @@ fn exec_says_how_the_command_ended_with_its_last_lines() {
         ["error: 1 failed"],
         "a failure shows stderr first"
     );
+    assert_eq!(failed.lines, 2, "both streams are counted");
 
     let cases = [
         (ExitKind::Signaled, Some(9), "killed by signal 9"),
@@ -222,4 +225,49 @@ fn files_lists_its_actions() {
     });
     let r = report(&one, &Response::success(1, Data::Fs(Vec::new())));
     assert_eq!(r.summary, "copy a → b");
+}
+
+#[test]
+fn the_readable_text_is_what_a_person_reads() {
+    use super::readable;
+    use crate::tools::execute::PathNames;
+    let names = PathNames::default();
+    // A command: its line, how it ended, each stream under its header.
+    let text = readable(
+        &exec_args(),
+        &exec(ExitKind::Exited, Some(2), "a\nb\n", "boom\n"),
+        &names,
+    )
+    .unwrap();
+    assert_eq!(
+        text,
+        "$ cargo test\nexited 2 after 12500 ms\n── stdout\na\nb\n── stderr\nboom\n"
+    );
+    // A search: `path:line:column: text`, paths by name once the session learnt them.
+    let args = ToolArgs::Search(SearchArgs {
+        query: "x".into(),
+        paths: vec![".".into()],
+        regex: false,
+        case_insensitive: false,
+        include_hidden: false,
+    });
+    let mut response = Response::success(
+        1,
+        Data::Search(vec![SearchRow {
+            path: 7,
+            line: 3,
+            column: 5,
+            text: "let x = 1;\r".into(),
+        }]),
+    );
+    response.paths = vec![(7, "src/main.rs".into())];
+    let mut names = PathNames::default();
+    names.learn(&response);
+    assert_eq!(
+        readable(&args, &response, &names).unwrap(),
+        "src/main.rs:3:5: let x = 1;\n"
+    );
+    // An engine error has nothing better than the model's view (its record and hint).
+    let failed = Response::error(1, ErrorRecord::typical(ErrorCode::PathNotFound));
+    assert_eq!(readable(&args, &failed, &names), None);
 }

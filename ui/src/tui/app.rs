@@ -173,8 +173,9 @@ impl App {
 
     /// True while a submitted or resumed task has not ended, or an approval waits.
     pub fn busy(&self) -> bool {
-        // A waiting approval is redrawn when its settle time passes (`approval::SETTLE`).
-        self.task.is_some() || self.approval.is_some()
+        // A waiting approval is redrawn when its settle time passes (`approval::SETTLE`); a
+        // viewer on a running command asks for its output again until it has ended.
+        self.task.is_some() || self.approval.is_some() || (self.output.open && self.output.running)
     }
 
     /// A command with a fresh ID (`tui-<incarnation>-<n>`), or `None` before the first
@@ -273,6 +274,7 @@ impl App {
             Intent::DeleteWordBack => self.input.delete_word_back(),
             Intent::KillToStart => self.input.kill_to_start(),
             Intent::KillToEnd => self.input.kill_to_end(),
+            Intent::ToggleMode if self.output.open => self.output_toggle_view(&mut out),
             Intent::ToggleMode if keys::slash_completion(self.input.text()).is_some() => {
                 if let Some(done) = keys::slash_completion(self.input.text()) {
                     self.input.set(&done);

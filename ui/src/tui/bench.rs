@@ -24,6 +24,7 @@ pub struct BenchFrame {
     term: InlineTerminal<Vec<u8>>,
     sequence: u64,
     sent: Vec<CommandId>,
+    request: Option<RequestId>,
 }
 
 impl BenchFrame {
@@ -41,6 +42,7 @@ impl BenchFrame {
             term: InlineTerminal::new(Vec::new(), (width, height), Some((0, 0))),
             sequence: 0,
             sent: Vec::new(),
+            request: None,
         };
         frame.event(EventBody::Snapshot(SnapshotEvent {
             session: Profile::Live,
@@ -86,22 +88,42 @@ impl BenchFrame {
         self.record(actions);
     }
 
-    /// Submits a task and has `tools` tool calls finish with reports (exec output lines, an
-    /// edit diff), then a preview of `preview_lines` lines streaming.
-    pub fn running_with_tools(&mut self, tools: usize, preview_lines: usize) {
+    /// Types a task and has it accepted; its request, once accepted.
+    pub fn submit(&mut self) -> Option<RequestId> {
         for c in "fix the failing tests".chars() {
             self.key(KeyCode::Char(c), KeyModifiers::NONE);
         }
         self.key(KeyCode::Enter, KeyModifiers::NONE);
-        let Some(command_id) = self.sent.last().cloned() else {
-            return;
-        };
+        let command_id = self.sent.last().cloned()?;
         let request = RequestId(self.app.turn() + 1);
         self.event(EventBody::CommandAccepted {
             command_id,
             request_id: request,
             turn: request.0,
         });
+        self.request = Some(request);
+        Some(request)
+    }
+
+    /// The submitted task's answer so far is `text` (one streamed chunk arrived).
+    pub fn stream_preview(&mut self, text: &str) {
+        let Some(request) = self.request else {
+            return;
+        };
+        self.event(EventBody::TextPreview {
+            request_id: request,
+            generation: 1,
+            text: text.to_owned(),
+            state: PreviewState::Preview,
+        });
+    }
+
+    /// Submits a task and has `tools` tool calls finish with reports (exec output lines with
+    /// more lines above them, an edit diff), then a preview of `preview_lines` lines streaming.
+    pub fn running_with_tools(&mut self, tools: usize, preview_lines: usize) {
+        let Some(request) = self.submit() else {
+            return;
+        };
         for n in 0..tools {
             let call_id = CallId(format!("call-{n}"));
             self.event(EventBody::ToolStatus {
@@ -118,6 +140,7 @@ impl BenchFrame {
                 "failures: 1".into(),
                 "error: test failed, to rerun pass `--lib`".into(),
             ];
+            report.lines = 50;
             report.diffs = vec![FileDiff {
                 path: format!("src/crate_{n}.rs"),
                 added: 2,

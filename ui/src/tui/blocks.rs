@@ -102,14 +102,23 @@ pub(crate) fn tool_lines(
     width: u16,
     theme: Theme,
 ) -> Vec<Line<'static>> {
-    let mut lines = vec![tool_row(tool, now, width, theme)];
+    let (row, reason) = tool_row(tool, now, width, theme);
+    let mut lines = vec![row];
+    lines.extend(reason);
     if let Some(report) = &tool.report {
         lines.extend(report_lines(report, width, theme));
     }
     lines
 }
 
-fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'static> {
+/// The row, and a failed call's reason wrapped under it when the row has no room for all of
+/// it (a reason is never cut: it says what to do).
+fn tool_row(
+    tool: &ToolLine,
+    now: Instant,
+    width: u16,
+    theme: Theme,
+) -> (Line<'static>, Vec<Line<'static>>) {
     let tone = tool.report.as_ref().map(|r| r.tone);
     let (symbol, style, state) = match (tool.phase, tone) {
         (ToolPhase::Started, _) if tool.ended.is_some() => ("·", theme.dim(), Some("stopped")),
@@ -147,12 +156,27 @@ fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'st
         .collect::<Vec<_>>()
         .join("  ");
     let mut used = INDENT.len() + 2 + display_width(&name) + 2 + display_width(&tail);
-    // The summary says how it went, so it keeps its room before the target does.
-    let summary = summary.map(|(text, style)| {
+    // The summary says how it went, so it keeps its room before the target does; a failure's
+    // reason that does not fit goes under the row, wrapped, and the row keeps the target.
+    let mut reason = Vec::new();
+    let failed = tool
+        .report
+        .as_ref()
+        .is_some_and(|r| r.tone == ReportTone::Error);
+    let summary = summary.and_then(|(text, style)| {
         let room = usize::from(width).saturating_sub(used + 2);
+        if failed && display_width(&text) > room {
+            reason = wrap_prefixed(
+                &[Span::styled(text, style)],
+                width,
+                &[Span::raw(UNDER)],
+                &[Span::raw(UNDER)],
+            );
+            return None;
+        }
         let text = truncate(&text, room);
         used += 2 + display_width(&text);
-        (text, style)
+        Some((text, style))
     });
     if let Some(target) = &tool.target {
         let room = usize::from(width).saturating_sub(used + 1);
@@ -169,7 +193,7 @@ fn tool_row(tool: &ToolLine, now: Instant, width: u16, theme: Theme) -> Line<'st
         spans.push(Span::raw("  "));
         spans.push(Span::styled(tail, theme.dim()));
     }
-    Line::from(spans)
+    (Line::from(spans), reason)
 }
 
 /// Diff lines shown under an edit's row; the rest is in the output pane (Ctrl+O).
@@ -188,6 +212,16 @@ fn report_lines(report: &ToolReport, width: u16, theme: Theme) -> Vec<Line<'stat
             Span::styled(truncate(&one_line(text), room), style),
         ])
     };
+    // The tail is the output's end: what it leaves out came before it.
+    let hidden = report.hidden_lines();
+    if hidden > 0 && !report.tail.is_empty() {
+        let noun = if hidden == 1 { "line" } else { "lines" };
+        lines.push(under(
+            &format!("… {hidden} more {noun} (Ctrl+O)"),
+            "",
+            theme.dim(),
+        ));
+    }
     for line in &report.tail {
         lines.push(under(line, "", theme.dim()));
     }

@@ -27,7 +27,6 @@ mod input;
 mod keys;
 pub mod markdown;
 mod model;
-mod output;
 mod rewind;
 mod run;
 mod streamed;
@@ -35,6 +34,7 @@ pub mod tail;
 mod terminal;
 pub mod theme;
 mod view;
+mod viewer;
 pub mod wrap;
 
 #[cfg(test)]

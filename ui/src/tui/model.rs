@@ -7,7 +7,9 @@ use std::time::Instant;
 use crate::follow::TaskMatch;
 
 use ansa_sessions::protocol::{Command, ToolPhase, ToolReport};
-use ansa_sessions::{CallId, CommandId, Mode, RequestId, TranscriptEntry, TranscriptQuery};
+use ansa_sessions::{
+    CallId, CommandId, Mode, OutputView, RequestId, TranscriptEntry, TranscriptQuery,
+};
 
 /// What the driver must do after a state change.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -240,8 +242,8 @@ impl HistoryPane {
     }
 }
 
-/// The output pane's state: a tool call's stored output, paged from the runtime (its
-/// behaviour is `output.rs`).
+/// The output viewer's state: a tool call's text, paged from the runtime (its behaviour is
+/// `viewer/`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct OutputPane {
     /// Shown.
@@ -250,16 +252,28 @@ pub(crate) struct OutputPane {
     pub call_id: Option<CallId>,
     /// Its tool.
     pub tool: String,
-    /// Lines loaded, from the first on.
+    /// Lines loaded, from line `first` on.
     pub lines: Vec<String>,
+    /// Index of the first loaded line (a running command's view starts at its kept end).
+    pub first: u64,
     /// Lines in the whole output.
     pub total: u64,
-    /// First visible line.
+    /// First visible screen row of the loaded lines (wrapped at the width).
     pub top: usize,
     /// The `tool_output` command waiting for its page.
     pub pending: Option<CommandId>,
+    /// When a page was last asked for.
+    pub asked: Option<Instant>,
     /// A loaded line was cut to fit its page.
     pub truncated: bool,
+    /// The view asked for: readable by default, the model's after Tab.
+    pub want: OutputView,
+    /// The view the lines are in (a call without a readable text comes in the model's).
+    pub view: OutputView,
+    /// The call is still running: the lines are its output so far and are asked for again.
+    pub running: bool,
+    /// Keep the end in view as a running command prints (PgDn at the end turns it on).
+    pub follow: bool,
 }
 
 /// A tool call of the latest turn, for picking its output in the pane.

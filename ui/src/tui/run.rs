@@ -137,6 +137,11 @@ impl Loop {
             Input::RuntimeClosed => return Some(End::RuntimeStopped),
             Input::Signal => self.app.on_signal(),
         };
+        self.send(actions)
+    }
+
+    /// Carries out the state's actions.
+    fn send(&mut self, actions: Vec<Action>) -> Option<End> {
         let mut end = None;
         for action in actions {
             match action {
@@ -152,6 +157,14 @@ impl Loop {
     }
 
     fn frame(&mut self, guard: &TerminalGuard) -> io::Result<()> {
+        // A terminal that reflows on resize has already moved its rows when the resize event
+        // is still on its way: drawing at the old size then lands on the wrong rows (and
+        // leaves ghost lines), so the size is checked before every frame.
+        if let Ok(size) = crossterm::terminal::size()
+            && size != self.term.size()
+        {
+            self.resize = Some(size);
+        }
         if let Some(size) = self.resize.take() {
             // The cursor sits at the input, a known offset into the region.
             let cursor = crossterm::cursor::position().ok();
@@ -181,6 +194,11 @@ impl Loop {
             if let Some(input) = first
                 && let Some(end) = self.apply(input)
             {
+                return end;
+            }
+            // What the state asks for by time (a viewer following a running command).
+            let due = self.app.on_tick();
+            if let Some(end) = self.send(due) {
                 return end;
             }
             // Coalesce what arrives within one frame time.

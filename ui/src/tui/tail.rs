@@ -13,7 +13,8 @@ pub const TAIL_SOURCE_LINES: usize = 400;
 
 /// The end of `text` worth rendering: everything when it is short, else the source from a
 /// paragraph boundary about [`TAIL_SOURCE_LINES`] lines before the end, re-opening a fenced
-/// code block the cut falls inside so the tail renders as it would in the whole.
+/// code block the cut falls inside, and repeating the header of a table it falls inside (a
+/// table streams as one block until it ends), so the tail renders as it would in the whole.
 pub fn preview_tail(text: &str) -> Cow<'_, str> {
     let newlines = text.bytes().filter(|&b| b == b'\n').count();
     if newlines <= TAIL_SOURCE_LINES {
@@ -22,11 +23,20 @@ pub fn preview_tail(text: &str) -> Cow<'_, str> {
     let skip = newlines - TAIL_SOURCE_LINES;
     let mut cut = 0;
     let mut fence: Option<&str> = None;
+    // The header and delimiter rows of the table the scan is in.
+    let mut table: Option<(usize, usize)> = None;
+    let mut previous = 0..0;
     let mut seen = 0;
     for line in text.split_inclusive('\n') {
         if seen >= skip && fence.is_none() && line.trim().is_empty() {
             return Cow::Borrowed(&text[cut + line.len()..]);
         }
+        if line.trim().is_empty() {
+            table = None;
+        } else if fence.is_none() && table.is_none() && is_delimiter_row(line) {
+            table = Some((previous.start, cut + line.len()));
+        }
+        previous = cut..cut + line.len();
         let trimmed = line.trim_start();
         for marker in ["```", "~~~"] {
             if trimmed.starts_with(marker) {
@@ -41,13 +51,40 @@ pub fn preview_tail(text: &str) -> Cow<'_, str> {
         seen += 1;
         if seen >= skip + TAIL_SOURCE_LINES / 2 {
             // No paragraph boundary nearby (one huge block): cut here, re-opening a fence.
-            return match fence {
-                Some(marker) => Cow::Owned(format!("{marker}\n{}", &text[cut..])),
-                None => Cow::Borrowed(&text[cut..]),
+            return match (fence, table) {
+                (Some(marker), _) => Cow::Owned(format!("{marker}\n{}", &text[cut..])),
+                (None, Some((start, end))) if end <= cut => {
+                    Cow::Owned(format!("{}{}", &text[start..end], &text[cut..]))
+                }
+                (None, _) => Cow::Borrowed(&text[cut..]),
             };
         }
     }
     Cow::Borrowed(text)
+}
+
+/// Rows of the streaming preview the live region shows at a terminal height: under half the
+/// screen, so that a terminal that reflows on resize (splitting each row up to twice when the
+/// width halves) still has the whole live region on screen and never pushes a row of it into
+/// its scrollback, where it would stay as a ghost of a line committed later.
+pub fn preview_rows(height: u16) -> usize {
+    (usize::from(height) / 2).saturating_sub(4).max(3)
+}
+
+/// Whether `line` is a GitHub table's delimiter row (`|---|:--:|`).
+fn is_delimiter_row(line: &str) -> bool {
+    let line = line.trim();
+    let cells: Vec<&str> = line
+        .trim_start_matches('|')
+        .trim_end_matches('|')
+        .split('|')
+        .map(str::trim)
+        .collect();
+    line.contains('-')
+        && cells.iter().all(|c| {
+            let c = c.trim_start_matches(':').trim_end_matches(':');
+            !c.is_empty() && c.chars().all(|ch| ch == '-')
+        })
 }
 
 /// The preview's lines: the rendered tail, at most `rows` of them (the last ones).
@@ -92,6 +129,24 @@ mod tests {
         assert_eq!(plain.len(), 10);
         let last = plain.last().unwrap().to_string();
         assert!(last.contains("let x2999 = 2999;"), "{last}");
+    }
+
+    #[test]
+    fn a_cut_inside_a_long_table_repeats_its_header() {
+        let mut text = String::from("intro\n\n| key | value |\n|---|--:|\n");
+        for n in 0..1000 {
+            text.push_str(&format!("| k{n} | {n} |\n"));
+        }
+        let tail = preview_tail(&text);
+        assert!(
+            tail.starts_with("| key | value |\n|---|--:|\n| k"),
+            "{:?}",
+            &tail[..40]
+        );
+        let plain = render_preview(&text, 40, Theme { plain: true }, 5);
+        let last = plain.last().unwrap().to_string();
+        assert!(last.starts_with("k999") && last.contains('│'), "{last}");
+        assert!(!is_delimiter_row("| a | b |") && is_delimiter_row(" :--|--: "));
     }
 
     #[test]

@@ -108,6 +108,11 @@ impl<W: Write> InlineTerminal<W> {
         self.width
     }
 
+    /// Terminal size the region is laid out for (columns, rows).
+    pub fn size(&self) -> (u16, u16) {
+        (self.width, self.height)
+    }
+
     /// Screen row of the region's first line.
     pub fn top(&self) -> u16 {
         self.top
@@ -205,11 +210,7 @@ impl<W: Write> InlineTerminal<W> {
             self.top -= over;
         }
         if std::mem::take(&mut self.wipe) {
-            queue!(
-                self.out,
-                MoveTo(0, self.top),
-                Clear(ClearType::FromCursorDown)
-            )?;
+            erase_below(&mut self.out, self.top, self.height)?;
         }
         let width = usize::from(buf.area.width);
         let prev_height = self.prev.as_ref().map_or(0, |p| p.area.height);
@@ -223,11 +224,7 @@ impl<W: Write> InlineTerminal<W> {
             }
         }
         if (self.clear_below || height < prev_height) && self.top + height < self.height {
-            queue!(
-                self.out,
-                MoveTo(0, self.top + height),
-                Clear(ClearType::FromCursorDown)
-            )?;
+            erase_below(&mut self.out, self.top + height, self.height)?;
         }
         self.clear_below = false;
         let cursor = cursor.filter(|&(_, y)| y < height);
@@ -246,11 +243,32 @@ impl<W: Write> InlineTerminal<W> {
 
     /// The terminal now has `size`; `cursor` is where it reports the cursor (if it could).
     /// The next draw wipes the region and repaints it.
+    ///
+    /// A terminal that reflows on resize (tmux, most modern ones) splits every row wider than
+    /// the new width into several, pushing rows off the top into its scrollback, and keeps the
+    /// cursor on its character; one that does not (xterm) cuts rows and keeps the cursor's row.
+    /// When the width shrank and the cursor moved, the terminal reflowed: the region's rows
+    /// above the cursor now take as many screen rows as their drawn lengths need, so the top
+    /// is that far above the cursor. Counting them as one row each would leave the upper parts
+    /// of split rows above the repainted region, where they would later scroll into the
+    /// scrollback as ghost lines.
     pub fn resize(&mut self, size: (u16, u16), cursor: Option<(u16, u16)>) {
+        let (old_width, old_height) = (self.width, self.height);
+        let old_row = self.cursor.map(|(_, y)| self.top.saturating_add(y));
         self.width = size.0.max(1);
         self.height = size.1.max(1);
+        let reflowed = self.width < old_width
+            && self.height == old_height
+            && cursor.is_some_and(|(_, row)| Some(row) != old_row);
+        let above = match (&self.prev, self.cursor) {
+            (Some(prev), Some((_, offset))) if reflowed => (0..offset)
+                .map(|y| rows_after_reflow(prev, y, self.width))
+                .sum(),
+            (_, Some((_, offset))) => offset,
+            (_, None) => 0,
+        };
         self.top = match (cursor, self.cursor) {
-            (Some((_, row)), Some((_, offset))) => row.saturating_sub(offset),
+            (Some((_, row)), Some(_)) => row.saturating_sub(above),
             (Some((_, row)), None) => row,
             (None, _) => self.top,
         }
@@ -268,17 +286,38 @@ impl<W: Write> InlineTerminal<W> {
     /// the committed dialog.
     pub fn clear(&mut self) -> io::Result<()> {
         self.begin()?;
-        queue!(
-            self.out,
-            MoveTo(0, self.top),
-            Clear(ClearType::FromCursorDown),
-            Show,
-            EndSynchronizedUpdate
-        )?;
+        erase_below(&mut self.out, self.top, self.height)?;
+        queue!(self.out, Show, EndSynchronizedUpdate)?;
         self.in_frame = false;
         self.prev = None;
         self.out.flush()
     }
+}
+
+/// Erases the screen from row `row` (of `height`) down. From the top row it erases line by
+/// line: "erase below" at the home position is a whole-screen clear, which tmux (its
+/// `scroll-on-clear`, on by default) answers by moving the screen into its scrollback — the
+/// live region with it, as ghost lines.
+fn erase_below(out: &mut impl Write, row: u16, height: u16) -> io::Result<()> {
+    if row > 0 {
+        return queue!(out, MoveTo(0, row), Clear(ClearType::FromCursorDown));
+    }
+    for r in 0..height {
+        queue!(out, MoveTo(0, r), Clear(ClearType::CurrentLine))?;
+    }
+    Ok(())
+}
+
+/// Screen rows that row `y` of `buf`, as drawn (up to its last visible cell), takes once a
+/// reflowing terminal rewraps it to `width` columns.
+fn rows_after_reflow(buf: &Buffer, y: u16, width: u16) -> u16 {
+    let cells = usize::from(buf.area.width);
+    let start = usize::from(y) * cells;
+    let drawn = buf.content[start..start + cells]
+        .iter()
+        .rposition(visible)
+        .map_or(0, |last| last + 1);
+    u16::try_from(drawn.div_ceil(usize::from(width.max(1))).max(1)).unwrap_or(u16::MAX)
 }
 
 /// Prints the app's new dialog into scrollback and redraws its live region.
@@ -343,7 +382,8 @@ fn restore(live_top: &AtomicU32, restored: &AtomicBool) {
     }
     let mut out = io::stdout();
     if let Ok(top) = u16::try_from(live_top.load(Ordering::SeqCst)) {
-        let _ = queue!(out, MoveTo(0, top), Clear(ClearType::FromCursorDown));
+        let height = crossterm::terminal::size().map_or(top.saturating_add(1), |(_, h)| h);
+        let _ = erase_below(&mut out, top, height);
     }
     let _ = queue!(
         out,

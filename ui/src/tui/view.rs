@@ -18,14 +18,12 @@ use super::blocks::{
 use super::keys;
 use super::markdown::render_markdown;
 use super::model::{Entry, Notice, TaskKind, TaskState, Tone};
-use super::tail::render_preview;
+use super::tail::{preview_rows, render_preview};
 use crate::sanitize::flowing;
 
 /// Rows of the reasoning summary shown while the model thinks.
 const REASONING_ROWS: usize = 3;
 
-/// Most preview rows kept for the live region (more than any terminal is tall).
-const PREVIEW_ROWS: usize = 256;
 use super::wrap::{display_width, wrap_prefixed, wrap_spans};
 use crate::status::reopen_command;
 
@@ -93,52 +91,6 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
     let rows = pane_rows(app.height);
     lines.extend(text.into_iter().skip(h.top).take(rows));
     lines
-}
-
-fn output_pane(app: &App, width: u16) -> Vec<Line<'static>> {
-    let theme = app.theme;
-    let o = &app.output;
-    let rows = pane_rows(app.height);
-    let title = if o.call_id.is_none() {
-        "output: loading…".to_owned()
-    } else if o.total == 0 {
-        format!("output of {}: empty", one_line(&o.tool))
-    } else {
-        let last = (o.top + rows).min(o.lines.len());
-        format!(
-            "output of {} · lines {}–{last} of {}",
-            one_line(&o.tool),
-            o.top + 1,
-            o.total
-        )
-    };
-    let title = match app.output_position() {
-        Some((n, of)) if of > 1 => {
-            format!("── {title} · call {n} of {of} ←/→ · PgUp/PgDn · Ctrl+O closes ")
-        }
-        _ => format!("── {title} · PgUp/PgDn page · Ctrl+O closes "),
-    };
-    let mut lines = vec![Line::styled(
-        truncate(&title, usize::from(width)),
-        theme.accent(),
-    )];
-    // Output is shown as it is, one terminal row per line, so a page is exactly `rows` lines.
-    let room = usize::from(width).saturating_sub(INDENT.len()).max(1);
-    lines.extend(o.lines.iter().skip(o.top).take(rows).map(|l| {
-        Line::from(vec![
-            Span::raw(INDENT),
-            Span::raw(truncate(&one_line_raw(l), room)),
-        ])
-    }));
-    if o.truncated {
-        lines.push(Line::styled("  (a very long line was cut)", theme.dim()));
-    }
-    lines
-}
-
-/// One line of tool output made safe for the terminal (tabs as spaces).
-fn one_line_raw(line: &str) -> String {
-    flowing(line).replace('\t', "    ")
 }
 
 fn state_text(app: &App) -> (String, Style) {
@@ -388,7 +340,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     let mut lines = Vec::new();
     if app.output.open {
-        lines.extend(output_pane(app, width));
+        lines.extend(super::viewer::lines(app, width));
     } else if app.history.open {
         lines.extend(pane(app, width));
     }
@@ -421,7 +373,12 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     {
         lines.push(Line::default());
         // Only the tail can be on screen: the region is at most the terminal's height.
-        lines.extend(render_preview(preview.rest(), width, theme, PREVIEW_ROWS));
+        lines.extend(render_preview(
+            preview.rest(),
+            width,
+            theme,
+            preview_rows(app.height),
+        ));
         if preview.discarded {
             lines.push(Line::styled("(unfinished)", theme.dim()));
         }

@@ -75,6 +75,7 @@ impl Fixture {
             meter: &self.meter,
             spool: &self.spool,
             limits: self.limits,
+            live: None,
         };
         super::run(&launch, stdin, &cx)
     }

@@ -1,7 +1,7 @@
-//! GitHub tables: cells collected as plain text, columns sized to their content and, when
-//! the table is wider than the terminal, the widest columns shrunk first (cells then wrap by
-//! words inside their column), aligned as the delimiter row says, the header in bold over a
-//! `─┼─` rule. Too narrow for even three columns of three: each row as `header: value` lines.
+//! GitHub tables: cells collected as plain text, columns sized to their content, aligned as
+//! the delimiter row says, the header in bold over a `─┼─` rule. A table wider than the
+//! terminal is drawn in its narrow form instead, one record per block of `header: value`
+//! lines (values wrapped under their name), so no row is ever split across columns.
 
 use pulldown_cmark::Alignment;
 use ratatui::style::Style;
@@ -12,8 +12,6 @@ use super::super::wrap::{display_width, wrap_plain, wrap_prefixed};
 
 /// Between two columns.
 const SEPARATOR: &str = " │ ";
-/// The narrowest a shrunk column gets.
-const MIN_COLUMN: usize = 3;
 
 /// A table being read.
 #[derive(Debug, Default)]
@@ -55,9 +53,6 @@ impl Table {
             return Vec::new();
         }
         let prefix_width: usize = prefix.iter().map(|s| display_width(&s.content)).sum();
-        let room = usize::from(width)
-            .saturating_sub(prefix_width)
-            .saturating_sub(SEPARATOR.len() * (columns - 1));
         let natural: Vec<usize> = (0..columns)
             .map(|c| {
                 self.rows
@@ -69,11 +64,11 @@ impl Table {
                     .max(1)
             })
             .collect();
-        let floors: usize = natural.iter().map(|n| (*n).min(MIN_COLUMN)).sum();
-        if floors > room {
+        let needed = natural.iter().sum::<usize>() + SEPARATOR.len() * (columns - 1);
+        if needed + prefix_width > usize::from(width) {
             return self.stacked(width, prefix, theme);
         }
-        let widths = fit(&natural, room);
+        let widths = natural;
         let mut lines = Vec::new();
         for (n, row) in self.rows.iter().enumerate() {
             let style = if n == 0 {
@@ -92,11 +87,14 @@ impl Table {
         lines
     }
 
-    /// Each body row as `header: value` lines, rows apart by a blank line.
+    /// The narrow form: each body row as `header: value` lines, rows apart by a blank line.
     fn stacked(&self, width: u16, prefix: &[Span<'static>], theme: Theme) -> Vec<Line<'static>> {
         let Some((header, body)) = self.rows.split_first() else {
             return Vec::new();
         };
+        // A wrapped value is indented under its name, so each record reads as one block.
+        let mut hanging = prefix.to_vec();
+        hanging.push(Span::raw("  "));
         let mut lines = Vec::new();
         for (n, row) in body.iter().enumerate() {
             if n > 0 {
@@ -108,7 +106,7 @@ impl Table {
                     Span::styled(format!("{name}: "), theme.bold()),
                     Span::raw(cell.clone()),
                 ];
-                lines.extend(wrap_prefixed(&spans, width, prefix, prefix));
+                lines.extend(wrap_prefixed(&spans, width, prefix, &hanging));
             }
         }
         lines
@@ -152,26 +150,6 @@ impl Table {
     }
 }
 
-/// Column widths: the natural ones when they fit in `room`, else the widest columns give up
-/// columns first, so short ones keep their width (none below [`MIN_COLUMN`] or its natural
-/// width, whichever is smaller).
-fn fit(natural: &[usize], room: usize) -> Vec<usize> {
-    let floor = |n: usize| n.min(MIN_COLUMN);
-    let mut widths = natural.to_vec();
-    while widths.iter().sum::<usize>() > room {
-        let Some((i, _)) = widths
-            .iter()
-            .enumerate()
-            .filter(|(i, w)| **w > floor(natural[*i]))
-            .max_by_key(|(_, w)| **w)
-        else {
-            break;
-        };
-        widths[i] -= 1;
-    }
-    widths
-}
-
 fn pad(text: &str, width: usize, align: Alignment) -> String {
     let gap = width.saturating_sub(display_width(text));
     match align {
@@ -187,14 +165,6 @@ fn pad(text: &str, width: usize, align: Alignment) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn columns_keep_their_width_when_they_fit_and_shrink_in_proportion_when_not() {
-        assert_eq!(fit(&[5, 10], 40), [5, 10]);
-        assert_eq!(fit(&[10, 30], 20), [10, 10], "the widest gives way first");
-        assert_eq!(fit(&[49, 6, 9], 34), [19, 6, 9]);
-        assert_eq!(fit(&[2, 100], 10), [2, 8], "a narrow column is not starved");
-    }
 
     #[test]
     fn cells_align_as_the_delimiter_row_says() {

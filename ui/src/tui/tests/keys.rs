@@ -6,7 +6,7 @@ use crossterm::event::{KeyCode, KeyModifiers};
 
 use super::super::app::{EXIT_INTERRUPTED, Entry, TaskState};
 use super::super::history::PAGE_ENTRIES;
-use super::super::output::OUTPUT_PAGE_LINES;
+use super::super::viewer::OUTPUT_PAGE_LINES;
 use super::{Harness, entry, exchanges, line_text};
 
 #[test]
@@ -552,10 +552,13 @@ fn output_page(call: &str, offset: u64, total: u64, lines: &[String], limit: u32
         total,
         lines: lines.to_vec(),
         truncated: false,
+        view: ansa_sessions::OutputView::Readable,
+        running: false,
         query: ansa_sessions::ToolOutputQuery {
             call_id: (offset > 0).then(|| CallId(call.to_owned())),
             offset,
             limit,
+            view: ansa_sessions::OutputView::Readable,
         },
     })
 }
@@ -575,10 +578,10 @@ fn ctrl_o_pages_the_latest_tool_output_and_closes() {
     let live = super::super::view::live(&h.app);
     let text: Vec<String> = live.lines.iter().map(line_text).collect();
     assert!(
-        text[0].contains("output of exec · lines 1–10 of 250"),
+        text[0].contains("exec · readable · rows 1–10 of 200 (250 lines)"),
         "{text:#?}"
     );
-    assert!(text.iter().any(|l| l.trim() == "line 1"));
+    assert!(text.iter().any(|l| l.trim() == "1 line 1"), "{text:#?}");
     // PgDn scrolls through what is loaded, then asks for the rest of the same call.
     let sent = h.sent.len();
     for _ in 0..18 {

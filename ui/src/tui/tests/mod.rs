@@ -2,10 +2,13 @@
 //! insta snapshots of a `TestBackend` (`render`), and the inline terminal's byte stream
 //! parsed by `vt100` (`scrollback`).
 
+mod hidden;
 mod keys;
 mod render;
 mod rewind;
 mod scrollback;
+mod streaming;
+mod viewer;
 
 use std::time::{Duration, Instant};
 

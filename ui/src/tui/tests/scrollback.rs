@@ -19,18 +19,18 @@ fn nz(n: u16) -> NonZeroU16 {
 }
 
 /// A real `InlineTerminal` writing into a buffer that a `vt100` terminal parses.
-struct Rig {
-    h: Harness,
-    term: InlineTerminal<Vec<u8>>,
-    parser: vt100::Parser,
-    bytes: Vec<u8>,
+pub(super) struct Rig {
+    pub h: Harness,
+    pub term: InlineTerminal<Vec<u8>>,
+    pub parser: vt100::Parser,
+    pub bytes: Vec<u8>,
     /// Every line committed so far, as rendered.
-    expected: Vec<String>,
-    frames: usize,
+    pub expected: Vec<String>,
+    pub frames: usize,
 }
 
 impl Rig {
-    fn new(width: u16, height: u16) -> Self {
+    pub(super) fn new(width: u16, height: u16) -> Self {
         let mut parser = vt100::Parser::new(nz(height), nz(width), 100_000);
         parser.process(b"$ ansa\r\n");
         let (row, col) = parser.screen().cursor_position();
@@ -53,7 +53,7 @@ impl Rig {
     }
 
     /// One frame of the real driver: commits into scrollback, then the live region.
-    fn frame(&mut self) {
+    pub(super) fn frame(&mut self) {
         let width = self.term.width();
         for entry in &self.h.app.commits {
             let lines = view::entry_lines(&self.h.app, entry, width);
@@ -72,7 +72,7 @@ impl Rig {
         }
     }
 
-    fn resize(&mut self, width: u16, height: u16) {
+    pub(super) fn resize(&mut self, width: u16, height: u16) {
         self.parser.screen_mut().set_size(nz(height), nz(width));
         let (row, col) = self.parser.screen().cursor_position();
         self.term.resize((width, height), Some((col, row)));
@@ -80,7 +80,7 @@ impl Rig {
     }
 
     /// Exit: last commits, then the live region is erased.
-    fn finish(&mut self) -> Vec<String> {
+    pub(super) fn finish(&mut self) -> Vec<String> {
         self.h.app.exit_after_task = false;
         let width = self.term.width();
         let commits = self.h.app.take_commits();
@@ -98,7 +98,7 @@ impl Rig {
 }
 
 /// Scrollback (oldest first) and then the screen, trailing blanks and blank lines removed.
-fn all_lines(parser: &mut vt100::Parser) -> Vec<String> {
+pub(super) fn all_lines(parser: &mut vt100::Parser) -> Vec<String> {
     let screen = parser.screen_mut();
     let (rows, cols) = screen.size();
     let rows = usize::from(rows.get());
@@ -120,7 +120,7 @@ fn all_lines(parser: &mut vt100::Parser) -> Vec<String> {
     lines
 }
 
-fn typing(rig: &mut Rig, text: &str) {
+pub(super) fn typing(rig: &mut Rig, text: &str) {
     for c in text.chars() {
         if c == '\n' {
             rig.h.ctrl('j');
@@ -131,7 +131,7 @@ fn typing(rig: &mut Rig, text: &str) {
     }
 }
 
-fn assert_no_alternate_screen(rig: &Rig) {
+pub(super) fn assert_no_alternate_screen(rig: &Rig) {
     for seq in ALT_SCREEN {
         assert!(
             !rig.bytes.windows(seq.len()).any(|w| w == seq),

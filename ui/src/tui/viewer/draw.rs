@@ -1,0 +1,63 @@
+//! The viewer's lines in the live region: a title (which call, which view, which lines, the
+//! keys; wrapped, never cut) and one page of numbered rows.
+
+use ansa_sessions::OutputView;
+use ratatui::text::Line;
+
+use super::super::app::App;
+use super::super::blocks::{one_line, pane_rows};
+use super::super::wrap::wrap_plain;
+use super::text::numbered_rows;
+
+/// Every row of the loaded text at `width`.
+pub(crate) fn text_rows(app: &App, width: u16) -> Vec<Line<'static>> {
+    let o = &app.output;
+    let last = (o.first + o.lines.len() as u64).max(o.total);
+    let digits = last.max(1).to_string().len();
+    numbered_rows(&o.lines, o.first + 1, digits, width, app.theme)
+}
+
+/// The viewer as the live region shows it.
+pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = app.theme;
+    let o = &app.output;
+    let rows = pane_rows(app.height);
+    let text = text_rows(app, width);
+    let tool = one_line(&o.tool);
+    let view = match (o.want, o.view) {
+        (OutputView::Model, _) => "what the model got",
+        (OutputView::Readable, OutputView::Model) => "what the model got (no readable text kept)",
+        (OutputView::Readable, OutputView::Readable) => "readable",
+    };
+    let mut title = if o.call_id.is_none() && o.pending.is_some() {
+        "output: loading…".to_owned()
+    } else if o.lines.is_empty() && !o.running {
+        format!("output of {tool}: empty")
+    } else {
+        let top = o.top.min(text.len().saturating_sub(1));
+        let shown = text.len().min(top + rows);
+        format!(
+            "{tool} · {view} · rows {}–{shown} of {} ({} lines)",
+            top + 1,
+            text.len(),
+            o.total
+        )
+    };
+    if o.running {
+        title.push_str(" · running, output so far");
+    }
+    if let Some((n, of)) = app.output_position().filter(|(_, of)| *of > 1) {
+        title.push_str(&format!(" · call {n} of {of} ←/→"));
+    }
+    let toggle = match o.want {
+        OutputView::Readable => "Tab model view",
+        OutputView::Model => "Tab readable",
+    };
+    title = format!("── {title} · {toggle} · PgUp/PgDn · Ctrl+O closes");
+    let mut lines = wrap_plain(&title, theme.accent(), width);
+    lines.extend(text.into_iter().skip(o.top).take(rows));
+    if o.truncated {
+        lines.push(Line::styled("  (a very long line was cut)", theme.dim()));
+    }
+    lines
+}
