@@ -272,9 +272,9 @@ impl Follower {
                     delay_ms,
                     reason,
                 } if task.ours(request_id) => {
-                    let secs = delay_ms.div_ceil(1000).max(1);
-                    on(Progress::Notice(&format!(
-                        "retrying in {secs} s ({reason}, {attempt} of {of})"
+                    let wait = std::time::Duration::from_millis(delay_ms);
+                    on(Progress::Notice(&crate::retry_text::retrying(
+                        &reason, attempt, of, wait,
                     )));
                 }
                 // A spent checkpoint budget or a failed checkpoint of this task, and a rewind the

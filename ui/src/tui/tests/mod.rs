@@ -3,6 +3,7 @@
 //! parsed by `vt100` (`scrollback`).
 
 mod keys;
+mod provider;
 mod render;
 mod rewind;
 mod scrollback;
