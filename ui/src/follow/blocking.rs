@@ -277,6 +277,9 @@ impl Follower {
                         &reason, attempt, of, wait,
                     )));
                 }
+                EventBody::ProviderNotice(notice) if task.ours(notice.request_id) => {
+                    on(Progress::Notice(&notice.message));
+                }
                 // A spent checkpoint budget or a failed checkpoint of this task, and a rewind the
                 // previous process was interrupted in, are never silent.
                 EventBody::CheckpointNotice(notice)

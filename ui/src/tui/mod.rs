@@ -121,16 +121,12 @@ impl AccessInfo {
         }
     }
 
-    /// The `/status` row.
+    /// What `/status` says after the turn mode (fits one row at 60 columns).
     pub fn status(self) -> &'static str {
         match self {
-            AccessInfo::FullAccess => {
-                "full access: tools run without asking (--ask makes commands and edits wait for approval)"
-            }
-            AccessInfo::ReadOnly => "read-only: only tools that read run",
-            AccessInfo::Ask => {
-                "ask: reads run freely; every command, edit and file change waits for your approval"
-            }
+            AccessInfo::FullAccess => "full access",
+            AccessInfo::ReadOnly => "read-only: only reads run",
+            AccessInfo::Ask => "ask: every change waits for approval",
         }
     }
 }

@@ -18,6 +18,15 @@ fn live_text(h: &Harness) -> Vec<String> {
     view::live(&h.app).lines.iter().map(line_text).collect()
 }
 
+/// The scrollback as one line of words (wrapping undone).
+fn flat(h: &Harness) -> String {
+    h.scrollback_text()
+        .join(" ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn footer(h: &Harness) -> String {
     live_text(h).last().cloned().unwrap_or_default()
 }
@@ -29,7 +38,7 @@ fn ask_mode_is_in_the_footer_and_status_at_every_size() {
         assert!(!footer(&h).contains("ask"), "{}", footer(&h));
         h.app.access = AccessInfo::Ask;
         let f = footer(&h);
-        assert!(f.starts_with("basic · ready · ask"), "{w}: {f}");
+        assert!(f.starts_with("basic · idle · ask ·"), "{w}: {f}");
         // At 60 columns with a sandbox too, both still fit before the hints give way.
         h.app.sandbox = crate::tui::SandboxInfo {
             mode: "workspace-write".into(),
@@ -42,8 +51,10 @@ fn ask_mode_is_in_the_footer_and_status_at_every_size() {
         h.type_text("/status");
         h.press(KeyCode::Enter);
         let status = live_text(&h).join("\n");
-        assert!(status.contains("access"), "{status}");
-        assert!(status.contains("waits for your approval"), "{w}: {status}");
+        assert!(
+            status.contains("mode     basic · ask: every change waits for approval"),
+            "{w}: {status}"
+        );
         h.press(KeyCode::Esc);
         h.app.access = AccessInfo::ReadOnly;
         assert!(footer(&h).contains("· read-only"), "{}", footer(&h));
@@ -155,11 +166,7 @@ fn a_refused_diff_closes_the_pane_and_says_why() {
         message: "this session has not changed the workspace: it has no checkpoint yet".into(),
     });
     assert!(h.app.diff.is_none());
-    assert!(
-        h.scrollback_text()
-            .join("\n")
-            .contains("has no checkpoint yet")
-    );
+    assert!(flat(&h).contains("has no checkpoint yet"));
 }
 
 #[test]
@@ -176,7 +183,7 @@ fn compact_sends_the_command_and_shows_tokens_before_and_after() {
         tokens_before: 12_288,
         tokens_after: 3_072,
     }));
-    let shown = h.scrollback_text().join("\n");
+    let shown = flat(&h);
     assert!(
         shown.contains("compacted: context ≈ 12.3k → 3.1k tokens (48 KiB → 12 KiB)"),
         "{shown}"
