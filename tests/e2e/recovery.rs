@@ -28,11 +28,13 @@ fn of_type<'a>(seen: &'a [Value], kind: &str) -> Vec<&'a Value> {
 
 #[test]
 fn a_stream_cut_mid_answer_is_retried_by_itself_and_nothing_is_said_twice() {
-    let w = World::new();
+    use ansa::provider::live::Wire;
+    use ansa_sessions::protocol::EventBody;
+
     let mock = MockProvider::http();
     let text = fixture("responses-text.sse");
     // Cut after the answer started streaming: some text has been previewed already.
-    let cut_at = text.find("The answer").expect("fixture text") + 200;
+    let cut_at = text.find("\"delta\":\" model").expect("fixture text") + 40;
     mock.push(
         "/v1/responses",
         MockResponse::sse_text(&text, 64)
@@ -40,34 +42,54 @@ fn a_stream_cut_mid_answer_is_retried_by_itself_and_nothing_is_said_twice() {
             .drop_after(cut_at),
     );
     mock.push("/v1/responses", MockResponse::sse_text(&text, 64));
-    let mut s = session(&w, &mock);
-    let rid = s.submit("hello");
-    let retry = s.expect_type("retrying", &[("request_id", json!(rid))]);
-    assert_eq!(
-        (&retry["attempt"], &retry["of"], &retry["reason"]),
-        (&json!(2), &json!(6), &json!("connection lost")),
-        "{retry}"
+    // In process, with previews on as the TUI has them.
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    std::fs::create_dir(&ws).unwrap();
+    let link =
+        crate::live_runtime::start(&mock.base_url(), Wire::Responses, dir.path(), &ws, 1 << 20);
+    crate::live_runtime::submit(&link, "c1", "hello");
+    let mut previews = Vec::new();
+    let mut retries = Vec::new();
+    let mut answer = String::new();
+    loop {
+        let event = link
+            .events
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("event");
+        match event.body {
+            EventBody::TextPreview { text, .. } => previews.push(text),
+            EventBody::Retrying {
+                attempt,
+                of,
+                reason,
+                ..
+            } => retries.push((attempt, of, reason)),
+            EventBody::TextDelta { text, .. } => answer = text,
+            EventBody::Done { .. } => break,
+            EventBody::TurnState { state, reason, .. }
+                if matches!(
+                    state,
+                    ansa_sessions::TurnState::Paused | ansa_sessions::TurnState::Failed
+                ) =>
+            {
+                panic!("the turn stopped: {reason:?}")
+            }
+            _ => {}
+        }
+    }
+    crate::live_runtime::close(link);
+    assert_eq!(answer, "Hello from the model. The answer is 42.");
+    assert_eq!(retries, [(2, 6, "connection lost".to_owned())]);
+    assert!(
+        previews.iter().any(|p| p.starts_with("Hello")),
+        "the cut attempt previewed text: {previews:#?}"
     );
-    assert_eq!(s.answer(rid), "Hello from the model. The answer is 42.");
-    let previews: Vec<String> = of_type(&s.seen, "text_preview")
-        .iter()
-        .filter(|e| e["request_id"] == json!(rid))
-        .map(|e| e["text"].as_str().unwrap().to_owned())
-        .collect();
-    assert!(!previews.is_empty());
     // Each preview extends the one before: the retry's stream never restarts the text a
     // frontend already shows (and may have committed to its scrollback).
     for pair in previews.windows(2) {
         assert!(pair[1].starts_with(&pair[0]), "{previews:#?}");
     }
-    assert_eq!(
-        of_type(&s.seen, "turn_state")
-            .iter()
-            .filter(|e| e["state"] == "paused")
-            .count(),
-        0
-    );
-    s.finish();
     assert_eq!(mock.requests_to("/v1/responses").len(), 2);
 }
 
