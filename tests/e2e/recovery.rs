@@ -67,14 +67,11 @@ fn a_stream_cut_mid_answer_is_retried_by_itself_and_nothing_is_said_twice() {
             } => retries.push((attempt, of, reason)),
             EventBody::TextDelta { text, .. } => answer = text,
             EventBody::Done { .. } => break,
-            EventBody::TurnState { state, reason, .. }
-                if matches!(
-                    state,
-                    ansa_sessions::TurnState::Paused | ansa_sessions::TurnState::Failed
-                ) =>
-            {
-                panic!("the turn stopped: {reason:?}")
-            }
+            EventBody::TurnState {
+                state: ansa_sessions::TurnState::Paused | ansa_sessions::TurnState::Failed,
+                reason,
+                ..
+            } => panic!("the turn stopped: {reason:?}"),
             _ => {}
         }
     }
