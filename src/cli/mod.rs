@@ -115,6 +115,7 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             credentials: started.credentials.clone(),
             resumed: started.resumed.clone(),
             sandbox: started.sandbox.clone(),
+            access: started.access,
             theme: ansa_ui::tui::Theme::detect(),
         };
         let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;

@@ -47,6 +47,8 @@ pub struct Started {
     pub resumed: Option<String>,
     /// The OS sandbox commands run under, for the footer and `/status`.
     pub sandbox: ansa_ui::tui::SandboxInfo,
+    /// The access mode, for the footer and `/status`.
+    pub access: ansa_ui::tui::AccessInfo,
 }
 
 /// The OS sandbox of `config` in `cwd` as frontends show it: the mode, the Landlock ABI this
@@ -343,6 +345,11 @@ pub fn start(
         credentials,
         resumed,
         ask: plan.config.access_mode == config::AccessMode::Ask,
+        access: match plan.config.access_mode {
+            config::AccessMode::FullAccess => ansa_ui::tui::AccessInfo::FullAccess,
+            config::AccessMode::ReadOnly => ansa_ui::tui::AccessInfo::ReadOnly,
+            config::AccessMode::Ask => ansa_ui::tui::AccessInfo::Ask,
+        },
         sandbox: sandbox_info(&plan.config, &cwd),
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),

@@ -5,6 +5,7 @@ pub mod http;
 pub mod live;
 mod native;
 mod offline;
+pub mod reasoning;
 pub mod redact;
 pub mod responses;
 mod scripted;

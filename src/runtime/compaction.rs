@@ -9,7 +9,7 @@ use super::context::context_bytes;
 /// Compaction is not applied before this many completed turns in the current epoch.
 pub const MIN_COMPLETED_TURNS: u64 = 3;
 /// Turns kept whole at the end of the context.
-const KEPT_TURNS: usize = 2;
+pub const KEPT_TURNS: usize = 2;
 /// Characters of each older final answer kept in the summary.
 const ANSWER_CHARS: usize = 240;
 

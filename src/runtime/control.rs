@@ -75,6 +75,8 @@ fn handle(shared: &Shared, command: Command) {
             dry_run,
             checkpoint,
         }),
+        CommandBody::Diff => core.ask_diff(id),
+        CommandBody::Compact => core.ask_compact(id),
     }
     drop(core);
     shared.notify();

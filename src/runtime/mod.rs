@@ -13,6 +13,7 @@ mod reconcile;
 mod rewind;
 mod stop;
 mod worker;
+mod workspace_diff;
 
 use std::path::PathBuf;
 use std::sync::Arc;

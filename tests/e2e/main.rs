@@ -22,6 +22,7 @@ mod live;
 #[path = "../support/live_runtime.rs"]
 mod live_runtime;
 mod llama;
+mod maintenance;
 mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
@@ -29,6 +30,7 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
+mod recovery;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;

@@ -221,3 +221,101 @@ fn get_json_is_retried() {
         .expect("models");
     assert_eq!(body, b"[]");
 }
+
+/// A restartable stream: chunks, how many times the caller was told to start over, and the
+/// retries announced.
+fn restarting(client: &ansa::provider::http::HttpClient) -> (Outcome, u32, Vec<Retrying>) {
+    let headers = headers();
+    let cancel = AtomicBool::new(false);
+    let seen = std::cell::RefCell::new(Vec::new());
+    let on_retry = |r: &Retrying| seen.borrow_mut().push(r.clone());
+    let request = StreamRequest {
+        path: "/responses",
+        headers: &headers,
+        body: BODY,
+        limits: limits(),
+        mime: MimePolicy::EventStream,
+        cancel: &cancel,
+        on_retry: Some(Notify(&on_retry)),
+    };
+    let chunks = std::cell::RefCell::new(Vec::new());
+    let mut restarts = 0;
+    let mut restart = || {
+        restarts += 1;
+        chunks.borrow_mut().clear();
+    };
+    let result = client.post_stream_restarting(&request, &mut restart, |chunk: &[u8]| {
+        chunks.borrow_mut().push(chunk.to_vec());
+        Ok::<(), std::convert::Infallible>(())
+    });
+    let outcome = Outcome {
+        chunks: chunks.into_inner(),
+        result,
+    };
+    (outcome, restarts, seen.into_inner())
+}
+
+#[test]
+fn a_caller_that_can_start_over_gets_a_cut_stream_retried_from_the_start() {
+    let mock = MockProvider::http();
+    mock.push(
+        RESPONSES,
+        MockResponse::sse(["data: 1\n\n", "data: 2\n\n"])
+            .chunk_delay(Duration::from_millis(30))
+            .drop_after(12),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: fresh\n\n"]));
+    let (out, restarts, seen) = restarting(&retrying(&mock, quick()));
+    assert_eq!(out.result.as_ref().expect("retried").attempts, 2);
+    assert_eq!(restarts, 1, "told to forget the cut attempt once");
+    assert_eq!(
+        out.text(),
+        "data: fresh\n\n",
+        "nothing of the cut attempt is kept"
+    );
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    assert_eq!(
+        (seen[0].attempt, seen[0].of, seen[0].reason.as_str()),
+        (2, 3, ansa::provider::http::CONNECTION_LOST)
+    );
+    assert_eq!(mock.requests_to(RESPONSES).len(), 2);
+}
+
+#[test]
+fn a_stream_cut_every_time_ends_after_the_policy_s_attempts() {
+    let mock = MockProvider::http();
+    for _ in 0..4 {
+        mock.push(
+            RESPONSES,
+            MockResponse::sse(["data: 1\n\n", "data: 2\n\n"])
+                .chunk_delay(Duration::from_millis(30))
+                .drop_after(12),
+        );
+    }
+    let (out, restarts, seen) = restarting(&retrying(&mock, quick()));
+    assert!(
+        matches!(out.error(), StreamError::Interrupted { .. }),
+        "{:?}",
+        out.result
+    );
+    assert_eq!((restarts, seen.len()), (2, 2));
+    assert_eq!(mock.requests_to(RESPONSES).len(), 3);
+}
+
+#[test]
+fn a_retry_after_http_date_is_honoured() {
+    let mock = MockProvider::http();
+    let at = std::time::SystemTime::now() + Duration::from_secs(2);
+    mock.push(
+        RESPONSES,
+        MockResponse::new(503).header("retry-after", &httpdate::fmt_http_date(at)),
+    );
+    mock.push(RESPONSES, MockResponse::sse(["data: ok\n\n"]));
+    let start = Instant::now();
+    let out = stream(&retrying(&mock, quick()));
+    assert_eq!(out.result.as_ref().expect("after the date").attempts, 2);
+    // The date has whole seconds: the wait is between one and two of them.
+    let elapsed = start.elapsed();
+    assert!(elapsed >= Duration::from_millis(900), "{elapsed:?}");
+    assert!(elapsed < Duration::from_secs(3), "{elapsed:?}");
+}

@@ -151,21 +151,30 @@ fn mismatched_response_id() {
 }
 
 #[test]
-fn reasoning_without_encrypted_content() {
+fn reasoning_without_encrypted_content_is_admitted() {
+    // llama.cpp, vLLM and other hosts send reasoning they do not encrypt: it is admitted (and
+    // kept exactly), the provider leaves it out of later requests.
     let content = r#","encrypted_content":"gAAAAABbW9jay1yZWFzb25pbmc6VGhlIHVzZXIgZ3JlZXRzOyBhbnN3ZXIgYnJpZWZseS4=""#;
-    let mut b = blocks(TEXT);
-    edit(&mut b, 14, content, "");
-    let err = reduce(&b).unwrap_err();
-    assert!(
-        matches!(&err, E::MissingEncryptedContent { at, .. } if at.sequence_number == Some(14)),
-        "{err}"
-    );
-    let mut b = blocks(TEXT);
-    edit(&mut b, 14, content, r#","encrypted_content":"""#);
-    assert!(matches!(reduce(&b), Err(E::MissingEncryptedContent { .. })));
-    let mut b = blocks(TEXT);
-    edit(&mut b, 14, content, r#","encrypted_content":null"#);
-    assert!(matches!(reduce(&b), Err(E::MissingEncryptedContent { .. })));
+    for replacement in [
+        "",
+        r#","encrypted_content":"""#,
+        r#","encrypted_content":null"#,
+    ] {
+        let mut b = blocks(TEXT);
+        edit(&mut b, 14, content, replacement);
+        edit(&mut b, 30, content, replacement);
+        let done = responses(&join(&b)).unwrap_or_else(|e| panic!("{replacement}: {e}"));
+        assert!(
+            done.output_items[0]
+                .get()
+                .contains("\"type\":\"reasoning\""),
+            "{replacement}"
+        );
+        assert_eq!(
+            done.text.as_deref(),
+            Some("Hello from the model. The answer is 42.")
+        );
+    }
 }
 
 fn failed(code: &str) -> Vec<String> {

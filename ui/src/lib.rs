@@ -19,6 +19,7 @@ mod line_reader;
 mod lines;
 mod oneshot;
 mod outcome;
+mod retry_text;
 mod rewind;
 pub mod sanitize;
 mod status;

@@ -81,6 +81,11 @@ pub enum CommandBody {
         /// `code` only).
         checkpoint: Option<ManifestHex>,
     },
+    /// Show what this session changed in the workspace since its first checkpoint (answered
+    /// by `workspace_diff`).
+    Diff,
+    /// Compact the context now (answered by `compacted`; refused while a turn runs).
+    Compact,
 }
 
 impl CommandBody {
@@ -96,6 +101,8 @@ impl CommandBody {
             CommandBody::Approve { .. } => "approve",
             CommandBody::Checkpoints => "checkpoints",
             CommandBody::Rewind { .. } => "rewind",
+            CommandBody::Diff => "diff",
+            CommandBody::Compact => "compact",
         }
     }
 }
@@ -477,6 +484,8 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "approve" => approve(&mut o)?,
         "checkpoints" => CommandBody::Checkpoints,
         "rewind" => rewind(&mut o)?,
+        "diff" => CommandBody::Diff,
+        "compact" => CommandBody::Compact,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -544,7 +553,7 @@ impl Command {
                     put("reason", r.as_str().into());
                 }
             }
-            CommandBody::Checkpoints => {}
+            CommandBody::Checkpoints | CommandBody::Diff | CommandBody::Compact => {}
             CommandBody::Rewind {
                 target,
                 scope,

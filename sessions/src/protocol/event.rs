@@ -5,6 +5,7 @@ use serde_json::Value;
 use thiserror::Error;
 
 use super::approval::ApprovalRequest;
+use super::maintenance::{Compacted, ProviderNotice, WorkspaceDiff};
 use super::report::ToolReport;
 use super::rewind::{CheckpointItem, CheckpointNotice, RewindDone, RewindPlan};
 use super::strict::StrictObject;
@@ -84,6 +85,10 @@ pub enum ErrorCode {
     /// The rewind cannot be done (no checkpoint, a store object failed its check, a read-only
     /// workspace, a concurrent writer …): nothing changed; the message says why.
     RewindRefused,
+    /// `compact` cannot run now (nothing old enough to compact, a read-only journal).
+    CompactRefused,
+    /// `diff` cannot be answered (no checkpoint yet, the store cannot be read).
+    DiffUnavailable,
 }
 
 /// Token usage summed over a session's generations.
@@ -301,6 +306,12 @@ pub enum EventBody {
         /// What failed and what to do.
         message: String,
     },
+    /// What this session changed in the workspace (answers `diff`).
+    WorkspaceDiff(WorkspaceDiff),
+    /// A compaction asked for with `compact` is durable: the context's size before and after.
+    Compacted(Compacted),
+    /// Something about the provider the user should know, said once per session.
+    ProviderNotice(ProviderNotice),
 }
 
 /// One event line.

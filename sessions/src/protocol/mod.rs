@@ -3,6 +3,7 @@
 mod approval;
 mod command;
 mod event;
+mod maintenance;
 mod report;
 mod rewind;
 mod strict;
@@ -14,6 +15,10 @@ pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_c
 pub use event::{
     ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,
     SnapshotEvent, ToolPhase,
+};
+pub use maintenance::{
+    Compacted, DiffFile, DiffOmitted, DiffStatus, ProviderNotice, ProviderNoticeKind,
+    WORKSPACE_DIFF_LINES, WorkspaceDiff, estimated_tokens,
 };
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,

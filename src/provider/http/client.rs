@@ -19,6 +19,9 @@ use super::{
     ClientOptions, Headers, HttpError, Limits, Notify, Retrying, StreamError, StreamRequest,
 };
 
+/// Why a stream cut after bytes arrived is tried again, as a retry announces it.
+pub const CONNECTION_LOST: &str = "connection lost";
+
 /// Largest `AI_CA_FILE` read.
 const CA_FILE_MAX: u64 = 4 * 1024 * 1024;
 
@@ -168,6 +171,29 @@ impl HttpClient {
     pub fn post_stream<E>(
         &self,
         request: &StreamRequest<'_>,
+        on_chunk: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<StreamDone, StreamError<E>> {
+        self.attempts(request, None, on_chunk)
+    }
+
+    /// [`Self::post_stream`] for a caller that can start over: a transfer cut after bytes
+    /// reached `on_chunk` (the connection lost mid-body) is retried too, within the same
+    /// [`RetryPolicy`], after `restart` was called so the caller forgets the cut attempt's
+    /// bytes. Only for requests whose effect is stateless (a model generation: nothing ran
+    /// from the cut response).
+    pub fn post_stream_restarting<E>(
+        &self,
+        request: &StreamRequest<'_>,
+        restart: &mut dyn FnMut(),
+        on_chunk: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<StreamDone, StreamError<E>> {
+        self.attempts(request, Some(restart), on_chunk)
+    }
+
+    fn attempts<E>(
+        &self,
+        request: &StreamRequest<'_>,
+        mut restart: Option<&mut dyn FnMut()>,
         mut on_chunk: impl FnMut(&[u8]) -> Result<(), E>,
     ) -> Result<StreamDone, StreamError<E>> {
         let url = self.base.join(request.path).map_err(StreamError::Request)?;
@@ -187,8 +213,10 @@ impl HttpClient {
                 Ok(bytes) => return Ok(StreamDone { bytes, attempts }),
                 Err(failure) => failure,
             };
-            let Some(error) = failure.retryable_error() else {
-                return Err(failure);
+            let (error, cut) = match (&failure, restart.is_some()) {
+                (StreamError::Request(e), _) => (e, false),
+                (StreamError::Interrupted { error, .. }, true) => (error, true),
+                _ => return Err(failure),
             };
             let notify = |delay| {
                 if let Some(Notify(on_retry)) = request.on_retry {
@@ -196,12 +224,18 @@ impl HttpClient {
                         attempt: attempts + 1,
                         of: self.retry.max_attempts,
                         delay,
-                        reason: error.retry_reason(),
+                        reason: match cut {
+                            true => CONNECTION_LOST.to_owned(),
+                            false => error.retry_reason(),
+                        },
                     });
                 }
             };
             if !self.wait_to_retry(error, attempts, &mut waited, request.cancel, notify)? {
                 return Err(failure);
+            }
+            if cut && let Some(restart) = restart.as_mut() {
+                restart();
             }
         }
     }

@@ -15,7 +15,7 @@ mod retry;
 mod status;
 mod target;
 
-pub use client::{HttpClient, StreamDone};
+pub use client::{CONNECTION_LOST, HttpClient, StreamDone};
 pub use error::{HttpError, StreamError, TransportKind};
 pub use options::{ClientOptions, Headers, Limits, MimePolicy, Notify, Retrying, StreamRequest};
 pub use retry::{Jitter, RetryPolicy, SplitMix64};

@@ -1,7 +1,9 @@
 //! The retry policy: pure, so it is tested without a network or a clock.
 //!
 //! Transport failures (except TLS), 5xx and 429 are retried with capped exponential backoff and
-//! full jitter; a `retry-after` from the server replaces the backoff. Credentials, rejected or
+//! full jitter; a `retry-after` from the server replaces the backoff. By default five retries
+//! share about a minute of waiting (a provider's overload usually passes within it); the wait
+//! announced before a retry is the wait taken. Credentials, rejected or
 //! too-large requests and quota errors are never retried. A *streaming* request is retried only
 //! while nothing has reached its `on_chunk` (see [`StreamError`](super::StreamError)).
 
@@ -27,11 +29,11 @@ pub struct RetryPolicy {
 impl Default for RetryPolicy {
     fn default() -> Self {
         RetryPolicy {
-            max_attempts: 4,
-            base_delay: Duration::from_millis(500),
-            max_delay: Duration::from_secs(8),
+            max_attempts: 6,
+            base_delay: Duration::from_secs(2),
+            max_delay: Duration::from_secs(30),
             max_retry_after: Duration::from_secs(60),
-            max_total_wait: Duration::from_secs(90),
+            max_total_wait: Duration::from_secs(60),
         }
     }
 }
@@ -74,12 +76,15 @@ impl RetryPolicy {
             }
             _ => None,
         };
-        let delay = match asked {
-            Some(after) if after > self.max_retry_after => return None,
-            Some(after) => after,
-            None => self.backoff(attempts, jitter),
-        };
-        (waited.saturating_add(delay) <= self.max_total_wait).then_some(delay)
+        let left = self.max_total_wait.saturating_sub(waited);
+        match asked {
+            // Coming back sooner than asked would only be refused again.
+            Some(after) if after > self.max_retry_after || after > left => None,
+            Some(after) => Some(after),
+            // Our own backoff may be shortened to spend exactly what is left of the budget.
+            None if left.is_zero() => None,
+            None => Some(self.backoff(attempts, jitter).min(left)),
+        }
     }
 
     /// Full jitter: uniform in `[0, min(max_delay, base_delay · 2^(attempts-1))]`.
@@ -176,6 +181,31 @@ mod tests {
             max_retry_after: Duration::from_secs(5),
             max_total_wait: Duration::from_secs(20),
         }
+    }
+
+    #[test]
+    fn the_default_retries_five_times_within_about_a_minute() {
+        let p = RetryPolicy::default();
+        let mut waited = Duration::ZERO;
+        let mut retries = 0;
+        while let Some(d) = p.delay(&server(None), retries + 1, waited, &mut Max) {
+            waited += d;
+            retries += 1;
+        }
+        assert_eq!(retries, 5);
+        assert!(
+            waited >= Duration::from_secs(50) && waited <= Duration::from_secs(60),
+            "{waited:?}"
+        );
+        let limited = HttpError::RateLimited {
+            url: "u".into(),
+            retry_after: Some(Duration::from_secs(45)),
+            message: String::new(),
+        };
+        assert_eq!(
+            p.delay(&limited, 1, Duration::ZERO, &mut Max),
+            Some(Duration::from_secs(45))
+        );
     }
 
     #[test]
@@ -304,6 +334,15 @@ mod tests {
                 .is_some()
         );
         assert_eq!(p.delay(&after, 1, Duration::from_secs(18), &mut rng), None);
+        // Our own backoff is cut to what is left of the budget, then ends.
+        assert_eq!(
+            p.delay(&server(None), 5, Duration::from_millis(19_700), &mut Max),
+            Some(Duration::from_millis(300))
+        );
+        assert_eq!(
+            p.delay(&server(None), 5, Duration::from_secs(20), &mut Max),
+            None
+        );
         assert_eq!(
             RetryPolicy::NEVER.delay(&server(None), 1, Duration::ZERO, &mut rng),
             None

@@ -1,5 +1,6 @@
-//! The saved context as a live request: native items are re-sent exactly, the runtime's own
-//! items become messages, and items the native ones already carry are skipped.
+//! The saved context as a live request: native items are re-sent exactly (except reasoning the
+//! host cannot read back), the runtime's own items become messages, and items the native ones
+//! already carry are skipped.
 
 use super::super::chat::ChatMessage;
 use super::super::responses::ResponsesInput;
@@ -13,6 +14,8 @@ pub fn responses_input(context: &[ContextItem]) -> Vec<ResponsesInput> {
             ContextItem::User { text } | ContextItem::Environment { text } => {
                 out.push(ResponsesInput::User(text.clone()))
             }
+            // Reasoning the host cannot read back is kept in the journal, never re-sent.
+            ContextItem::Native(n) if super::super::reasoning::uncarried(n) => {}
             ContextItem::Native(n) => out.push(ResponsesInput::Output(n.to_raw())),
             ContextItem::ToolOutput { call_id, output } => {
                 out.push(ResponsesInput::FunctionCallOutput {

@@ -335,11 +335,15 @@ impl LiveProvider {
         encoded.map_err(|e| ProviderError::Rejected(format!("cannot encode the request: {e}")))
     }
 
+    /// Streams one generation into `reducer`. A stream cut before it completed is started
+    /// again with a fresh reducer (`fresh`): generation is stateless and nothing ran from the
+    /// cut attempt, so this is safe within the transport's retry policy.
     fn stream<R>(
         &self,
         headers: &Headers,
         request: &GenerationRequest<'_>,
         reducer: &mut R,
+        fresh: &dyn Fn() -> R,
         mut push: impl FnMut(&mut R, &[u8]) -> Result<(), String>,
     ) -> Result<(), Failure> {
         let body = self.body(request)?;
@@ -357,10 +361,13 @@ impl LiveProvider {
             cancel: request.cancel,
             on_retry: request.on_retry,
         };
+        let reducer = std::cell::RefCell::new(reducer);
+        let mut restart = || **reducer.borrow_mut() = fresh();
         match self
             .client
-            .post_stream(&stream, |chunk| push(reducer, chunk))
-        {
+            .post_stream_restarting(&stream, &mut restart, |chunk| {
+                push(&mut reducer.borrow_mut(), chunk)
+            }) {
             Ok(_) => Ok(()),
             Err(e) if e.is_cancelled() => Err(ProviderError::Cancelled.into()),
             Err(StreamError::Callback(reason)) => Err(ProviderError::Inadmissible(format!(
@@ -370,7 +377,7 @@ impl LiveProvider {
             .into()),
             Err(StreamError::Interrupted { error, .. }) => {
                 Err(ProviderError::Inadmissible(format!(
-                    "the {} stream broke before it completed ({error}); nothing from it was used, resume to retry",
+                    "the {} stream broke before it completed ({error}) and retrying did not help; nothing from it was used, resume to retry",
                     self.wire.name()
                 ))
                 .into())
@@ -379,23 +386,39 @@ impl LiveProvider {
         }
     }
 
-    /// One generation with `headers`.
+    /// One generation with `headers`. A retry after a cut stream previews again from the
+    /// start: what the cut attempt already previewed is not previewed twice (a frontend that
+    /// committed it keeps it), only text beyond it or different from it.
     fn generate_once(
         &self,
         headers: &Headers,
         request: &GenerationRequest<'_>,
         preview: &mut dyn FnMut(&str),
     ) -> Result<Generated, Failure> {
+        let mut previewed = String::new();
+        let mut preview = |text: &str| {
+            if previewed.starts_with(text) {
+                return;
+            }
+            previewed.clear();
+            previewed.push_str(text);
+            preview(text);
+        };
         match self.wire {
             Wire::Responses => {
-                let mut reducer = ResponsesReducer::with_profile(
-                    &self.returned_model,
-                    SseLimits::default(),
-                    self.profile,
-                );
+                let fresh = || {
+                    ResponsesReducer::with_profile(
+                        &self.returned_model,
+                        SseLimits::default(),
+                        self.profile,
+                    )
+                };
+                let mut reducer = fresh();
                 let mut reasoning_seen = 0;
-                self.stream(headers, request, &mut reducer, |r, chunk| {
-                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())?;
+                self.stream(headers, request, &mut reducer, &fresh, |r, chunk| {
+                    r.push(chunk, &mut preview).map_err(|e| e.to_string())?;
+                    // A restarted stream's summary starts again from nothing.
+                    reasoning_seen = reasoning_seen.min(r.reasoning_len());
                     if let Some(super::http::Notify(on_reasoning)) = request.on_reasoning
                         && r.reasoning_len() > reasoning_seen
                     {
@@ -421,9 +444,10 @@ impl LiveProvider {
                 })
             }
             Wire::Chat => {
-                let mut reducer = ChatReducer::new(&self.returned_model);
-                self.stream(headers, request, &mut reducer, |r, chunk| {
-                    r.push(chunk, &mut *preview).map_err(|e| e.to_string())
+                let fresh = || ChatReducer::new(&self.returned_model);
+                let mut reducer = fresh();
+                self.stream(headers, request, &mut reducer, &fresh, |r, chunk| {
+                    r.push(chunk, &mut preview).map_err(|e| e.to_string())
                 })?;
                 let done = reducer.finish().map_err(errors::from_chat)?;
                 let native = context::chat_native(done.text.clone(), &done.tool_calls)?;

@@ -109,16 +109,6 @@ pub enum ResponsesError {
         /// The model the response names.
         got: String,
     },
-    /// A reasoning item without a non-empty `encrypted_content` (it could not be re-sent).
-    #[error(
-        "responses stream: {at}: reasoning item `{item_id}` has no non-empty encrypted_content"
-    )]
-    MissingEncryptedContent {
-        /// Where.
-        at: At,
-        /// The item's id.
-        item_id: String,
-    },
     /// Any other ordering or consistency violation, described in `message`.
     #[error("responses stream: {at}: {message}")]
     Protocol {

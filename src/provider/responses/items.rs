@@ -374,13 +374,9 @@ impl Item {
                 }
             }
             Body::Reasoning { parts } => {
+                // Without `encrypted_content` (llama.cpp, vLLM, a model not asked for it) the
+                // item is admitted and kept, but never re-sent (`provider::reasoning`).
                 check_parts(cx, &self.id, parts, wire.summary.as_deref(), "summary")?;
-                if opt(&wire.encrypted_content).is_none_or(str::is_empty) {
-                    return Err(ResponsesError::MissingEncryptedContent {
-                        at: cx.at(),
-                        item_id: self.id.clone(),
-                    });
-                }
             }
         }
         self.done = Some(raw.to_owned());

@@ -6,7 +6,8 @@
 //! `sequence_number`s are contiguous from 0, that every event belongs to the announced response
 //! and the bound model, that each output item goes `output_item.added` → part/delta events →
 //! `output_item.done` (keyed by `output_index` and `item_id`) and that every `done` agrees with
-//! what was streamed, and that reasoning items carry a non-empty `encrypted_content`. Unknown
+//! what was streamed. A reasoning item without `encrypted_content` is admitted (it is shown,
+//! not re-sent: `provider::reasoning`). Unknown
 //! event or item types are rejected. `response.failed`, `response.incomplete` and `error` events
 //! become typed errors ([`ResponsesError::ContextLengthExceeded`] for `context_length_exceeded`).
 

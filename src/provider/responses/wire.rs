@@ -170,8 +170,6 @@ pub(super) struct ItemWire<'a> {
     pub arguments: Option<Str<'a>>,
     #[serde(borrow)]
     pub summary: Option<Vec<Part<'a>>>,
-    #[serde(borrow)]
-    pub encrypted_content: Option<Str<'a>>,
 }
 
 /// The identity of an item in `response.completed`'s `output`.

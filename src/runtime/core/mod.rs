@@ -4,6 +4,7 @@
 //! through the narrow methods below.
 
 mod approval;
+mod maintenance;
 mod rewind;
 mod status;
 mod turn;
@@ -26,6 +27,7 @@ use super::events::EventSink;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
+pub use maintenance::Maintenance;
 pub use rewind::RewindJob;
 pub use status::announce;
 pub use turn::NextTurn;
@@ -104,6 +106,8 @@ pub struct Core {
     approval: Option<approval::Waiting>,
     /// The rewind accepted or running, if any.
     rewind: rewind::RewindSlot,
+    /// A `diff` or `compact` waiting for the worker.
+    maintenance: Option<Maintenance>,
 }
 
 impl Core {
@@ -125,6 +129,7 @@ impl Core {
             stopped: false,
             approval: None,
             rewind: rewind::RewindSlot::Idle,
+            maintenance: None,
         }
     }
 
@@ -353,6 +358,8 @@ pub enum Job {
     Turn(RequestId),
     /// Run a rewind.
     Rewind(RewindJob),
+    /// Answer `diff` or run `compact`.
+    Maintenance(Maintenance),
 }
 
 /// The lock plus the worker's wake-up.
@@ -407,6 +414,7 @@ impl Shared {
             match core.next_turn() {
                 NextTurn::Run(id) => return Some(Job::Turn(id)),
                 NextTurn::Rewind(job) => return Some(Job::Rewind(job)),
+                NextTurn::Maintenance(job) => return Some(Job::Maintenance(job)),
                 NextTurn::Stopped => return None,
                 NextTurn::Wait { retry_resync } => {
                     core = if retry_resync {

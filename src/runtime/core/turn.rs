@@ -32,6 +32,8 @@ pub enum NextTurn {
     Run(RequestId),
     /// Run this rewind (accepted while nothing was queued or running).
     Rewind(super::RewindJob),
+    /// Answer `diff` or run `compact`.
+    Maintenance(super::Maintenance),
     /// Input is closed and the FIFO is empty: the worker stops.
     Stopped,
     /// Nothing to run yet; retry a pending `resync_required` after a short wait when asked.
@@ -174,6 +176,9 @@ impl Core {
     pub fn next_turn(&mut self) -> NextTurn {
         if let Some(job) = self.take_rewind() {
             return NextTurn::Rewind(job);
+        }
+        if let Some(job) = self.take_maintenance() {
+            return NextTurn::Maintenance(job);
         }
         if let Some(id) = self.queue.pop_front() {
             self.active = Some(Active::new(id));

@@ -25,6 +25,13 @@ impl Worker {
             Ok(split) => split,
             Err(_) => return Ok(false),
         };
+        self.compact_split(id, split)?;
+        Ok(true)
+    }
+
+    /// Summarises `split.old` and makes the summary plus `split.kept` the new context epoch,
+    /// durably, journaled under turn `id`.
+    pub(super) fn compact_split(&mut self, id: RequestId, split: compaction::Split) -> Step<()> {
         let flag = self.shared.lock().cancel_handles().flag;
         let shared = &self.shared;
         let on_retry = |r: &Retrying| shared.lock().retrying(id, r);
@@ -81,6 +88,6 @@ impl Worker {
         self.context.items = items;
         self.context.epoch = epoch;
         self.context.completed_in_epoch = 0;
-        Ok(true)
+        Ok(())
     }
 }

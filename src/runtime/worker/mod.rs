@@ -5,6 +5,8 @@
 mod approve;
 mod checkpoint;
 mod compact;
+mod maintenance;
+mod reasoning;
 mod rejected;
 mod rewind;
 
@@ -133,6 +135,10 @@ impl Worker {
                     self.rewind(job);
                     continue;
                 }
+                Job::Maintenance(job) => {
+                    self.maintain(job);
+                    continue;
+                }
             };
             let result = self.turn(id);
             self.checkpoint_after(id, Sync::Now);
@@ -198,6 +204,7 @@ impl Worker {
                 }
                 other => other?,
             };
+            self.note_uncarried_reasoning(id, &generated.native);
             // The provider's own items go first and exactly as received: later requests resend
             // them (opaque reasoning survives); the runtime's view of the turn follows.
             for native in generated.native {

@@ -272,10 +272,13 @@ impl Follower {
                     delay_ms,
                     reason,
                 } if task.ours(request_id) => {
-                    let secs = delay_ms.div_ceil(1000).max(1);
-                    on(Progress::Notice(&format!(
-                        "retrying in {secs} s ({reason}, {attempt} of {of})"
+                    let wait = std::time::Duration::from_millis(delay_ms);
+                    on(Progress::Notice(&crate::retry_text::retrying(
+                        &reason, attempt, of, wait,
                     )));
+                }
+                EventBody::ProviderNotice(notice) if task.ours(notice.request_id) => {
+                    on(Progress::Notice(&notice.message));
                 }
                 // A spent checkpoint budget or a failed checkpoint of this task, and a rewind the
                 // previous process was interrupted in, are never silent.

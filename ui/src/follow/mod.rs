@@ -68,6 +68,9 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::RewindPlan(_) => "rewind_plan",
         EventBody::RewindDone(_) => "rewind_done",
         EventBody::CheckpointNotice(_) => "checkpoint_notice",
+        EventBody::WorkspaceDiff(_) => "workspace_diff",
+        EventBody::Compacted(_) => "compacted",
+        EventBody::ProviderNotice(_) => "provider_notice",
     }
 }
 

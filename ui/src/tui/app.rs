@@ -45,6 +45,8 @@ pub(crate) struct App {
     pub credentials: String,
     /// The OS sandbox (footer and `/status`).
     pub sandbox: super::SandboxInfo,
+    /// The access mode (footer and `/status`).
+    pub access: super::AccessInfo,
     /// The current time, set by the driver.
     pub now: Instant,
     /// Terminal width.
@@ -92,6 +94,8 @@ pub(crate) struct App {
     pub history: HistoryPane,
     /// The rewind screens (`/rewind`, Esc Esc), while open.
     pub rewind: Option<super::rewind::Rewind>,
+    /// The `/diff` pane, while open.
+    pub diff: Option<super::diff::DiffView>,
     /// When Esc was last pressed on an empty input (a second one soon after opens the rewind).
     pub last_esc: Option<Instant>,
     /// A Ctrl+C was the last key: another one exits.
@@ -115,6 +119,7 @@ impl App {
             provider: String::new(),
             credentials: String::new(),
             sandbox: super::SandboxInfo::default(),
+            access: super::AccessInfo::default(),
             now: Instant::now(),
             width: 80,
             height: 24,
@@ -138,6 +143,7 @@ impl App {
             output: OutputPane::default(),
             recent_calls: Vec::new(),
             rewind: None,
+            diff: None,
             last_esc: None,
             armed: false,
             exit_after_task: false,
@@ -249,6 +255,9 @@ impl App {
             self.last_esc = None;
         }
         if self.rewind_key(intent, &mut out) {
+            return out;
+        }
+        if self.diff_key(intent) {
             return out;
         }
         let columns = self.input_columns();
@@ -393,6 +402,8 @@ impl App {
             Slash::Resume => self.resume(out),
             Slash::Rewind => self.open_rewind(out),
             Slash::Exit => self.finish_then_exit(out),
+            Slash::Diff => self.open_diff(out),
+            Slash::Compact => self.compact(out),
             Slash::Help => self.say(
                 Tone::Info,
                 format!(

@@ -120,6 +120,11 @@ impl App {
             EventBody::CheckpointNotice(notice) => {
                 self.commit(Entry::Notice(Notice::new(Tone::Warn, notice.message)))
             }
+            EventBody::WorkspaceDiff(diff) => self.on_workspace_diff(diff),
+            EventBody::Compacted(done) => self.on_compacted(&done),
+            EventBody::ProviderNotice(notice) => {
+                self.commit(Entry::Notice(Notice::new(Tone::Info, notice.message)))
+            }
             EventBody::Error {
                 command_id,
                 code,
@@ -539,6 +544,7 @@ impl App {
         message: String,
         out: &mut Vec<Action>,
     ) {
+        self.diff_refused(command_id.as_ref());
         if let Some(id) = &command_id {
             if self.on_output_error(id, &message) || self.on_rewind_error(id, &message, out) {
                 return;

@@ -145,10 +145,15 @@ pub(crate) enum Slash {
     Help,
     /// A `/word` that is not a command.
     Unknown(String),
+    /// `/diff`: what this session changed in the workspace (`diff/`).
+    Diff,
+    /// `/compact`: compact the context now (`compact.rs`).
+    Compact,
 }
 
 /// The commands, for help texts.
-pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit";
+pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
+/diff /compact";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -163,6 +168,8 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ),
     ("/exit", "leave now, or when the running task ends"),
     ("/help", "keys and commands"),
+    ("/diff", "what this session changed in the workspace"),
+    ("/compact", "compact the context now"),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -222,6 +229,8 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "rewind" => Slash::Rewind,
         "exit" | "quit" => Slash::Exit,
         "help" => Slash::Help,
+        "diff" => Slash::Diff,
+        "compact" => Slash::Compact,
         _ => Slash::Unknown(word.to_owned()),
     })
 }

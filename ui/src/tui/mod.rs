@@ -21,6 +21,8 @@ mod approval_body;
 #[doc(hidden)]
 pub mod bench;
 mod blocks;
+mod compact;
+mod diff;
 mod events;
 mod history;
 mod input;
@@ -62,6 +64,8 @@ pub struct TuiInfo {
     pub resumed: Option<String>,
     /// The OS sandbox commands run under, for the footer and `/status`.
     pub sandbox: SandboxInfo,
+    /// What tools may do without asking, for the footer and `/status`.
+    pub access: AccessInfo,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
 }
@@ -90,6 +94,39 @@ impl SandboxInfo {
         match self.landlock_abi {
             Some(abi) => format!("{} · Landlock ABI {abi}", self.mode),
             None => format!("{} · no Landlock", self.mode),
+        }
+    }
+}
+
+/// The access mode as the footer and `/status` show it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum AccessInfo {
+    /// Every tool runs without asking (the default).
+    #[default]
+    FullAccess,
+    /// Only tools that read.
+    ReadOnly,
+    /// Reads run freely; every command, edit and file change waits for approval.
+    Ask,
+}
+
+impl AccessInfo {
+    /// The footer's word for it, or `None` for the default (full access), which the footer
+    /// leaves out.
+    pub fn footer(self) -> Option<&'static str> {
+        match self {
+            AccessInfo::FullAccess => None,
+            AccessInfo::ReadOnly => Some("read-only"),
+            AccessInfo::Ask => Some("ask"),
+        }
+    }
+
+    /// What `/status` says after the turn mode (fits one row at 60 columns).
+    pub fn status(self) -> &'static str {
+        match self {
+            AccessInfo::FullAccess => "full access",
+            AccessInfo::ReadOnly => "read-only: only reads run",
+            AccessInfo::Ask => "ask: every change waits for approval",
         }
     }
 }

@@ -244,6 +244,7 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     app.provider = info.provider;
     app.credentials = info.credentials;
     app.sandbox = info.sandbox;
+    app.access = info.access;
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }

@@ -137,12 +137,6 @@ fn context_text(app: &App) -> String {
     }
 }
 
-/// A wait as whole seconds, rounded up (`1 s` until it is over).
-fn wait_text(left: std::time::Duration) -> String {
-    let ms = left.as_millis();
-    format!("{} s", ms.div_ceil(1000).max(1))
-}
-
 /// A token count in a few characters: `950`, `12.3k`, `4.1M`.
 fn tokens(n: u64) -> String {
     match n {
@@ -167,6 +161,8 @@ fn footer(
     let hints: &[&str] = if let Some(hints) = super::approval::hints(app, approval) {
         hints
     } else if let Some(hints) = super::rewind::hints(app) {
+        hints
+    } else if let Some(hints) = super::diff::hints(app) {
         hints
     } else if keys::slash_completion(app.input.text()).is_some() {
         &["Tab complete", "Enter run"]
@@ -211,6 +207,13 @@ fn footer(
     ];
     if app.flags.storage_failed {
         spans.push(Span::styled(" · storage failed", theme.error()));
+    }
+    // Like the sandbox, before the hints: whether calls wait for approval matters more.
+    if let Some(access) = app.access.footer() {
+        spans.push(Span::styled(
+            format!(" · {access}"),
+            theme.accent().patch(theme.bold()),
+        ));
     }
     if app.sandbox.configured() {
         // Before the hints, which give way first: whether commands are confined matters more.
@@ -314,7 +317,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("sandbox", sandbox_text(&app.sandbox)),
         ("cwd", or_unknown(&app.cwd)),
         ("session", session),
-        ("mode", mode.to_owned()),
+        ("mode", format!("{mode} · {}", app.access.status())),
         ("state", state_text(app).0),
         ("request", request),
         ("turn", app.turn().to_string()),
@@ -392,13 +395,8 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     }
     if let Some(retry) = app.retry.as_ref().filter(|_| app.task.is_some()) {
         let left = retry.until.saturating_duration_since(app.now);
-        let text = format!(
-            "retrying in {} ({}, {} of {})",
-            wait_text(left),
-            one_line(&retry.reason),
-            retry.attempt,
-            retry.of
-        );
+        let text =
+            crate::retry_text::retrying(&one_line(&retry.reason), retry.attempt, retry.of, left);
         lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
     }
     if let Some(paused) = &app.paused
@@ -503,7 +501,17 @@ pub(crate) fn live(app: &App) -> Live {
     if footer_row {
         bottom.push(footer(app, width, window));
     }
-    let mut lines = if app.rewind.is_some() {
+    let mut lines = if app.diff.is_some() {
+        // The diff pane takes the region above the input, like the rewind screens.
+        let notice = app
+            .notice
+            .as_ref()
+            .map(|n| notice_lines(n, width, theme))
+            .unwrap_or_default();
+        let mut lines = super::diff::lines(app, width, room.saturating_sub(notice.len()));
+        lines.extend(notice);
+        lines
+    } else if app.rewind.is_some() {
         // The rewind screens take the region above the input; a notice stays under them.
         let notice = app
             .notice

@@ -4,6 +4,7 @@
 
 mod hidden;
 mod keys;
+mod provider;
 mod render;
 mod rewind;
 mod scrollback;

@@ -517,12 +517,17 @@ fn a_retry_shows_how_long_why_and_which_attempt_until_the_turn_moves_on() {
             .join("\n")
     };
     assert!(
-        shown(&h).contains("retrying in 3 s (429 Too Many Requests, 2 of 4)"),
+        shown(&h).contains("429 Too Many Requests, retrying 1 of 3 in 2.5 s"),
         "{}",
         shown(&h)
     );
     h.at(1.2);
-    assert!(shown(&h).contains("retrying in 2 s"), "{}", shown(&h));
+    // The countdown is the wait left, to a tenth: never more than the run will take.
+    assert!(
+        shown(&h).contains("retrying 1 of 3 in 1.3 s"),
+        "{}",
+        shown(&h)
+    );
     h.preview(request, "Here", PreviewState::Preview);
     assert!(!shown(&h).contains("retrying"), "{}", shown(&h));
 }
