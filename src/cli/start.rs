@@ -46,6 +46,8 @@ pub struct Started {
     pub resumed: Option<String>,
     /// The OS sandbox commands run under, for the footer and `/status`.
     pub sandbox: ansa_ui::tui::SandboxInfo,
+    /// The files the tools never expose: `@` completion leaves them out too.
+    pub exclusion: FileExclusion,
 }
 
 /// The OS sandbox of `config` in `cwd` as frontends show it: the mode, the Landlock ABI this
@@ -324,6 +326,7 @@ pub fn start(
     let resumed = resumed_line(&session);
     let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
+    let exclusion = setup.tools.exclusion().clone();
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
     Ok(Started {
         link,
@@ -334,6 +337,7 @@ pub fn start(
         resumed,
         ask: plan.config.access_mode == config::AccessMode::Ask,
         sandbox: sandbox_info(&plan.config, &cwd),
+        exclusion,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),

@@ -23,6 +23,7 @@ mod live;
 mod live_runtime;
 mod llama;
 mod malformed;
+mod mentions;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 mod model_view;

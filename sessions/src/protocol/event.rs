@@ -84,6 +84,10 @@ pub enum ErrorCode {
     /// The rewind cannot be done (no checkpoint, a store object failed its check, a read-only
     /// workspace, a concurrent writer …): nothing changed; the message says why.
     RewindRefused,
+    /// A submit's `@` mention names a file that cannot be attached (missing, outside the
+    /// workspace, excluded, ignored, binary): nothing was accepted; the message says which
+    /// and why.
+    MentionRefused,
 }
 
 /// Token usage summed over a session's generations.

@@ -3,6 +3,7 @@
 mod approval;
 mod command;
 mod event;
+mod mention;
 mod report;
 mod rewind;
 mod strict;
@@ -15,6 +16,7 @@ pub use event::{
     ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,
     SnapshotEvent, ToolPhase,
 };
+pub use mention::{MAX_MENTION_BYTES, MAX_MENTIONS, MentionPath};
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,
     ToolReport, cut_line,

@@ -26,8 +26,10 @@ mod history;
 mod input;
 mod keys;
 pub mod markdown;
+pub mod mention;
 mod model;
 mod output;
+pub mod prompts;
 mod rewind;
 mod run;
 mod streamed;
@@ -40,6 +42,8 @@ pub mod wrap;
 #[cfg(test)]
 mod tests;
 
+pub use mention::{MentionSource, PathFilter};
+pub use prompts::PromptDirs;
 pub use theme::Theme;
 
 use crate::SessionLink;
@@ -64,6 +68,10 @@ pub struct TuiInfo {
     pub sandbox: SandboxInfo,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
+    /// The workspace `@` completes paths of (none: no completion).
+    pub mentions: Option<MentionSource>,
+    /// Where `/name` prompt files are read from.
+    pub prompts: PromptDirs,
 }
 
 /// The OS sandbox as the footer and `/status` show it.

@@ -226,6 +226,11 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     app.provider = info.provider;
     app.credentials = info.credentials;
     app.sandbox = info.sandbox;
+    if let Some(source) = info.mentions {
+        // Its own thread walks the tree: the first frame never waits for it.
+        app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));
+    }
+    app.set_prompts(&info.prompts);
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }

@@ -3,6 +3,8 @@
 //! parsed by `vt100` (`scrollback`).
 
 mod keys;
+mod mention;
+mod prompts;
 mod render;
 mod rewind;
 mod scrollback;
