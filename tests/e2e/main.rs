@@ -30,6 +30,7 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
+mod prompts;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
