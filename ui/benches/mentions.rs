@@ -44,7 +44,11 @@ fn main() {
     }
     let list = list.unwrap();
     // Every generated file and the `.gitignore`; nothing under the ignored `target/`.
-    assert_eq!(list.files.len(), TOP * SUB * FILES + 1, "every file indexed");
+    assert_eq!(
+        list.files.len(),
+        TOP * SUB * FILES + 1,
+        "every file indexed"
+    );
     report("index build (walk + sort)", &mut builds);
     for query in [
         "",

@@ -50,6 +50,11 @@ pub fn walk(source: &MentionSource) -> FileList {
     let mut walker = WalkBuilder::new(root);
     walker
         .hidden(false)
+        // The rules the runtime checks a mention against (`src/runtime/mention/check.rs`):
+        // the workspace's own `.gitignore` files and `.git/info/exclude`, nothing above it,
+        // no `.ignore` files, no global excludes.
+        .parents(false)
+        .ignore(false)
         .git_global(false)
         .require_git(false)
         .follow_links(false)
