@@ -51,6 +51,7 @@ fn bench_append(root: &Path) {
             AcceptedAction::Submit {
                 text: "q".into(),
                 mode: Mode::Basic,
+                mentions: Vec::new(),
             },
         )
         .expect("accept")
@@ -182,6 +183,7 @@ impl BenchExt for Session {
         let action = AcceptedAction::Submit {
             text,
             mode: Mode::Basic,
+            mentions: Vec::new(),
         };
         self.append(Record::CommandAccepted(CommandAccepted {
             command_id,

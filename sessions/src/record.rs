@@ -126,6 +126,9 @@ pub enum AcceptedAction {
         text: String,
         /// Turn mode.
         mode: Mode,
+        /// Files the prompt attaches as reads (`@` mentions), read when the turn starts.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        mentions: Vec<crate::protocol::MentionPath>,
     },
     /// Continue a paused turn.
     Resume {

@@ -36,6 +36,8 @@ pub struct Turn {
     pub text: String,
     /// Its mode.
     pub mode: Mode,
+    /// Files its prompt attaches as reads (`@` mentions).
+    pub mentions: Vec<crate::protocol::MentionPath>,
     /// Current state.
     pub state: TurnState,
     /// Reason attached to the last state change.
@@ -243,7 +245,12 @@ impl SessionState {
             Record::CommandAccepted(c) => {
                 self.commands
                     .insert(c.command_id.clone(), (c.request_id, c.action.clone()));
-                if let AcceptedAction::Submit { text, mode } = &c.action {
+                if let AcceptedAction::Submit {
+                    text,
+                    mode,
+                    mentions,
+                } = &c.action
+                {
                     self.turns.insert(
                         c.request_id,
                         Turn {
@@ -251,6 +258,7 @@ impl SessionState {
                             command_id: c.command_id.clone(),
                             text: text.clone(),
                             mode: *mode,
+                            mentions: mentions.clone(),
                             state: TurnState::Queued,
                             reason: None,
                             final_text: None,

@@ -178,6 +178,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
         let action = AcceptedAction::Submit {
             text: text_for(i),
             mode: Mode::Basic,
+            mentions: Vec::new(),
         };
         let req = match s.accept(cid, action).expect("accept") {
             Acceptance::Accepted(r) | Acceptance::Replayed(r) => r,

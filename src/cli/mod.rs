@@ -117,6 +117,11 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             sandbox: started.sandbox.clone(),
             access: started.access,
             theme: ansa_ui::tui::Theme::detect(),
+            mentions: Some(mention_source(&started.cwd, started.exclusion.clone())),
+            prompts: ansa_ui::tui::PromptDirs {
+                user: Some(home.root().join("prompts")),
+                project: Some(started.cwd.join(".ansa").join("prompts")),
+            },
         };
         let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;
         if exit.code == Exit::Interrupted.code() {
@@ -202,4 +207,13 @@ fn interrupted_or(interrupted: &interrupt::Interrupted, code: u8) -> Exit {
     } else {
         Exit::from_code(code)
     }
+}
+
+/// What `@` completion walks: the workspace, without what the file tools never expose.
+fn mention_source(
+    cwd: &std::path::Path,
+    exclusion: crate::instructions::FileExclusion,
+) -> ansa_ui::tui::MentionSource {
+    let hidden: ansa_ui::tui::PathFilter = std::sync::Arc::new(move |p| exclusion.is_excluded(p));
+    ansa_ui::tui::MentionSource::new(cwd.to_path_buf(), hidden)
 }

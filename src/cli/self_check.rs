@@ -87,6 +87,7 @@ fn check_journal(dir: &Path, cwd: &Path) -> Result<String, String> {
     let action = AcceptedAction::Submit {
         text: "self-check".into(),
         mode: Mode::Basic,
+        mentions: Vec::new(),
     };
     {
         let mut s =

@@ -49,6 +49,9 @@ pub struct Started {
     pub sandbox: ansa_ui::tui::SandboxInfo,
     /// The access mode, for the footer and `/status`.
     pub access: ansa_ui::tui::AccessInfo,
+
+    /// The files the tools never expose: `@` completion leaves them out too.
+    pub exclusion: FileExclusion,
 }
 
 /// The OS sandbox of `config` in `cwd` as frontends show it: the mode, the Landlock ABI this
@@ -336,6 +339,7 @@ pub fn start(
     let resumed = resumed_line(&session);
     let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
+    let exclusion = setup.tools.exclusion().clone();
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
     Ok(Started {
         link,
@@ -351,6 +355,7 @@ pub fn start(
             config::AccessMode::Ask => ansa_ui::tui::AccessInfo::Ask,
         },
         sandbox: sandbox_info(&plan.config, &cwd),
+        exclusion,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),

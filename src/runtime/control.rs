@@ -7,14 +7,20 @@ use ansa_sessions::protocol::{Command, CommandBody, ErrorCode};
 use ansa_sessions::{Inbound, ToRuntime};
 
 use super::core::{Decision, RewindJob, Shared};
+use super::mention::MentionCheck;
 
 /// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
 /// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
 /// ends only when both happened.
-pub fn run(shared: &Shared, inbound: Receiver<Inbound>) {
+pub fn run(shared: &Shared, mentions: &MentionCheck, inbound: Receiver<Inbound>) {
     for message in inbound.iter() {
         match message {
-            Inbound::Frontend(ToRuntime::Command(command)) => handle(shared, command),
+            Inbound::Frontend(ToRuntime::Command(command)) => {
+                if refused(shared, mentions, &command) {
+                    continue;
+                }
+                handle(shared, command)
+            }
             Inbound::Frontend(ToRuntime::Rejected { line, message }) => {
                 shared.lock().error(
                     None,
@@ -44,11 +50,39 @@ pub fn run(shared: &Shared, inbound: Receiver<Inbound>) {
     shared.notify();
 }
 
+/// Refuses a new submit whose `@` mention cannot be attached, before it is accepted. The
+/// files are checked outside the lock; a command already accepted replays unchecked.
+fn refused(shared: &Shared, mentions: &MentionCheck, command: &Command) -> bool {
+    let CommandBody::Submit {
+        mentions: paths, ..
+    } = &command.body
+    else {
+        return false;
+    };
+    if paths.is_empty() || shared.lock().knows(&command.command_id) {
+        return false;
+    }
+    let Err(refusal) = mentions.check_all(paths) else {
+        return false;
+    };
+    shared.lock().error(
+        Some(command.command_id.clone()),
+        ErrorCode::MentionRefused,
+        refusal.to_string(),
+    );
+    shared.notify();
+    true
+}
+
 fn handle(shared: &Shared, command: Command) {
     let mut core = shared.lock();
     let id = command.command_id;
     match command.body {
-        CommandBody::Submit { text, mode } => core.submit(id, text, mode),
+        CommandBody::Submit {
+            text,
+            mode,
+            mentions,
+        } => core.submit(id, text, mode, mentions),
         CommandBody::Cancel { target } => core.cancel(id, target),
         CommandBody::Resume { target } => core.resume(id, target),
         CommandBody::Snapshot { .. } => core.publish_snapshot(),

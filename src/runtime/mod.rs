@@ -9,6 +9,7 @@ mod control;
 mod core;
 mod crash;
 mod events;
+mod mention;
 mod reconcile;
 mod rewind;
 mod stop;
@@ -180,6 +181,10 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
             message,
         );
     }
+    let mentions = mention::MentionCheck::new(
+        tools.session().workspace().root(),
+        tools.exclusion().clone(),
+    );
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
@@ -206,7 +211,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let control_shared = Arc::clone(&shared);
     let control = std::thread::Builder::new()
         .name("ansa-control".into())
-        .spawn(move || control::run(&control_shared, commands_rx))
+        .spawn(move || control::run(&control_shared, &mentions, commands_rx))
         .map_err(|source| RuntimeError::Thread {
             what: "control",
             source,

@@ -24,6 +24,7 @@ mod live_runtime;
 mod llama;
 mod maintenance;
 mod malformed;
+mod mentions;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
 mod model_view;
@@ -31,6 +32,8 @@ mod model_view;
 mod oidc;
 mod oneshot;
 mod recovery;
+
+mod prompts;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;

@@ -111,6 +111,7 @@ pub fn submit(link: &SessionLink, id: &str, text: &str) {
         body: CommandBody::Submit {
             text: text.to_owned(),
             mode: Mode::Basic,
+            mentions: Vec::new(),
         },
     };
     link.commands.send(ToRuntime::Command(command)).unwrap();

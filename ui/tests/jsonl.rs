@@ -83,7 +83,8 @@ fn round_trip_snapshot_first_commands_parsed_errors_rejected() {
         c.body,
         CommandBody::Submit {
             text: "Explain the build".into(),
-            mode: Mode::Plan
+            mode: Mode::Plan,
+            mentions: Vec::new(),
         }
     );
     assert!(matches!(&log[1], ToRuntime::Rejected { line: 4, message }

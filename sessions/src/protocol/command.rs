@@ -3,6 +3,7 @@
 use serde_json::{Map, Value};
 use thiserror::Error;
 
+use super::mention::{MentionPath, take_mentions};
 use super::strict::StrictObject;
 use super::{ProtocolContext, SCHEMA_VERSION};
 use crate::ids::{CallId, CommandId, RequestId};
@@ -34,6 +35,8 @@ pub enum CommandBody {
         text: String,
         /// Turn mode (`basic` when absent).
         mode: Mode,
+        /// Workspace files attached to the prompt as reads (`@` mentions; empty when absent).
+        mentions: Vec<MentionPath>,
     },
     /// Cancel the active turn.
     Cancel {
@@ -402,7 +405,12 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                     });
                 }
             };
-            CommandBody::Submit { text, mode }
+            let mentions = take_mentions(&mut o)?;
+            CommandBody::Submit {
+                text,
+                mode,
+                mentions,
+            }
         }
         "cancel" => CommandBody::Cancel {
             target: take_target(&mut o)?,
@@ -515,12 +523,22 @@ impl Command {
         put("command_id", self.command_id.as_str().into());
         put("type", self.body.type_name().into());
         match &self.body {
-            CommandBody::Submit { text, mode } => {
+            CommandBody::Submit {
+                text,
+                mode,
+                mentions,
+            } => {
                 put("text", text.as_str().into());
                 put(
                     "mode",
                     if *mode == Mode::Plan { "plan" } else { "basic" }.into(),
                 );
+                if !mentions.is_empty() {
+                    put(
+                        "mentions",
+                        mentions.iter().map(|m| Value::from(m.as_str())).collect(),
+                    );
+                }
             }
             CommandBody::Cancel { target } | CommandBody::Resume { target } => {
                 put("target", target.0.into())
@@ -580,6 +598,7 @@ impl Command {
             "type",
             "text",
             "mode",
+            "mentions",
             "target",
             "call",
             "decision",

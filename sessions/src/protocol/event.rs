@@ -89,6 +89,11 @@ pub enum ErrorCode {
     CompactRefused,
     /// `diff` cannot be answered (no checkpoint yet, the store cannot be read).
     DiffUnavailable,
+
+    /// A submit's `@` mention names a file that cannot be attached (missing, outside the
+    /// workspace, excluded, ignored, binary): nothing was accepted; the message says which
+    /// and why.
+    MentionRefused,
 }
 
 /// Token usage summed over a session's generations.

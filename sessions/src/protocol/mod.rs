@@ -4,6 +4,8 @@ mod approval;
 mod command;
 mod event;
 mod maintenance;
+
+mod mention;
 mod report;
 mod rewind;
 mod strict;
@@ -20,6 +22,8 @@ pub use maintenance::{
     Compacted, DiffFile, DiffOmitted, DiffStatus, ProviderNotice, ProviderNoticeKind,
     WORKSPACE_DIFF_LINES, WorkspaceDiff, estimated_tokens,
 };
+
+pub use mention::{MAX_MENTION_BYTES, MAX_MENTIONS, MentionPath};
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,
     ToolReport, cut_line,

@@ -38,6 +38,7 @@ fn submit(s: &mut Session, id: &str, text: &str) -> Result<Acceptance> {
         AcceptedAction::Submit {
             text: text.into(),
             mode: Mode::Basic,
+            mentions: Vec::new(),
         },
     )
 }

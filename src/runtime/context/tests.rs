@@ -192,6 +192,7 @@ fn accepted(request: u64) -> Record {
         action: ansa_sessions::AcceptedAction::Submit {
             text: format!("task {request}"),
             mode: ansa_sessions::Mode::Basic,
+            mentions: Vec::new(),
         },
     })
 }

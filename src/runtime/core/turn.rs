@@ -16,7 +16,7 @@
 //! A command already accepted (same command ID) is answered from the journal by
 //! `accept` without re-checking the turn's state, so a retried command replays.
 
-use ansa_sessions::protocol::{ErrorCode, EventBody, PreviewState};
+use ansa_sessions::protocol::{ErrorCode, EventBody, MentionPath, PreviewState};
 use ansa_sessions::{
     Acceptance, AcceptedAction, CommandId, Mode, RequestId, SessionError, TurnState,
 };
@@ -24,6 +24,17 @@ use ansa_sessions::{
 use super::{Active, Core};
 use crate::runtime::crash;
 use crate::runtime::stop::{self, Pause, Stop, StorageFault};
+
+/// A turn as the worker starts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Started {
+    /// The user's text.
+    pub text: String,
+    /// Its mode.
+    pub mode: Mode,
+    /// Files its prompt attaches (`@` mentions).
+    pub mentions: Vec<MentionPath>,
+}
 
 /// What the worker does next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -45,7 +56,7 @@ pub enum NextTurn {
 
 impl Core {
     /// Accepts a new task into the FIFO unless the FIFO is full.
-    pub fn submit(&mut self, id: CommandId, text: String, mode: Mode) {
+    pub fn submit(&mut self, id: CommandId, text: String, mode: Mode, mentions: Vec<MentionPath>) {
         if !self.known(&id) && self.queue.len() >= self.queue_max {
             let max = self.queue_max;
             self.error(
@@ -55,7 +66,12 @@ impl Core {
             );
             return;
         }
-        if let Some(request_id) = self.accept(&id, AcceptedAction::Submit { text, mode }) {
+        let action = AcceptedAction::Submit {
+            text,
+            mode,
+            mentions,
+        };
+        if let Some(request_id) = self.accept(&id, action) {
             self.queue.push_back(request_id);
         }
     }
@@ -197,16 +213,20 @@ impl Core {
     }
 
     /// Marks the active turn running; returns its task text and mode.
-    pub fn start(&mut self, id: RequestId) -> Result<(String, Mode), Stop> {
+    pub fn start(&mut self, id: RequestId) -> Result<Started, Stop> {
         let Some(turn) = self.session.state().turn(id) else {
             return Err(Stop::Paused(Pause::NotInJournal(id)));
         };
-        let (text, mode) = (turn.text.clone(), turn.mode);
+        let started = Started {
+            text: turn.text.clone(),
+            mode: turn.mode,
+            mentions: turn.mentions.clone(),
+        };
         self.set_state(id, TurnState::Running, None);
         if let Some(cause) = self.session.storage_failure() {
             return Err(Stop::Storage(StorageFault::AlreadyFailed(cause.to_owned())));
         }
-        Ok((text, mode))
+        Ok(started)
     }
 
     /// Records the final answer and ends the turn as done.
@@ -277,6 +297,11 @@ impl Core {
 
     fn known(&self, id: &CommandId) -> bool {
         self.session.state().command(id).is_some()
+    }
+
+    /// Whether a command with this ID was accepted already (a retry replays it).
+    pub fn knows(&self, id: &CommandId) -> bool {
+        self.known(id)
     }
 
     fn cancel_now(&mut self, target: RequestId) {

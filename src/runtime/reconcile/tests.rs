@@ -101,6 +101,7 @@ fn reopened_with_an_open_exec_intent(dir: &Path) -> Session {
         let submit = AcceptedAction::Submit {
             text: "run it".into(),
             mode: Mode::Basic,
+            mentions: Vec::new(),
         };
         s.accept(CommandId::new("c1").expect("id"), submit)
             .expect("submit");

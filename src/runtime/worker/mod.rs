@@ -161,11 +161,18 @@ impl Worker {
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {
-        let (text, mode) = self.shared.lock().start(id)?;
+        let started = self.shared.lock().start(id)?;
+        let mode = started.mode;
         if !self.context.started.contains(&id) {
             self.introduce(id)?;
             self.compact(id, false)?;
             let generation = self.context.next_generation;
+            let text = if started.mentions.is_empty() {
+                started.text
+            } else {
+                let cancel = self.shared.lock().cancel_handles().engine;
+                super::mention::prompt(&started.text, &started.mentions, &mut self.tools, &cancel)
+            };
             self.journal_item(id, generation, ContextItem::User { text })?;
             self.context.started.insert(id);
         }

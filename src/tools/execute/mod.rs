@@ -246,6 +246,11 @@ impl ToolExecutor {
         &self.session
     }
 
+    /// The files the tools never expose (an `@` mention is checked against them too).
+    pub fn exclusion(&self) -> &FileExclusion {
+        &self.exclusion
+    }
+
     /// The policy in force.
     pub fn policy(&self) -> &ToolPolicy {
         &self.policy

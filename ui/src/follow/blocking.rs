@@ -165,6 +165,7 @@ impl Follower {
         let command = self.cursor.command(CommandBody::Submit {
             text: text.to_owned(),
             mode,
+            mentions: Vec::new(),
         })?;
         let mut task = TaskMatch::submitted(command.command_id.clone(), self.cursor.turn());
         self.send(command)?;

@@ -55,6 +55,10 @@ pub(crate) struct App {
     pub height: u16,
     /// The input line.
     pub input: Input,
+    /// `@` completion of workspace files.
+    pub mentions: super::mention::Mentions,
+    /// `/name` commands from prompt files.
+    pub prompts: super::prompts::Prompts,
     /// Mode of the next task.
     pub mode: Mode,
     /// The place in the event stream, from the first snapshot on.
@@ -124,6 +128,8 @@ impl App {
             width: 80,
             height: 24,
             input: Input::default(),
+            mentions: super::mention::Mentions::default(),
+            prompts: super::prompts::Prompts::default(),
             mode: Mode::Basic,
             cursor: None,
             flags: Flags::default(),
@@ -181,7 +187,10 @@ impl App {
     pub fn busy(&self) -> bool {
         // A waiting approval is redrawn when its settle time passes (`approval::SETTLE`); a
         // viewer on a running command asks for its output again until it has ended.
-        self.task.is_some() || self.approval.is_some() || (self.output.open && self.output.running)
+        self.task.is_some()
+            || self.approval.is_some()
+            || (self.output.open && self.output.running)
+            || self.mentions.waiting(&self.input)
     }
 
     /// A command with a fresh ID (`tui-<incarnation>-<n>`), or `None` before the first
@@ -254,7 +263,8 @@ impl App {
         if intent != Intent::Dismiss {
             self.last_esc = None;
         }
-        if self.rewind_key(intent, &mut out) {
+        if self.rewind_key(intent, &mut out) || self.mention_key(intent) || self.prompt_key(intent)
+        {
             return out;
         }
         if self.diff_key(intent) {
@@ -337,7 +347,10 @@ impl App {
     }
 
     fn submit(&mut self, out: &mut Vec<Action>) {
-        if let Some(command) = keys::slash(self.input.text()) {
+        let prompt = self.prompts.expand(&self.input.expanded());
+        if prompt.is_none()
+            && let Some(command) = keys::slash(self.input.text())
+        {
             if !matches!(command, Slash::Unknown(_)) {
                 self.input.take();
             }
@@ -354,10 +367,14 @@ impl App {
             );
             return;
         }
-        let text = self.input.expanded();
+        let Some(mentions) = self.mentions_to_send() else {
+            return;
+        };
+        let text = prompt.unwrap_or_else(|| self.input.expanded());
         let body = CommandBody::Submit {
             text: text.clone(),
             mode: self.mode,
+            mentions,
         };
         let submitted_turn = self.turn();
         let Some(command) = self.command(body) else {
@@ -520,6 +537,7 @@ impl App {
         self.reasoning = None;
         self.approval = None;
         self.task = None;
+        self.mentions.turn_ended();
         if !self.queued.is_empty() {
             let mut next = self.queued.remove(0);
             next.started = self.now;

@@ -80,9 +80,23 @@ impl Input {
     }
 
     /// The cursor as a byte offset.
-    #[cfg(test)]
     pub fn cursor(&self) -> usize {
         self.cursor
+    }
+
+    /// Replaces `range` of the text (on character boundaries) by `with`, cleaned like typed
+    /// text; the cursor goes to the end of the new text.
+    pub fn splice(&mut self, range: Range<usize>, with: &str) {
+        if range.start > range.end
+            || !self.text.is_char_boundary(range.start)
+            || !self.text.is_char_boundary(range.end)
+        {
+            return;
+        }
+        let clean = clean(with);
+        self.text.replace_range(range.clone(), &clean);
+        self.cursor = range.start + clean.len();
+        self.recall = None;
     }
 
     /// True when nothing is typed (whitespace counts as nothing).

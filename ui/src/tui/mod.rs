@@ -28,7 +28,9 @@ mod history;
 mod input;
 mod keys;
 pub mod markdown;
+pub mod mention;
 mod model;
+pub mod prompts;
 mod rewind;
 mod run;
 mod streamed;
@@ -42,6 +44,8 @@ pub mod wrap;
 #[cfg(test)]
 mod tests;
 
+pub use mention::{MentionSource, PathFilter};
+pub use prompts::PromptDirs;
 pub use theme::Theme;
 
 use crate::SessionLink;
@@ -68,6 +72,10 @@ pub struct TuiInfo {
     pub access: AccessInfo,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
+    /// The workspace `@` completes paths of (none: no completion).
+    pub mentions: Option<MentionSource>,
+    /// Where `/name` prompt files are read from.
+    pub prompts: PromptDirs,
 }
 
 /// The OS sandbox as the footer and `/status` show it.

@@ -245,6 +245,11 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     app.credentials = info.credentials;
     app.sandbox = info.sandbox;
     app.access = info.access;
+
+    if let Some(source) = info.mentions {
+        // Its own thread walks the tree: the first frame never waits for it.
+        app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));
+    }
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }
@@ -258,7 +263,11 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     };
     let end = match started {
         Ok(()) => match main.frame(&guard) {
-            Ok(()) => main.run(&guard),
+            Ok(()) => {
+                // After the first frame: the files are small but the user's to fill.
+                main.app.set_prompts(&info.prompts);
+                main.run(&guard)
+            }
             Err(e) => End::Failed(UiError::io("drawing the terminal")(e)),
         },
         Err(e) => End::Failed(e),

@@ -423,6 +423,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.extend(notice_lines(notice, width, theme));
     }
     lines.extend(slash_menu(app, width));
+    lines.extend(super::mention::menu(app, width));
     lines
 }
 
@@ -430,7 +431,8 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
 fn slash_menu(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     let matches = keys::slash_matches(app.input.text());
-    if matches.is_empty() {
+    let prompts = super::prompts::menu_rows(app);
+    if matches.is_empty() && prompts.is_empty() {
         return Vec::new();
     }
     let mut lines = vec![Line::default()];
@@ -442,6 +444,7 @@ fn slash_menu(app: &App, width: u16) -> Vec<Line<'static>> {
             Span::styled(truncate(help, room), theme.dim()),
         ]));
     }
+    lines.extend(super::prompts::menu_lines(app, &prompts, width));
     if keys::slash_completion(app.input.text()).is_some() {
         lines.push(Line::styled(format!("{INDENT}Tab completes"), theme.dim()));
     }

@@ -19,7 +19,7 @@ fn nothing_is_sent_before_the_first_snapshot_and_the_text_is_kept() {
     h.event(EventBody::Snapshot(super::snapshot_body(0)));
     assert!(h.sent.is_empty(), "an empty transcript needs no page");
     h.press(KeyCode::Enter);
-    let CommandBody::Submit { text, mode } = &h.last().body else {
+    let CommandBody::Submit { text, mode, .. } = &h.last().body else {
         panic!("{:?}", h.last());
     };
     assert_eq!((text.as_str(), *mode), ("early task", Mode::Basic));

@@ -5,6 +5,9 @@
 mod hidden;
 mod keys;
 mod provider;
+
+mod mention;
+mod prompts;
 mod render;
 mod rewind;
 mod scrollback;
