@@ -36,6 +36,7 @@ mod sandbox;
 
 mod rewind;
 mod secrets;
+mod sessions_list;
 mod signed_in;
 #[path = "../support/tasks.rs"]
 mod tasks;

@@ -19,6 +19,7 @@ mod line_reader;
 mod lines;
 mod oneshot;
 mod outcome;
+pub mod picker;
 mod rewind;
 pub mod sanitize;
 mod status;

@@ -45,6 +45,8 @@ pub(crate) struct App {
     pub credentials: String,
     /// The OS sandbox (footer and `/status`).
     pub sandbox: super::SandboxInfo,
+    /// Where `/sessions` is in the home's sessions (`None`: no home to list).
+    pub sessions: Option<crate::picker::SessionsPager>,
     /// The current time, set by the driver.
     pub now: Instant,
     /// Terminal width.
@@ -115,6 +117,7 @@ impl App {
             provider: String::new(),
             credentials: String::new(),
             sandbox: super::SandboxInfo::default(),
+            sessions: None,
             now: Instant::now(),
             width: 80,
             height: 24,
@@ -403,6 +406,7 @@ impl App {
                 Tone::Warn,
                 format!("{word} is not a command ({SLASH_HELP}); your text is kept"),
             ),
+            Slash::Sessions => super::sessions::slash_sessions(self),
         }
     }
 

@@ -145,10 +145,12 @@ pub(crate) enum Slash {
     Help,
     /// A `/word` that is not a command.
     Unknown(String),
+    /// `/sessions`: the next page of the sessions table.
+    Sessions,
 }
 
 /// The commands, for help texts.
-pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit";
+pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit /sessions";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -163,6 +165,10 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ),
     ("/exit", "leave now, or when the running task ends"),
     ("/help", "keys and commands"),
+    (
+        "/sessions",
+        "list sessions, 20 at a time (ansa --resume ID opens one)",
+    ),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -222,6 +228,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "rewind" => Slash::Rewind,
         "exit" | "quit" => Slash::Exit,
         "help" => Slash::Help,
+        "sessions" => Slash::Sessions,
         _ => Slash::Unknown(word.to_owned()),
     })
 }
@@ -264,7 +271,8 @@ mod tests {
         let names = |t| slash_matches(t).iter().map(|(n, _)| *n).collect::<Vec<_>>();
         assert_eq!(names("/re"), ["/resume", "/rewind"]);
         assert_eq!(names("/res"), ["/resume"]);
-        assert_eq!(names("/S"), ["/status"]);
+        assert_eq!(names("/S"), ["/status", "/sessions"]);
+        assert_eq!(names("/se"), ["/sessions"]);
         assert!(names("/x").is_empty());
         assert!(names("/plan this").is_empty(), "a task text, not a command");
         assert!(names("plan").is_empty());

@@ -20,7 +20,7 @@ mod approval;
 mod approval_body;
 #[doc(hidden)]
 pub mod bench;
-mod blocks;
+pub(crate) mod blocks;
 mod events;
 mod history;
 mod input;
@@ -30,9 +30,10 @@ mod model;
 mod output;
 mod rewind;
 mod run;
+mod sessions;
 mod streamed;
 pub mod tail;
-mod terminal;
+pub(crate) mod terminal;
 pub mod theme;
 mod view;
 pub mod wrap;
@@ -64,6 +65,8 @@ pub struct TuiInfo {
     pub sandbox: SandboxInfo,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
+    /// The ansa home whose sessions `/sessions` lists (`None`: the command says it cannot).
+    pub sessions_home: Option<std::path::PathBuf>,
 }
 
 /// The OS sandbox as the footer and `/status` show it.

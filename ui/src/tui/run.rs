@@ -226,6 +226,7 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     app.provider = info.provider;
     app.credentials = info.credentials;
     app.sandbox = info.sandbox;
+    app.sessions = info.sessions_home.map(crate::picker::SessionsPager::new);
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }
