@@ -29,6 +29,7 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
+mod picker;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;

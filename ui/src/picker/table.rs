@@ -24,7 +24,9 @@ const MODEL_MAX: usize = 20;
 /// The prompt's width when the table is not fitted to a terminal.
 const PROMPT_UNFITTED: usize = 60;
 /// The prompt column never gets narrower than this while other columns can give way.
-const PROMPT_MIN: usize = 16;
+const PROMPT_MIN: usize = 24;
+/// The narrowest the cwd and model columns get to make room for the prompt.
+const NARROWEST: usize = 6;
 
 /// The table's lines (headings first), each fitted to `width` columns when given.
 /// `now_ms` is the clock the "last active" column counts from (milliseconds since the Unix
@@ -44,14 +46,16 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
     widths[5] = widths[5].min(MODEL_MAX);
     widths[7] = widths[7].min(PROMPT_UNFITTED);
     if let Some(total) = width {
-        let fixed: usize = widths[..7].iter().sum::<usize>() + 2 * 7;
-        let room = total.saturating_sub(fixed);
-        if room < PROMPT_MIN {
-            // The cwd gives way first, down to its last few characters.
-            let short = PROMPT_MIN - room;
-            widths[2] = widths[2].saturating_sub(short).max(8);
+        let fixed = |widths: &[usize; 8]| widths[..7].iter().sum::<usize>() + 2 * 7;
+        // The cwd gives way first (down to its last few characters), then the model.
+        for column in [2, 5] {
+            let room = total.saturating_sub(fixed(&widths));
+            if room < PROMPT_MIN {
+                let short = PROMPT_MIN - room;
+                widths[column] = widths[column].saturating_sub(short).max(NARROWEST);
+            }
         }
-        let fixed: usize = widths[..7].iter().sum::<usize>() + 2 * 7;
+        let fixed = fixed(&widths);
         widths[7] = total.saturating_sub(fixed).max(1);
     }
     let mut out = Vec::with_capacity(cells.len() + 1);
