@@ -28,7 +28,8 @@ const PROMPT_MIN: usize = 24;
 /// The narrowest the cwd and model columns get to make room for the prompt.
 const NARROWEST: usize = 6;
 
-/// The table's lines (headings first), each fitted to `width` columns when given.
+/// The table's lines (headings first), each fitted to `width` columns when given (a
+/// terminal too narrow for every column leaves out the size, then the model, then the cwd).
 /// `now_ms` is the clock the "last active" column counts from (milliseconds since the Unix
 /// epoch), so the same rows and clock always give the same bytes.
 pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<String> {
@@ -45,24 +46,38 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
     widths[2] = widths[2].min(CWD_MAX);
     widths[5] = widths[5].min(MODEL_MAX);
     widths[7] = widths[7].min(PROMPT_UNFITTED);
+    let mut shown = [true; 8];
     if let Some(total) = width {
-        let fixed = |widths: &[usize; 8]| widths[..7].iter().sum::<usize>() + 2 * 7;
-        // The cwd gives way first (down to its last few characters), then the model.
+        let fixed = |widths: &[usize; 8], shown: &[bool; 8]| {
+            (0..7)
+                .filter(|&i| shown[i])
+                .map(|i| widths[i] + 2)
+                .sum::<usize>()
+        };
+        // The cwd gives way first (down to its last few characters), then the model; on a
+        // narrow terminal the size, the model and the cwd are left out, in that order.
         for column in [2, 5] {
-            let room = total.saturating_sub(fixed(&widths));
+            let room = total.saturating_sub(fixed(&widths, &shown));
             if room < PROMPT_MIN {
                 let short = PROMPT_MIN - room;
                 widths[column] = widths[column].saturating_sub(short).max(NARROWEST);
             }
         }
-        let fixed = fixed(&widths);
-        widths[7] = total.saturating_sub(fixed).max(1);
+        for column in [6, 5, 2] {
+            if total.saturating_sub(fixed(&widths, &shown)) < PROMPT_MIN {
+                shown[column] = false;
+            }
+        }
+        widths[7] = total.saturating_sub(fixed(&widths, &shown)).max(1);
     }
     let mut out = Vec::with_capacity(cells.len() + 1);
     let heading = HEADINGS.map(str::to_owned);
     for row in std::iter::once(&heading).chain(cells.iter()) {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
+            if !shown[i] {
+                continue;
+            }
             if i > 0 {
                 line.push_str("  ");
             }
@@ -200,4 +215,78 @@ fn cut_left(text: &str, width: usize) -> String {
     let mut out = String::from("…");
     out.extend(kept.into_iter().rev());
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use ansa_sessions::{Profile, SessionId};
+    use unicode_width::UnicodeWidthStr;
+
+    use super::*;
+
+    fn row(prompt: &str) -> Listed {
+        Listed {
+            id: SessionId::parse("20261205-041138-068646-0cbf06").expect("id"),
+            dir: PathBuf::from("/h/sessions/x"),
+            cwd: Some(PathBuf::from("/home/dev/a/rather/long/path/to/the/project")),
+            profile: Some(Profile::Offline),
+            last_activity_ms: 1_000_000 - 7_200_000 / 1000,
+            turns: 3,
+            state: ListedState::Paused,
+            model: Some("gpt-5.1-codex-max-preview-long".into()),
+            first_prompt: Some(prompt.into()),
+            bytes: 5 * 1024 * 1024 + 300 * 1024,
+            damage: None,
+        }
+    }
+
+    #[test]
+    fn rows_are_sanitised_fitted_and_the_same_every_time() {
+        let rows = [row(
+            "fix \u{1b}[2Kthe\u{202e} parser and then write the tests for it",
+        )];
+        let a = table_lines(&rows, 1_000_000, Some(80));
+        assert_eq!(a, table_lines(&rows, 1_000_000, Some(80)), "deterministic");
+        assert_eq!(a.len(), 2);
+        for line in &a {
+            assert!(line.width() <= 80, "{line:?}");
+            assert!(
+                !line.contains('\u{1b}') && !line.contains('\u{202e}'),
+                "{line:?}"
+            );
+        }
+        assert!(a[1].contains("␛[2Kthe<U+202E>"), "{}", a[1]);
+        assert!(a[1].contains("paused"), "{}", a[1]);
+        assert!(!a[0].contains("SIZE"), "left out at 80 columns: {}", a[0]);
+        assert!(a[1].contains('…'), "the prompt is cut: {}", a[1]);
+        let unfitted = table_lines(&rows, 1_000_000, None);
+        assert!(
+            unfitted[1].contains("…rather/long/path/to/the/project  "),
+            "a path keeps its end: {}",
+            unfitted[1]
+        );
+        assert!(unfitted[1].contains("5.3 MiB"), "{}", unfitted[1]);
+        let wide = table_lines(&rows, 1_000_000, Some(160));
+        assert!(
+            wide[0].contains("SIZE") && wide[0].contains("MODEL"),
+            "{}",
+            wide[0]
+        );
+    }
+
+    #[test]
+    fn damage_takes_the_prompts_place() {
+        let mut r = row("never shown");
+        r.state = ListedState::ReadOnly;
+        r.damage = Some("journal part 000001 line 3 (byte 512): checksum mismatch".into());
+        let lines = table_lines(&[r], 0, None);
+        assert!(lines[1].contains("read-only"), "{}", lines[1]);
+        assert!(
+            lines[1].contains("damaged: journal part 000001"),
+            "{}",
+            lines[1]
+        );
+    }
 }
