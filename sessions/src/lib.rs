@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod approval;
+pub mod catalog;
 pub mod error;
 pub mod fsutil;
 pub mod home;

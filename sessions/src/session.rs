@@ -4,12 +4,13 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
+use crate::catalog::{self, JournalEnd, Summary};
 use crate::error::{JournalDamage, Result, SessionError};
 use crate::fsutil::{DIR_MODE, FILE_MODE, check_private, create_private_dir};
 use crate::home::SessionStore;
 use crate::ids::{CommandId, PartNo, Profile, RequestId, Seq, SessionId};
 use crate::index::{self, IndexEntry};
-use crate::journal::{JournalOptions, JournalWriter, TornTail, scan};
+use crate::journal::{JournalOptions, JournalWriter, ScanSummary, TornTail, scan};
 use crate::meta::{META_FILE, SessionMeta};
 use crate::record::{AcceptedAction, CommandAccepted, Done, Record, TurnState, TurnStateChange};
 use crate::state::{NOT_JOURNALED, OpenIntent, SessionState};
@@ -152,17 +153,7 @@ impl Session {
     }
 
     fn recover(dir: &Path, meta: SessionMeta, lock: File, options: JournalOptions) -> Result<Self> {
-        let mut state = SessionState::default();
-        let summary = scan(dir, &mut |seq, kind, body| {
-            if kind == "provider_item" {
-                // Verified by checksum; decoded only when the runtime replays the context.
-                state.count_provider_item();
-                return Ok(());
-            }
-            let record = Record::decode(kind, body)?;
-            state.apply(seq, &record);
-            Ok(())
-        })?;
+        let (state, summary) = replay_scan(dir)?;
         let mut recovery = RecoveryReport {
             torn_tail: summary.torn_tail.clone(),
             damage: summary.damage.clone(),
@@ -218,7 +209,31 @@ impl Session {
         }
         recovery.open_intents = session.state.open_intents().cloned().collect();
         session.recovery = recovery;
+        // A successful sync above saved it already; a read-only session has no sync.
+        if session.recovery.damage.is_some() {
+            session.save_summary(true);
+        }
         Ok(session)
+    }
+
+    /// Rewrites the catalog summary (`summary.json`) from the in-memory state; a failure
+    /// only means the lister rebuilds it from the journal.
+    fn save_summary(&self, open: bool) {
+        let end = match &self.writer {
+            Some(w) => JournalEnd::of_part(&self.dir, w.part()),
+            None => JournalEnd::on_disk(&self.dir),
+        };
+        let Some(end) = end else { return };
+        let summary = Summary::of(
+            &self.meta,
+            &self.state,
+            self.recovery.damage.as_ref().map(ToString::to_string),
+            end,
+            catalog::journal_bytes(&self.dir),
+            catalog::now_ms(),
+            open,
+        );
+        let _ = summary.write(&self.dir);
     }
 
     /// The session ID.
@@ -312,12 +327,17 @@ impl Session {
     }
 
     /// Writes and fsyncs everything appended; returns the durable sequence number.
+    /// Each successful sync also refreshes the catalog summary (`catalog::Summary`).
     pub fn sync(&mut self) -> Result<Seq> {
-        match (&mut self.writer, &self.recovery.damage) {
+        let synced = match (&mut self.writer, &self.recovery.damage) {
             (Some(w), _) => w.sync(),
             (None, Some(d)) => Err(SessionError::ReadOnly(d.clone())),
             (None, None) => Ok(Seq(0)),
+        };
+        if synced.is_ok() {
+            self.save_summary(true);
         }
+        synced
     }
 
     /// Accepts a command durably (append + sync); the same command again is a replay, the same
@@ -382,6 +402,37 @@ impl Session {
     pub fn read_records(&self) -> Result<Vec<(Seq, Record)>> {
         read_records(&self.dir)
     }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // The summary now says the session is closed, so listing it needs no lock probe.
+        if self.storage_failure().is_none() {
+            self.save_summary(false);
+        }
+    }
+}
+
+/// Verifies the journal in `dir` and folds its records into a [`SessionState`].
+fn replay_scan(dir: &Path) -> Result<(SessionState, ScanSummary)> {
+    let mut state = SessionState::default();
+    let summary = scan(dir, &mut |seq, kind, body| {
+        if kind == "provider_item" {
+            // Verified by checksum; decoded only when the runtime replays the context.
+            state.count_provider_item();
+            return Ok(());
+        }
+        let record = Record::decode(kind, body)?;
+        state.apply(seq, &record);
+        Ok(())
+    })?;
+    Ok((state, summary))
+}
+
+/// The state the journal in `dir` holds and its damage, read without the lock or any write
+/// (the catalog rebuilds a stale summary from it).
+pub(crate) fn replay(dir: &Path) -> Result<(SessionState, Option<JournalDamage>)> {
+    replay_scan(dir).map(|(state, summary)| (state, summary.damage))
 }
 
 /// Reads every verified record of the journal in `dir` (no lock needed; read-only).

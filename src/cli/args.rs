@@ -170,6 +170,64 @@ pub struct Args {
     /// With --rewind N: rewind without asking (needed when stdin is not a terminal).
     #[arg(long, requires = "rewind")]
     pub yes: bool,
+
+    /// Reopen session ID; without an ID, pick one of this directory's sessions in a list
+    /// (on a terminal; Tab shows every directory's).
+    #[arg(
+        long,
+        value_name = "ID",
+        num_args = 0..=1,
+        conflicts_with_all = ["session", "continue_latest", "task", "offline_jsonl", "live_jsonl", "rewind"]
+    )]
+    pub resume: Option<Option<String>>,
+
+    /// What to do instead of running a task (`ansa sessions`).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// `ansa <COMMAND>`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum Command {
+    /// List sessions (newest first), or delete them: `ansa sessions`, `ansa sessions rm ID…`,
+    /// `ansa sessions prune --older-than 30d`.
+    Sessions(SessionsArgs),
+}
+
+/// `ansa sessions`.
+#[derive(Debug, Clone, clap::Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct SessionsArgs {
+    /// Delete sessions or prune old ones instead of listing.
+    #[command(subcommand)]
+    pub action: Option<SessionsAction>,
+
+    /// Only the sessions of the current directory (or of --cwd).
+    #[arg(long)]
+    pub here: bool,
+
+    /// One JSON object per session and line, for scripts (fields in docs/sessions.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `ansa sessions rm|prune`.
+#[derive(Debug, Clone, clap::Subcommand)]
+pub enum SessionsAction {
+    /// Delete sessions with their evidence and checkpoints; a session open in another process
+    /// is refused (session_busy). Every ID is checked before anything is deleted.
+    Rm {
+        /// Session IDs as `ansa sessions` lists them, or unique prefixes of them.
+        #[arg(required = true, value_name = "ID")]
+        ids: Vec<String>,
+    },
+    /// Delete every session not active for AGE (like 30d, 12h, 90m, 2w), skipping those open
+    /// elsewhere, and reclaim the evidence of sessions deleted by hand.
+    Prune {
+        /// How long a session must have been idle: a number and a unit (s, m, h, d, w).
+        #[arg(long, value_name = "AGE", required = true)]
+        older_than: String,
+    },
 }
 
 /// `--rewind-scope`.

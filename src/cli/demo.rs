@@ -55,6 +55,7 @@ fn run_in(root: &Path, args: &Args, env: &Env) -> Result<Exit, Failure> {
         io::stdout(),
         io::stdout(),
         None,
+        None,
     )
     .map_err(Failure::io)?;
     handle.join();

@@ -12,12 +12,13 @@ mod exit;
 mod interrupt;
 mod models;
 mod self_check;
+mod sessions;
 mod shell;
 mod start;
 
 use std::io::{self, IsTerminal, Write};
 
-pub use args::{Args, OnConflictArg, RewindScopeArg};
+pub use args::{Args, Command, OnConflictArg, RewindScopeArg, SessionsAction, SessionsArgs};
 pub use exit::{Exit, Failure};
 
 use ansa_sessions::{Mode, OnConflict, RewindScope};
@@ -55,6 +56,9 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     }
     let home = AnsaHome::from_env().map_err(Failure::config)?;
     let env = Env::process();
+    if let Some(Command::Sessions(sessions)) = &args.command {
+        return sessions::run(&home, args, sessions);
+    }
     if auth::wanted(args) {
         return auth::run(&home, &env, args);
     }
@@ -92,6 +96,10 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
     if let Some(pick) = args.rewind {
         return rewind(&home, &env, args, pick);
     }
+    let Some(resumed) = sessions::resume_args(&home, &env, args)? else {
+        return Ok(Exit::Success);
+    };
+    let args = &resumed;
     let tui = !args.jsonl()
         && args.task.is_none()
         && io::stdin().is_terminal()
@@ -116,6 +124,8 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             resumed: started.resumed.clone(),
             sandbox: started.sandbox.clone(),
             access: started.access,
+
+            sessions_home: Some(home.root().to_path_buf()),
             theme: ansa_ui::tui::Theme::detect(),
             mentions: Some(mention_source(&started.cwd, started.exclusion.clone())),
             prompts: ansa_ui::tui::PromptDirs {
@@ -141,6 +151,7 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
             stdout.lock(),
             stderr.lock(),
             answers,
+            Some(&session_hint),
         )
         .map_err(Failure::io)?;
         interrupted_or(&interrupted, outcome.exit_code())

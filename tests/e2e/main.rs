@@ -34,6 +34,8 @@ mod oneshot;
 mod recovery;
 
 mod prompts;
+
+mod picker;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
@@ -42,6 +44,7 @@ mod sandbox;
 mod rewind;
 mod rewind_gaps;
 mod secrets;
+mod sessions_list;
 mod signed_in;
 #[path = "../support/tasks.rs"]
 mod tasks;

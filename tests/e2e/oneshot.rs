@@ -41,7 +41,13 @@ fn one_shot_paused_exits_1_and_says_how_to_continue() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("--continue"), "{err}");
+    // The hint reopens exactly this session, not the directory's latest.
+    let id = crate::harness::only_session_dir(&w);
+    let id = id.file_name().unwrap().to_string_lossy();
+    assert!(
+        err.contains(&format!("ansa --offline --session {id}")),
+        "{err}"
+    );
 }
 
 #[test]

@@ -20,6 +20,8 @@ mod lines;
 mod oneshot;
 mod outcome;
 mod retry_text;
+
+pub mod picker;
 mod rewind;
 pub mod sanitize;
 mod status;

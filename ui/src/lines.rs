@@ -41,6 +41,12 @@ pub fn run_lines(
         );
     }
     let reopen = reopen_command(follower.profile(), session_hint.as_deref());
+    // The turn `/resume` and `/cancel` act on: paused at the start or by a task of this run.
+    let mut paused = opening
+        .request_id
+        .filter(|_| opening.state == Some(TurnState::Paused) && opening.resume_available);
+    // Whether that paused turn is a task of this run (and so already counted unfinished).
+    let mut paused_here = false;
     let mut reader = LineReader::new(input, MAX_COMMAND_BYTES);
     let mut outcome = LinesOutcome::default();
     let mut answers = 0u64;
@@ -77,7 +83,29 @@ pub fn run_lines(
                 continue;
             }
         };
-        outcome.tasks += 1;
+        let command = LineCommand::parse(&text);
+        if let Some(command) = command {
+            match command {
+                LineCommand::Exit => break,
+                LineCommand::Status => {
+                    status_line(&mut follower, status, session_hint.as_deref(), paused);
+                    continue;
+                }
+                LineCommand::Resume | LineCommand::Cancel if paused.is_none() => {
+                    say(status, "ansa: no paused task here to resume or cancel");
+                    continue;
+                }
+                LineCommand::Resume | LineCommand::Cancel => {}
+            }
+        } else if paused.is_some() {
+            // A later task may build on the paused one: never run it past it silently.
+            say(
+                status,
+                "ansa: stopped reading input; later lines were not run (send /resume or /cancel first)",
+            );
+            break;
+        }
+        outcome.tasks += u64::from(command.is_none());
         // Ask mode reads the answer to an approval from the same input as the tasks.
         let end = {
             let shared = std::cell::RefCell::new(&mut *status);
@@ -89,22 +117,40 @@ pub fn run_lines(
                     })
                 })
             };
-            follower.run_task(
-                &text,
-                mode,
-                &mut |p| report(*shared.borrow_mut(), p),
-                &mut |request| crate::ask::ask(*shared.borrow_mut(), &mut read, request),
-            )?
+            let on = &mut |p: Progress<'_>| report(*shared.borrow_mut(), p);
+            let approver = &mut |request: &ansa_sessions::protocol::ApprovalRequest| {
+                crate::ask::ask(*shared.borrow_mut(), &mut read, request)
+            };
+            match (command, paused) {
+                (Some(c), Some(target)) => {
+                    follower.run_on_paused(target, c == LineCommand::Resume, on, approver)?
+                }
+                _ => follower.run_task(&text, mode, on, approver)?,
+            }
         };
+        let was_paused_here = paused_here;
+        paused = end
+            .outcome
+            .request_id
+            .filter(|_| end.outcome.state == TurnState::Paused);
+        paused_here = paused.is_some() && (command.is_none() || was_paused_here);
         if let Some(msg) = end_line(&end, &reopen) {
             say(status, &msg);
         }
         let done = end.outcome.state == TurnState::Done && end.outcome.error.is_none();
-        if !done {
-            outcome.unfinished += 1;
+        // A task of this run that paused was counted unfinished once; resuming it decides.
+        match (command.is_some() && was_paused_here, done) {
+            (true, true) => outcome.unfinished = outcome.unfinished.saturating_sub(1),
+            (true, false) => {}
+            (false, done) => outcome.unfinished += u64::from(!done),
         }
-        let stop = end.outcome.state == TurnState::Paused
-            || end.outcome.exit_code() == EXIT_SESSION_UNUSABLE;
+        if paused.is_some() {
+            say(
+                status,
+                "ansa: send /resume to continue it here or /cancel to drop it",
+            );
+        }
+        let stop = end.outcome.exit_code() == EXIT_SESSION_UNUSABLE;
         let printed = match &end.answer {
             Some(answer) if done => print_answer(&mut output, answer, answers > 0),
             _ => Ok(true),
@@ -128,6 +174,77 @@ pub fn run_lines(
     }
     finish(follower, status);
     Ok(outcome)
+}
+
+/// The TUI's commands that line mode understands instead of sending them as tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineCommand {
+    Resume,
+    Cancel,
+    Status,
+    Exit,
+}
+
+impl LineCommand {
+    /// The command a whole line is (surrounding blanks aside), if any.
+    fn parse(line: &str) -> Option<Self> {
+        match line.trim() {
+            "/resume" => Some(LineCommand::Resume),
+            "/cancel" => Some(LineCommand::Cancel),
+            "/status" => Some(LineCommand::Status),
+            "/exit" => Some(LineCommand::Exit),
+            _ => None,
+        }
+    }
+}
+
+/// `/status`: the session, its latest turn and the tokens used, from a fresh snapshot.
+fn status_line(
+    follower: &mut Follower,
+    status: &mut dyn Write,
+    hint: Option<&str>,
+    paused: Option<ansa_sessions::RequestId>,
+) {
+    let snapshot = match follower.snapshot() {
+        Ok(s) => s,
+        Err(e) => {
+            say(status, &format!("ansa: /status: {e}"));
+            return;
+        }
+    };
+    let mut line = format!(
+        "ansa: session {} ({})",
+        hint.unwrap_or("(unnamed)"),
+        snapshot.session.as_str()
+    );
+    match (snapshot.request_id, snapshot.state) {
+        (Some(r), Some(state)) => line.push_str(&format!("; turn {r} {}", state_name(state))),
+        _ => line.push_str("; no task yet"),
+    }
+    if let Some(reason) = snapshot.read_only_reason.as_deref() {
+        line.push_str(&format!("; read-only: {reason}"));
+    }
+    if let Some(usage) = &snapshot.usage {
+        line.push_str(&format!(
+            "; {} input and {} output tokens",
+            usage.input_tokens, usage.output_tokens
+        ));
+    }
+    if paused.is_some() {
+        line.push_str("; /resume continues the paused task");
+    }
+    say(status, &line);
+}
+
+fn state_name(state: TurnState) -> &'static str {
+    match state {
+        TurnState::Queued => "queued",
+        TurnState::Running => "running",
+        TurnState::Paused => "paused",
+        TurnState::Done => "done",
+        TurnState::Cancelled => "cancelled",
+        TurnState::Failed => "failed",
+    }
 }
 
 fn report(status: &mut dyn Write, progress: Progress<'_>) {

@@ -24,6 +24,10 @@ use crate::status::{end_line, progress_line, reopen_command, say};
 /// In ask mode `answers` is the terminal: each call waiting for approval is printed to
 /// `status` and one answer line read from it; input then stays open until the turn ends.
 /// Without it, an approval is denied (nobody can be asked).
+///
+/// `session` names the session (its ID, or its directory for `--session DIR`): it is said
+/// first on `status` (`ansa: session ID`), and a paused or failed task's hint reopens exactly
+/// it (`ansa --session ID`) rather than the directory's latest.
 pub fn run_one_shot(
     link: SessionLink,
     task: &str,
@@ -31,10 +35,14 @@ pub fn run_one_shot(
     mut output: impl Write,
     mut status: impl Write,
     mut answers: Option<&mut dyn BufRead>,
+    session: Option<&str>,
 ) -> Result<OneShotOutcome, UiError> {
     let status: &mut dyn Write = &mut status;
     let (mut follower, _) = Follower::start(link, "oneshot")?;
-    let reopen = reopen_command(follower.profile(), None);
+    if let Some(session) = session {
+        say(status, &format!("ansa: session {session}"));
+    }
+    let reopen = reopen_command(follower.profile(), session);
     if answers.is_none() {
         follower.close_input_after_acceptance();
     }

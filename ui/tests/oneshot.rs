@@ -25,6 +25,7 @@ fn run(
         &mut out,
         &mut status,
         None,
+        None,
     )
     .unwrap();
     let log = runtime.join().unwrap();
@@ -193,7 +194,8 @@ fn closed_stdout_is_not_an_error() {
         ok_writes: 0,
         written: Vec::new(),
     };
-    let outcome = run_one_shot(link, "task", Mode::Basic, &mut out, Vec::new(), None).unwrap();
+    let outcome =
+        run_one_shot(link, "task", Mode::Basic, &mut out, Vec::new(), None, None).unwrap();
     assert_eq!(outcome.exit_code(), 0);
     runtime.join().unwrap();
 }
@@ -206,7 +208,15 @@ fn runtime_stopping_early_is_an_error() {
         rt.accept(&c, 1);
         rt.input_closed();
     });
-    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new(), None);
+    let err = run_one_shot(
+        link,
+        "task",
+        Mode::Basic,
+        Vec::new(),
+        Vec::new(),
+        None,
+        None,
+    );
     assert!(
         matches!(&err, Err(UiError::RuntimeStopped { when }) if when.contains("turn 1")),
         "{err:?}"
@@ -214,7 +224,15 @@ fn runtime_stopping_early_is_an_error() {
     runtime.join().unwrap();
 
     let (link, runtime) = spawn(|_| {});
-    let err = run_one_shot(link, "task", Mode::Basic, Vec::new(), Vec::new(), None);
+    let err = run_one_shot(
+        link,
+        "task",
+        Mode::Basic,
+        Vec::new(),
+        Vec::new(),
+        None,
+        None,
+    );
     assert!(
         matches!(err, Err(UiError::RuntimeStopped { .. })),
         "{err:?}"

@@ -14,7 +14,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use crate::ids::PartNo;
 
 pub use scan::TornTail;
-pub(crate) use scan::scan;
+pub(crate) use scan::{ScanSummary, scan};
 #[cfg(test)]
 pub(crate) use writer::FaultPlan;
 pub use writer::{JournalOptions, JournalWriter};

@@ -7,6 +7,7 @@ use crate::journal::part_path;
 use crate::*;
 
 mod access;
+mod catalog;
 mod damage;
 mod home;
 mod replay;

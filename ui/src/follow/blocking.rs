@@ -161,13 +161,61 @@ impl Follower {
         on: &mut dyn FnMut(Progress<'_>),
         approver: &mut dyn FnMut(&ApprovalRequest) -> Answer,
     ) -> Result<TaskEnd, UiError> {
-        let mut answered: Option<(RequestId, CallId)> = None;
         let command = self.cursor.command(CommandBody::Submit {
             text: text.to_owned(),
             mode,
             mentions: Vec::new(),
         })?;
-        let mut task = TaskMatch::submitted(command.command_id.clone(), self.cursor.turn());
+        let task = TaskMatch::submitted(command.command_id.clone(), self.cursor.turn());
+        self.follow(command, task, on, approver)
+    }
+
+    /// Asks the runtime to resume (`resume: true`) or cancel the paused turn `target` and
+    /// follows it to its end like [`Self::run_task`].
+    pub fn run_on_paused(
+        &mut self,
+        target: RequestId,
+        resume: bool,
+        on: &mut dyn FnMut(Progress<'_>),
+        approver: &mut dyn FnMut(&ApprovalRequest) -> Answer,
+    ) -> Result<TaskEnd, UiError> {
+        let body = match resume {
+            true => CommandBody::Resume { target },
+            false => CommandBody::Cancel { target },
+        };
+        let command = self.cursor.command(body)?;
+        let task = TaskMatch::resumed(command.command_id.clone(), self.cursor.turn(), target);
+        self.follow(command, task, on, approver)
+    }
+
+    /// Asks for a snapshot of the session now and waits for it (`/status`).
+    pub fn snapshot(&mut self) -> Result<SnapshotEvent, UiError> {
+        let command = self.cursor.snapshot()?;
+        let id = command.command_id.clone();
+        self.send(command)?;
+        loop {
+            let event = self.next_event(|| "before answering a snapshot request".to_owned())?;
+            self.cursor.observe(&event);
+            match event.body {
+                EventBody::Snapshot(s) => return Ok(s),
+                EventBody::Error {
+                    command_id: Some(c),
+                    message,
+                    ..
+                } if c == id => return Err(UiError::Protocol(message)),
+                _ => {}
+            }
+        }
+    }
+
+    fn follow(
+        &mut self,
+        command: Command,
+        mut task: TaskMatch,
+        on: &mut dyn FnMut(Progress<'_>),
+        approver: &mut dyn FnMut(&ApprovalRequest) -> Answer,
+    ) -> Result<TaskEnd, UiError> {
+        let mut answered: Option<(RequestId, CallId)> = None;
         self.send(command)?;
         let mut answer: Option<String> = None;
         // A transcript page was asked for: the turn is done but its answer was lost.

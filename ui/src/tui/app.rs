@@ -47,6 +47,9 @@ pub(crate) struct App {
     pub sandbox: super::SandboxInfo,
     /// The access mode (footer and `/status`).
     pub access: super::AccessInfo,
+
+    /// Where `/sessions` is in the home's sessions (`None`: no home to list).
+    pub sessions: Option<crate::picker::SessionsPager>,
     /// The current time, set by the driver.
     pub now: Instant,
     /// Terminal width.
@@ -124,6 +127,8 @@ impl App {
             credentials: String::new(),
             sandbox: super::SandboxInfo::default(),
             access: super::AccessInfo::default(),
+
+            sessions: None,
             now: Instant::now(),
             width: 80,
             height: 24,
@@ -433,6 +438,7 @@ impl App {
                 Tone::Warn,
                 format!("{word} is not a command ({SLASH_HELP}); your text is kept"),
             ),
+            Slash::Sessions => super::sessions::slash_sessions(self),
         }
     }
 

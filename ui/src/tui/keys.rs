@@ -149,11 +149,13 @@ pub(crate) enum Slash {
     Diff,
     /// `/compact`: compact the context now (`compact.rs`).
     Compact,
+    /// `/sessions`: the next page of the sessions table.
+    Sessions,
 }
 
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact";
+/diff /compact /sessions";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -170,6 +172,10 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("/help", "keys and commands"),
     ("/diff", "what this session changed in the workspace"),
     ("/compact", "compact the context now"),
+    (
+        "/sessions",
+        "list sessions, 20 at a time (ansa --resume ID opens one)",
+    ),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -231,6 +237,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "help" => Slash::Help,
         "diff" => Slash::Diff,
         "compact" => Slash::Compact,
+        "sessions" => Slash::Sessions,
         _ => Slash::Unknown(word.to_owned()),
     })
 }
@@ -273,7 +280,8 @@ mod tests {
         let names = |t| slash_matches(t).iter().map(|(n, _)| *n).collect::<Vec<_>>();
         assert_eq!(names("/re"), ["/resume", "/rewind"]);
         assert_eq!(names("/res"), ["/resume"]);
-        assert_eq!(names("/S"), ["/status"]);
+        assert_eq!(names("/S"), ["/status", "/sessions"]);
+        assert_eq!(names("/se"), ["/sessions"]);
         assert!(names("/x").is_empty());
         assert!(names("/plan this").is_empty(), "a task text, not a command");
         assert!(names("plan").is_empty());

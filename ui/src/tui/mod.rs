@@ -20,7 +20,7 @@ mod approval;
 mod approval_body;
 #[doc(hidden)]
 pub mod bench;
-mod blocks;
+pub(crate) mod blocks;
 mod compact;
 mod diff;
 mod events;
@@ -33,9 +33,10 @@ mod model;
 pub mod prompts;
 mod rewind;
 mod run;
+mod sessions;
 mod streamed;
 pub mod tail;
-mod terminal;
+pub(crate) mod terminal;
 pub mod theme;
 mod view;
 mod viewer;
@@ -76,6 +77,8 @@ pub struct TuiInfo {
     pub mentions: Option<MentionSource>,
     /// Where `/name` prompt files are read from.
     pub prompts: PromptDirs,
+    /// The ansa home whose sessions `/sessions` lists (`None`: the command says it cannot).
+    pub sessions_home: Option<std::path::PathBuf>,
 }
 
 /// The OS sandbox as the footer and `/status` show it.

@@ -250,6 +250,8 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
         // Its own thread walks the tree: the first frame never waits for it.
         app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));
     }
+
+    app.sessions = info.sessions_home.map(crate::picker::SessionsPager::new);
     if let Some(line) = info.resumed {
         app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
     }
