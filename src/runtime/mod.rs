@@ -12,6 +12,7 @@ mod events;
 mod reconcile;
 mod rewind;
 mod stop;
+mod story;
 mod worker;
 
 use std::path::PathBuf;

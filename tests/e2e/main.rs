@@ -42,5 +42,6 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_resume;
 mod tui_rewind;
 mod txn_recovery;

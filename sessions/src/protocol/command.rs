@@ -81,6 +81,8 @@ pub enum CommandBody {
         /// `code` only).
         checkpoint: Option<ManifestHex>,
     },
+    /// Page through the transcript with each turn's steps (answered by `story`).
+    Story(TranscriptQuery),
 }
 
 impl CommandBody {
@@ -96,6 +98,7 @@ impl CommandBody {
             CommandBody::Approve { .. } => "approve",
             CommandBody::Checkpoints => "checkpoints",
             CommandBody::Rewind { .. } => "rewind",
+            CommandBody::Story(_) => "story",
         }
     }
 }
@@ -161,7 +164,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints or rewind"
+         tool_output, approve, checkpoints, rewind or story"
     )]
     UnknownType(String),
 }
@@ -406,31 +409,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "snapshot" => CommandBody::Snapshot {
             after_sequence: take_u64(&mut o, "after_sequence")?,
         },
-        "transcript" => {
-            let before = take_u64(&mut o, "before")?;
-            let limit = take_u64(&mut o, "limit")?;
-            if limit == 0 || limit > u64::from(MAX_PAGE_ENTRIES) {
-                return Err(CommandError::Invalid {
-                    field: "limit",
-                    reason: format!("{limit} is out of range; send 1..={MAX_PAGE_ENTRIES}"),
-                });
-            }
-            let forward = match o.take("forward") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => b,
-                Some(_) => {
-                    return Err(CommandError::WrongType {
-                        field: "forward",
-                        expected: "a boolean",
-                    });
-                }
-            };
-            CommandBody::Transcript(TranscriptQuery {
-                before,
-                limit: limit as u32,
-                forward,
-            })
-        }
+        "transcript" => CommandBody::Transcript(transcript_query(&mut o)?),
         "tool_output" => {
             let call_id = match o.take("call_id") {
                 None | Some(Value::Null) => None,
@@ -465,6 +444,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "approve" => approve(&mut o)?,
         "checkpoints" => CommandBody::Checkpoints,
         "rewind" => rewind(&mut o)?,
+        "story" => CommandBody::Story(transcript_query(&mut o)?),
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -507,7 +487,7 @@ impl Command {
             CommandBody::Snapshot { after_sequence } => {
                 put("after_sequence", (*after_sequence).into())
             }
-            CommandBody::Transcript(q) => {
+            CommandBody::Transcript(q) | CommandBody::Story(q) => {
                 put("before", q.before.into());
                 put("limit", q.limit.into());
                 put("forward", q.forward.into());
@@ -588,4 +568,31 @@ impl Command {
         out.push('}');
         out
     }
+}
+
+/// The paging fields shared by `transcript` and `story`.
+fn transcript_query(o: &mut Fields) -> Result<TranscriptQuery, CommandError> {
+    let before = take_u64(o, "before")?;
+    let limit = take_u64(o, "limit")?;
+    if limit == 0 || limit > u64::from(MAX_PAGE_ENTRIES) {
+        return Err(CommandError::Invalid {
+            field: "limit",
+            reason: format!("{limit} is out of range; send 1..={MAX_PAGE_ENTRIES}"),
+        });
+    }
+    let forward = match o.take("forward") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "forward",
+                expected: "a boolean",
+            });
+        }
+    };
+    Ok(TranscriptQuery {
+        before,
+        limit: limit as u32,
+        forward,
+    })
 }

@@ -7,6 +7,7 @@ use thiserror::Error;
 use super::approval::ApprovalRequest;
 use super::report::ToolReport;
 use super::rewind::{CheckpointItem, CheckpointNotice, RewindDone, RewindPlan};
+use super::story::StoryPage;
 use super::strict::StrictObject;
 use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
 use crate::record::{ApprovalDecision, Mode, TurnState};
@@ -301,6 +302,8 @@ pub enum EventBody {
         /// What failed and what to do.
         message: String,
     },
+    /// A transcript page with each of its turns' steps (answers `story`).
+    Story(StoryPage),
 }
 
 /// One event line.

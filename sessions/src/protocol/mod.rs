@@ -5,6 +5,7 @@ mod command;
 mod event;
 mod report;
 mod rewind;
+mod story;
 mod strict;
 
 pub use approval::{
@@ -23,6 +24,8 @@ pub use rewind::{
     CheckpointItem, CheckpointNotice, CheckpointNoticeKind, NotRestorable, PathKind, PlannedPath,
     RewindDone, RewindPlan,
 };
+
+pub use story::{MAX_STORY_STEPS, StoryPage, StoryStep, TurnStory};
 
 use crate::ids::{Incarnation, Profile};
 

@@ -22,6 +22,7 @@ use ansa_sessions::{
 use ash_engine::cancel::CancelToken;
 
 use super::events::EventSink;
+use super::story::StoryIndex;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
@@ -101,6 +102,8 @@ pub struct Core {
     approval: Option<approval::Waiting>,
     /// The rewind accepted or running, if any.
     rewind: rewind::RewindSlot,
+    /// Every turn's steps for `story` pages, rebuilt when the journal has grown.
+    story: Option<StoryIndex>,
 }
 
 impl Core {
@@ -121,6 +124,7 @@ impl Core {
             stopped: false,
             approval: None,
             rewind: rewind::RewindSlot::Idle,
+            story: None,
         }
     }
 
@@ -277,6 +281,32 @@ impl Core {
     pub fn publish_transcript(&mut self, query: ansa_sessions::TranscriptQuery) {
         let page = self.session.transcript(query);
         self.events.publish(EventBody::Transcript(page));
+    }
+
+    /// Publishes a transcript page with each of its turns' steps (`story`). The journal is
+    /// read once and again only after it has grown, so paging through a long session reads it
+    /// once.
+    pub fn publish_story(&mut self, command_id: CommandId, query: ansa_sessions::TranscriptQuery) {
+        let records = self.session.state().records();
+        if self.story.as_ref().is_none_or(|s| s.records != records) {
+            match self.session.read_records() {
+                Ok(read) => {
+                    let mut index = StoryIndex::build(&read);
+                    // The state's count, which is what the next look compares against.
+                    index.records = records;
+                    self.story = Some(index);
+                }
+                Err(e) => {
+                    let message = format!("the journal could not be read: {e}");
+                    self.error(Some(command_id), ErrorCode::StorageFailed, message);
+                    return;
+                }
+            }
+        }
+        if let Some(index) = &self.story {
+            let page = index.page(self.session.state(), self.session.transcript(query));
+            self.events.publish(EventBody::Story(page));
+        }
     }
 
     /// The context's size at a turn boundary, for snapshots.

@@ -68,6 +68,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::RewindPlan(_) => "rewind_plan",
         EventBody::RewindDone(_) => "rewind_done",
         EventBody::CheckpointNotice(_) => "checkpoint_notice",
+        EventBody::Story(_) => "story",
     }
 }
 

@@ -145,10 +145,12 @@ pub(crate) enum Slash {
     Help,
     /// A `/word` that is not a command.
     Unknown(String),
+    /// `/new`: a new session in this TUI.
+    New,
 }
 
 /// The commands, for help texts.
-pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit";
+pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit /new";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -163,6 +165,7 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ),
     ("/exit", "leave now, or when the running task ends"),
     ("/help", "keys and commands"),
+    ("/new", "close this session and start a new one here"),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -222,6 +225,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "rewind" => Slash::Rewind,
         "exit" | "quit" => Slash::Exit,
         "help" => Slash::Help,
+        "new" => Slash::New,
         _ => Slash::Unknown(word.to_owned()),
     })
 }
