@@ -434,7 +434,7 @@ impl ansa_ui::tui::Renew for Renewer<'_> {
             Err(failure) => Err(ansa_ui::tui::RenewError {
                 reason: failure.message,
                 // Back to where the user was rather than out of the TUI.
-                restored: self.open(Some(previous)).ok(),
+                restored: self.open(Some(previous)).ok().map(Box::new),
             }),
         }
     }

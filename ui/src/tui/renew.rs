@@ -30,7 +30,7 @@ pub struct RenewError {
     /// What failed and what to do.
     pub reason: String,
     /// The previous session, reopened, when that worked.
-    pub restored: Option<Renewed>,
+    pub restored: Option<Box<Renewed>>,
 }
 
 impl App {

@@ -216,7 +216,7 @@ impl Loop<'_> {
             Err(RenewError {
                 reason,
                 restored: Some(restored),
-            }) => (restored, Some(reason)),
+            }) => (*restored, Some(reason)),
             Err(RenewError {
                 reason,
                 restored: None,
