@@ -101,6 +101,12 @@ fn make_session(exe: &str, cwd: &Path, home: &Path, session: &Path) -> String {
         let line = serde_json::json!({"schema_version":1,"session":"offline","incarnation":incarnation,
             "turn":0,"command_id":format!("r-{n}"),"type":"submit","text":last});
         writeln!(stdin, "{line}").unwrap();
+        // One at a time: the runtime's FIFO is bounded.
+        let mut event = String::new();
+        while !event.contains("\"type\":\"done\"") {
+            event.clear();
+            assert!(std::io::BufRead::read_line(&mut out, &mut event).unwrap() > 0);
+        }
     }
     drop(stdin);
     let reader = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
