@@ -144,6 +144,7 @@ fn build_big(dir: &Path, turns: usize) -> u64 {
             )
             .expect("json"),
             implementation_revision: "1".into(),
+            target: None,
         }))
         .expect("intent");
         s.append(Record::ToolOutcome(ToolOutcome {
@@ -155,6 +156,7 @@ fn build_big(dir: &Path, turns: usize) -> u64 {
                 .expect("json"),
             answer: None,
             instructions: Vec::new(),
+            report: None,
         }))
         .expect("outcome");
         s.append(Record::Done(Done {

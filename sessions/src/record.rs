@@ -222,6 +222,10 @@ pub struct ToolIntent {
     pub arguments: OpaqueJson,
     /// The tool's implementation revision.
     pub implementation_revision: String,
+    /// What it works on, as its row showed it live (a path, a query, a command line), so a
+    /// reopened session shows the row the same way; absent in journals from before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
 }
 
 /// How a tool call ended.
@@ -262,6 +266,11 @@ pub struct ToolOutcome {
     /// session does not deliver them again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub instructions: Vec<String>,
+    /// The row the user saw (tone, summary, output tail, diff), kept so a reopened session
+    /// shows the call as it looked live; absent in journals from before and for outcomes
+    /// recovered after a crash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<crate::protocol::ToolReport>,
 }
 
 /// Turn states of the runtime's state machine.

@@ -201,6 +201,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                     output: OpaqueJson::from_text("null").expect("json"),
                     answer: None,
                     instructions: Vec::new(),
+                    report: None,
                 }))
                 .expect("outcome");
             }
@@ -237,6 +238,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                 tool: "get_test_value".into(),
                 arguments: OpaqueJson::from_text(format!(r#"{{"key":"k{i}"}}"#)).expect("json"),
                 implementation_revision: "1".into(),
+                target: None,
             }))
             .expect("intent");
             sync(&mut s, &r, "sync-intent", i);
@@ -250,6 +252,7 @@ fn run_child(dir: &Path, turns: usize, step: bool) {
                 output: OpaqueJson::from_text(format!(r#"{{"value":"v{i}"}}"#)).expect("json"),
                 answer: None,
                 instructions: Vec::new(),
+                report: None,
             }))
             .expect("outcome");
             sync(&mut s, &r, "sync-outcome", i);

@@ -106,6 +106,19 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         && io::stdout().is_terminal();
     let can_ask = args.jsonl() || io::stdin().is_terminal();
     let started = start::start(&home, &env, args, tui, can_ask)?;
+    if tui {
+        // `/new` re-enters the start-up path through the renewer, which then owns the
+        // running runtime.
+        let (mut renewer, link, info) = start::Renewer::new(&home, &env, args, can_ask, started);
+        let exit = ansa_ui::tui::run_tui_renewing(link, info, &mut renewer).map_err(Failure::io)?;
+        if exit.code == Exit::Interrupted.code() {
+            // Interrupted: the TUI already asked the runtime to cancel; the journal keeps the
+            // turn consistent, so leave at once rather than wait for the work to wind down.
+            return Ok(Exit::Interrupted);
+        }
+        renewer.join();
+        return Ok(Exit::from_code(exit.code));
+    }
     let session_hint = started.session_hint.clone();
     let link = started.link;
     let stdout = io::stdout();
@@ -114,32 +127,6 @@ fn dispatch(args: &Args) -> Result<Exit, Failure> {
         let stdin = io::BufReader::new(io::stdin());
         ansa_ui::run_jsonl(link, stdin, stdout.lock(), stderr).map_err(Failure::io)?;
         Exit::Success
-    } else if tui {
-        let info = ansa_ui::tui::TuiInfo {
-            cwd: started.cwd.display().to_string(),
-            model: started.model.clone(),
-            session_hint,
-            provider: started.provider.clone(),
-            credentials: started.credentials.clone(),
-            resumed: started.resumed.clone(),
-            sandbox: started.sandbox.clone(),
-            access: started.access,
-
-            sessions_home: Some(home.root().to_path_buf()),
-            theme: ansa_ui::tui::Theme::detect(),
-            mentions: Some(mention_source(&started.cwd, started.exclusion.clone())),
-            prompts: ansa_ui::tui::PromptDirs {
-                user: Some(home.root().join("prompts")),
-                project: Some(started.cwd.join(".ansa").join("prompts")),
-            },
-        };
-        let exit = ansa_ui::tui::run_tui(link, info).map_err(Failure::io)?;
-        if exit.code == Exit::Interrupted.code() {
-            // Interrupted: the TUI already asked the runtime to cancel; the journal keeps the
-            // turn consistent, so leave at once rather than wait for the work to wind down.
-            return Ok(Exit::Interrupted);
-        }
-        Exit::from_code(exit.code)
     } else if let Some(task) = &args.task {
         let interrupted = interrupt::watch(link.commands.clone());
         let mut stdin = io::stdin().lock();

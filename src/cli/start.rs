@@ -365,6 +365,110 @@ pub fn start(
     })
 }
 
+impl Started {
+    /// What the TUI shows for this session (its header, hint, provider and sandbox).
+    pub fn tui_info(&self, home: &AnsaHome) -> ansa_ui::tui::TuiInfo {
+        ansa_ui::tui::TuiInfo {
+            cwd: self.cwd.display().to_string(),
+            model: self.model.clone(),
+            session_hint: self.session_hint.clone(),
+            provider: self.provider.clone(),
+            credentials: self.credentials.clone(),
+            resumed: self.resumed.clone(),
+            sandbox: self.sandbox.clone(),
+            access: self.access,
+            sessions_home: Some(home.root().to_path_buf()),
+            theme: ansa_ui::tui::Theme::detect(),
+            mentions: Some(super::mention_source(&self.cwd, self.exclusion.clone())),
+            prompts: ansa_ui::tui::PromptDirs {
+                user: Some(home.root().join("prompts")),
+                project: Some(self.cwd.join(".ansa").join("prompts")),
+            },
+        }
+    }
+}
+
+/// The TUI's `/new`: the same start-up path as the first session ([`start`]), for a new
+/// session in the workspace of the current one with the same arguments (so the same config,
+/// provider and sign-in). It owns the running runtime's handle: the caller joins the latest
+/// one with [`Renewer::join`] once the TUI has ended.
+pub struct Renewer<'a> {
+    home: &'a AnsaHome,
+    env: &'a Env,
+    args: Args,
+    can_ask: bool,
+    /// The running runtime (the first session's, then each new one's).
+    handle: Option<RuntimeHandle>,
+    /// How the running session is reopened (`--session` value).
+    hint: String,
+    /// Its workspace, which a new session keeps.
+    cwd: PathBuf,
+}
+
+impl<'a> Renewer<'a> {
+    /// Takes over the first session's runtime.
+    pub fn new(
+        home: &'a AnsaHome,
+        env: &'a Env,
+        args: &Args,
+        can_ask: bool,
+        started: Started,
+    ) -> (Self, SessionLink, ansa_ui::tui::TuiInfo) {
+        let info = started.tui_info(home);
+        let renewer = Renewer {
+            home,
+            env,
+            args: args.clone(),
+            can_ask,
+            hint: started.session_hint,
+            cwd: started.cwd,
+            handle: Some(started.handle),
+        };
+        (renewer, started.link, info)
+    }
+
+    /// Waits until the running runtime has stopped.
+    pub fn join(&mut self) {
+        if let Some(handle) = self.handle.take() {
+            handle.join();
+        }
+    }
+
+    /// Starts the TUI's runtime for `session` (`None`: a new one) in the current workspace.
+    fn open(&mut self, session: Option<String>) -> Result<ansa_ui::tui::Renewed, Failure> {
+        let mut args = self.args.clone();
+        args.session = session;
+        args.continue_latest = false;
+        args.cwd = Some(self.cwd.clone());
+        let started = start(self.home, self.env, &args, true, self.can_ask)?;
+        let info = started.tui_info(self.home);
+        self.hint = started.session_hint;
+        self.cwd = started.cwd;
+        self.handle = Some(started.handle);
+        Ok(ansa_ui::tui::Renewed {
+            link: started.link,
+            info,
+        })
+    }
+}
+
+impl ansa_ui::tui::Renew for Renewer<'_> {
+    fn renew(&mut self) -> Result<ansa_ui::tui::Renewed, ansa_ui::tui::RenewError> {
+        // The TUI closed the runtime's input and saw its events end; joining makes sure its
+        // threads, and with them the session's journal and lock, are gone.
+        self.join();
+        let previous = self.hint.clone();
+        match self.open(None) {
+            Ok(renewed) => Ok(renewed),
+            Err(failure) => Err(ansa_ui::tui::RenewError {
+                reason: failure.message,
+                // Back to where the user was rather than out of the TUI.
+                restored: self.open(Some(previous)).ok().map(Box::new),
+            }),
+        }
+    }
+}
+
 /// Ask mode needs someone to ask: a terminal on stdin or a JSONL driver.
 fn refuse_unaskable(config: &Config, can_ask: bool) -> Result<(), Failure> {
     if config.access_mode == config::AccessMode::Ask && !can_ask {

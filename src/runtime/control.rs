@@ -95,6 +95,7 @@ fn handle(shared: &Shared, command: Command) {
             reason,
         } => core.approve(id, target, call, Decision { decision, reason }),
         CommandBody::Checkpoints => core.publish_checkpoints(),
+        CommandBody::Story(query) => core.publish_story(id, query),
         CommandBody::Rewind {
             target,
             scope,

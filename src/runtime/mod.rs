@@ -13,6 +13,7 @@ mod mention;
 mod reconcile;
 mod rewind;
 mod stop;
+mod story;
 mod worker;
 mod workspace_diff;
 

@@ -103,6 +103,7 @@ pub fn open_intents(
             output,
             answer: None,
             instructions: Vec::new(),
+            report: None,
         }))?;
         done.push(Reconciled {
             request_id: intent.request_id,

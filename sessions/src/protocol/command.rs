@@ -89,6 +89,9 @@ pub enum CommandBody {
     Diff,
     /// Compact the context now (answered by `compacted`; refused while a turn runs).
     Compact,
+
+    /// Page through the transcript with each turn's steps (answered by `story`).
+    Story(TranscriptQuery),
 }
 
 impl CommandBody {
@@ -106,6 +109,8 @@ impl CommandBody {
             CommandBody::Rewind { .. } => "rewind",
             CommandBody::Diff => "diff",
             CommandBody::Compact => "compact",
+
+            CommandBody::Story(_) => "story",
         }
     }
 }
@@ -171,7 +176,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints or rewind"
+         tool_output, approve, checkpoints, rewind or story"
     )]
     UnknownType(String),
 }
@@ -421,31 +426,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "snapshot" => CommandBody::Snapshot {
             after_sequence: take_u64(&mut o, "after_sequence")?,
         },
-        "transcript" => {
-            let before = take_u64(&mut o, "before")?;
-            let limit = take_u64(&mut o, "limit")?;
-            if limit == 0 || limit > u64::from(MAX_PAGE_ENTRIES) {
-                return Err(CommandError::Invalid {
-                    field: "limit",
-                    reason: format!("{limit} is out of range; send 1..={MAX_PAGE_ENTRIES}"),
-                });
-            }
-            let forward = match o.take("forward") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => b,
-                Some(_) => {
-                    return Err(CommandError::WrongType {
-                        field: "forward",
-                        expected: "a boolean",
-                    });
-                }
-            };
-            CommandBody::Transcript(TranscriptQuery {
-                before,
-                limit: limit as u32,
-                forward,
-            })
-        }
+        "transcript" => CommandBody::Transcript(transcript_query(&mut o)?),
         "tool_output" => {
             let call_id = match o.take("call_id") {
                 None | Some(Value::Null) => None,
@@ -494,6 +475,8 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "rewind" => rewind(&mut o)?,
         "diff" => CommandBody::Diff,
         "compact" => CommandBody::Compact,
+
+        "story" => CommandBody::Story(transcript_query(&mut o)?),
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -546,7 +529,7 @@ impl Command {
             CommandBody::Snapshot { after_sequence } => {
                 put("after_sequence", (*after_sequence).into())
             }
-            CommandBody::Transcript(q) => {
+            CommandBody::Transcript(q) | CommandBody::Story(q) => {
                 put("before", q.before.into());
                 put("limit", q.limit.into());
                 put("forward", q.forward.into());
@@ -628,4 +611,31 @@ impl Command {
         out.push('}');
         out
     }
+}
+
+/// The paging fields shared by `transcript` and `story`.
+fn transcript_query(o: &mut Fields) -> Result<TranscriptQuery, CommandError> {
+    let before = take_u64(o, "before")?;
+    let limit = take_u64(o, "limit")?;
+    if limit == 0 || limit > u64::from(MAX_PAGE_ENTRIES) {
+        return Err(CommandError::Invalid {
+            field: "limit",
+            reason: format!("{limit} is out of range; send 1..={MAX_PAGE_ENTRIES}"),
+        });
+    }
+    let forward = match o.take("forward") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => b,
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "forward",
+                expected: "a boolean",
+            });
+        }
+    };
+    Ok(TranscriptQuery {
+        before,
+        limit: limit as u32,
+        forward,
+    })
 }

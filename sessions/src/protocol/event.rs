@@ -8,6 +8,7 @@ use super::approval::ApprovalRequest;
 use super::maintenance::{Compacted, ProviderNotice, WorkspaceDiff};
 use super::report::ToolReport;
 use super::rewind::{CheckpointItem, CheckpointNotice, RewindDone, RewindPlan};
+use super::story::StoryPage;
 use super::strict::StrictObject;
 use crate::ids::{CallId, CommandId, Incarnation, Profile, RequestId};
 use crate::record::{ApprovalDecision, Mode, TurnState};
@@ -317,6 +318,9 @@ pub enum EventBody {
     Compacted(Compacted),
     /// Something about the provider the user should know, said once per session.
     ProviderNotice(ProviderNotice),
+
+    /// A transcript page with each of its turns' steps (answers `story`).
+    Story(StoryPage),
 }
 
 /// One event line.

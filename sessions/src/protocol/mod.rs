@@ -8,6 +8,7 @@ mod maintenance;
 mod mention;
 mod report;
 mod rewind;
+mod story;
 mod strict;
 
 pub use approval::{
@@ -32,6 +33,8 @@ pub use rewind::{
     ChangedNotRestored, CheckpointItem, CheckpointNotice, CheckpointNoticeKind, NotRestorable,
     PathKind, PlannedPath, RewindConflict, RewindDone, RewindPlan,
 };
+
+pub use story::{MAX_STORY_STEPS, StoryPage, StoryStep, TurnStory};
 
 use crate::ids::{Incarnation, Profile};
 

@@ -51,6 +51,7 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
             tool: "exec".into(),
             arguments: OpaqueJson::from_text(r#"{"program":"ls","args":[]}"#).expect("json"),
             implementation_revision: "1".into(),
+            target: None,
         }))
         .expect("intent");
         s.sync().expect("sync");
@@ -75,6 +76,7 @@ fn unfinished_turn_comes_back_paused_and_open_intents_are_reported() {
         output: OpaqueJson::from_text("null").expect("json"),
         answer: None,
         instructions: Vec::new(),
+        report: None,
     }))
     .expect("outcome");
     s.sync().expect("sync");

@@ -28,6 +28,7 @@ fn intent(request: u64, tool: &str) -> Record {
         tool: tool.into(),
         arguments: OpaqueJson::from_text("{}").expect("json"),
         implementation_revision: "1".into(),
+        target: None,
     })
 }
 

@@ -30,6 +30,7 @@ fn intent(request: u64, id: &str) -> Record {
         tool: "read".into(),
         arguments: OpaqueJson::from_text("{}").expect("json"),
         implementation_revision: "1".into(),
+        target: None,
     })
 }
 
@@ -88,6 +89,7 @@ fn outcome(request: u64, id: &str, output: &str) -> Record {
         output: super::encode_output(output).expect("json"),
         answer: None,
         instructions: vec!["sub".into()],
+        report: None,
     })
 }
 

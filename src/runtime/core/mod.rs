@@ -24,6 +24,7 @@ use ansa_sessions::{
 use ash_engine::cancel::CancelToken;
 
 use super::events::EventSink;
+use super::story::StoryIndex;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
@@ -108,6 +109,9 @@ pub struct Core {
     rewind: rewind::RewindSlot,
     /// A `diff` or `compact` waiting for the worker.
     maintenance: Option<Maintenance>,
+
+    /// Every turn's steps for `story` pages, rebuilt when the journal has grown.
+    story: Option<StoryIndex>,
 }
 
 impl Core {
@@ -130,6 +134,8 @@ impl Core {
             approval: None,
             rewind: rewind::RewindSlot::Idle,
             maintenance: None,
+
+            story: None,
         }
     }
 
@@ -286,6 +292,32 @@ impl Core {
     pub fn publish_transcript(&mut self, query: ansa_sessions::TranscriptQuery) {
         let page = self.session.transcript(query);
         self.events.publish(EventBody::Transcript(page));
+    }
+
+    /// Publishes a transcript page with each of its turns' steps (`story`). The journal is
+    /// read once and again only after it has grown, so paging through a long session reads it
+    /// once.
+    pub fn publish_story(&mut self, command_id: CommandId, query: ansa_sessions::TranscriptQuery) {
+        let records = self.session.state().records();
+        if self.story.as_ref().is_none_or(|s| s.records != records) {
+            match self.session.read_records() {
+                Ok(read) => {
+                    let mut index = StoryIndex::build(&read);
+                    // The state's count, which is what the next look compares against.
+                    index.records = records;
+                    self.story = Some(index);
+                }
+                Err(e) => {
+                    let message = format!("the journal could not be read: {e}");
+                    self.error(Some(command_id), ErrorCode::StorageFailed, message);
+                    return;
+                }
+            }
+        }
+        if let Some(index) = &self.story {
+            let page = index.page(self.session.state(), self.session.transcript(query));
+            self.events.publish(EventBody::Story(page));
+        }
     }
 
     /// The context's size at a turn boundary, for snapshots.

@@ -117,6 +117,7 @@ fn reopened_with_an_open_exec_intent(dir: &Path) -> Session {
             tool: "exec".into(),
             arguments: OpaqueJson::from_text(r#"{"program":"true","args":[]}"#).expect("json"),
             implementation_revision: "1".into(),
+            target: None,
         }))
         .expect("intent");
         s.sync().expect("sync");

@@ -471,15 +471,16 @@ impl Worker {
                     reason: e.to_string(),
                 })
             })?;
+            let target = Some(admitted.args.target());
             core.durable(Record::ToolIntent(ToolIntent {
                 request_id: id,
                 call_id: call_id.clone(),
                 tool: admitted.name.to_owned(),
                 arguments,
                 implementation_revision: admitted.implementation_revision.to_string(),
+                target: target.clone(),
             }))?;
             crash::point("intent:after");
-            let target = Some(admitted.args.target());
             core.tool_status(
                 id,
                 &call_id,
@@ -557,6 +558,7 @@ impl Worker {
             output: encoded,
             answer,
             instructions: output.instructions,
+            report: Some(output.report.clone()),
         }));
         crash::point("outcome:after");
         core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report));

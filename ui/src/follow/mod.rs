@@ -71,6 +71,8 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::WorkspaceDiff(_) => "workspace_diff",
         EventBody::Compacted(_) => "compacted",
         EventBody::ProviderNotice(_) => "provider_notice",
+
+        EventBody::Story(_) => "story",
     }
 }
 

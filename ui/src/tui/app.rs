@@ -434,6 +434,7 @@ impl App {
                      page"
                 ),
             ),
+            Slash::New => self.new_session(out),
             Slash::Unknown(word) => self.say(
                 Tone::Warn,
                 format!("{word} is not a command ({SLASH_HELP}); your text is kept"),

@@ -86,6 +86,7 @@ impl App {
                 self.ask_snapshot(&mut out);
             }
             EventBody::Transcript(page) => self.on_page(page, &mut out),
+            EventBody::Story(page) => self.on_story(page, &mut out),
             EventBody::ToolOutput(page) => self.on_output_page(page),
             EventBody::Usage { usage, .. } => self.usage = Some(usage),
             EventBody::ReasoningPreview {
@@ -169,7 +170,7 @@ impl App {
                 forward: false,
             };
             if s.transcript_size > 0 {
-                self.ask_transcript(query, Purpose::Opening, out);
+                self.ask_story(query, Purpose::Replay, out);
             }
         } else {
             self.catch_up(&s, out);
@@ -546,7 +547,10 @@ impl App {
     ) {
         self.diff_refused(command_id.as_ref());
         if let Some(id) = &command_id {
-            if self.on_output_error(id, &message) || self.on_rewind_error(id, &message, out) {
+            if self.on_output_error(id, &message)
+                || self.on_rewind_error(id, &message, out)
+                || self.on_story_error(id, out)
+            {
                 return;
             }
             if let Some(i) = self
@@ -620,6 +624,8 @@ impl App {
                 }
             }
             Purpose::Pane(older) => self.on_pane_page(page, older, out),
+            // Answered by a `story` page (`replay/`), never by a transcript page.
+            Purpose::Replay => {}
         }
     }
 }

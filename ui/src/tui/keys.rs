@@ -151,11 +151,13 @@ pub(crate) enum Slash {
     Compact,
     /// `/sessions`: the next page of the sessions table.
     Sessions,
+    /// `/new`: a new session in this TUI.
+    New,
 }
 
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact /sessions";
+/diff /compact /sessions /new";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -176,6 +178,7 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
         "/sessions",
         "list sessions, 20 at a time (ansa --resume ID opens one)",
     ),
+    ("/new", "close this session and start a new one here"),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -238,6 +241,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "diff" => Slash::Diff,
         "compact" => Slash::Compact,
         "sessions" => Slash::Sessions,
+        "new" => Slash::New,
         _ => Slash::Unknown(word.to_owned()),
     })
 }

@@ -31,6 +31,8 @@ pub mod markdown;
 pub mod mention;
 mod model;
 pub mod prompts;
+mod renew;
+mod replay;
 mod rewind;
 mod run;
 mod sessions;
@@ -47,6 +49,7 @@ mod tests;
 
 pub use mention::{MentionSource, PathFilter};
 pub use prompts::PromptDirs;
+pub use renew::{Renew, RenewError, Renewed};
 pub use theme::Theme;
 
 use crate::SessionLink;
@@ -171,5 +174,21 @@ pub struct TuiExit {
 /// [`UiError::Io`] when the terminal cannot be read or written. The terminal is restored
 /// in every case.
 pub fn run_tui(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> {
-    run::run(link, info)
+    run::run(link, info, None)
+}
+
+/// Like [`run_tui`], with `/new`: `renew` closes the session and opens a new one in the same
+/// TUI (the old one's runtime has stopped when it is called). After this returns, the runtime
+/// that is still running is `renew`'s latest one.
+///
+/// # Errors
+///
+/// As [`run_tui`]; also [`UiError::RuntimeStopped`] when neither a new session nor the previous
+/// one could be opened after `/new`.
+pub fn run_tui_renewing(
+    link: SessionLink,
+    info: TuiInfo,
+    renew: &mut dyn Renew,
+) -> Result<TuiExit, UiError> {
+    run::run(link, info, Some(renew))
 }

@@ -18,6 +18,8 @@ pub(crate) enum Action {
     Send(Command),
     /// Close the input and leave with this exit code.
     Exit(u8),
+    /// `/new`: close this session and continue in a new one (`renew.rs`).
+    NewSession,
 }
 
 /// How a notice looks.
@@ -184,6 +186,8 @@ pub(crate) enum Purpose {
     Recover(RequestId),
     /// A history pane page; `true` for older entries.
     Pane(bool),
+    /// The last exchanges on open with their steps (`story`, `replay/`).
+    Replay,
 }
 
 /// Flags from the latest snapshot.

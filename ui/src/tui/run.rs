@@ -17,6 +17,7 @@ use signal_hook::iterator::Signals;
 
 use super::app::{Action, App};
 use super::model::{Entry, Notice, Tone};
+use super::renew::{Renew, RenewError, Renewed};
 use super::terminal::{Frames, InlineTerminal, TerminalGuard, render};
 use super::view;
 use super::{TuiExit, TuiInfo};
@@ -30,6 +31,10 @@ const FRAME: Duration = Duration::from_millis(16);
 const TICK: Duration = Duration::from_millis(100);
 /// How often the input thread looks at its stop flag.
 const POLL: Duration = Duration::from_millis(50);
+/// Longest wait for an idle runtime to stop after `/new` closed its input.
+const STOP_WAIT: Duration = Duration::from_secs(30);
+/// The exit code after a termination signal.
+const EXIT_SIGNALLED: u8 = 130;
 
 /// Something for the loop.
 enum Input {
@@ -109,15 +114,37 @@ enum End {
     Failed(UiError),
 }
 
-struct Loop {
+struct Loop<'r> {
     app: App,
     term: InlineTerminal<Frames>,
     commands: CommandSender,
     rx: Receiver<Input>,
+    /// For the events thread of a session opened by `/new`.
+    tx: Sender<Input>,
     resize: Option<(u16, u16)>,
+    /// Opens a new session for `/new` (absent: `/new` is not offered by the caller).
+    renew: Option<&'r mut dyn Renew>,
 }
 
-impl Loop {
+/// A fresh state for a session's TUI (at start and after `/new`).
+fn new_app(info: TuiInfo) -> App {
+    let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
+    app.provider = info.provider;
+    app.credentials = info.credentials;
+    app.sandbox = info.sandbox;
+    app.access = info.access;
+    if let Some(source) = info.mentions {
+        // Its own thread walks the tree: the first frame never waits for it.
+        app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));
+    }
+    app.sessions = info.sessions_home.map(crate::picker::SessionsPager::new);
+    if let Some(line) = info.resumed {
+        app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
+    }
+    app
+}
+
+impl Loop<'_> {
     fn apply(&mut self, input: Input) -> Option<End> {
         let actions = match input {
             Input::Term(TermEvent::Key(key)) => self.app.on_key(key),
@@ -151,9 +178,111 @@ impl Loop {
                     }
                 }
                 Action::Exit(code) => end = end.or(Some(End::Exit(code))),
+                Action::NewSession => {
+                    if let Some(stop) = self.switch_session() {
+                        return Some(stop);
+                    }
+                }
             }
         }
         end
+    }
+
+    /// `/new`: closes this session's runtime, waits until it has stopped (its journal synced,
+    /// its lock released), and continues on the session the caller opens. Keys typed meanwhile
+    /// are applied afterwards.
+    fn switch_session(&mut self) -> Option<End> {
+        let Some(renew) = self.renew.as_deref_mut() else {
+            self.app.say(
+                Tone::Warn,
+                "/new is not available here; start ansa again for a new session",
+            );
+            return None;
+        };
+        if self.commands.send(ToRuntime::InputClosed).is_err() {
+            return Some(End::RuntimeStopped);
+        }
+        let mut held = Vec::new();
+        let give_up = Instant::now() + STOP_WAIT;
+        loop {
+            match self
+                .rx
+                .recv_timeout(give_up.saturating_duration_since(Instant::now()))
+            {
+                Ok(Input::RuntimeClosed) => break,
+                // The closing session's last events: nothing of them is shown any more.
+                Ok(Input::Runtime(_)) => {}
+                Ok(Input::Signal) => return Some(End::Exit(EXIT_SIGNALLED)),
+                Ok(input) => held.push(input),
+                Err(_) => {
+                    return Some(End::Failed(UiError::stopped(
+                        "too slowly after /new closed its input (30 s)",
+                    )));
+                }
+            }
+        }
+        let previous = self.app.session_hint.clone();
+        let (renewed, failure) = match renew.renew() {
+            Ok(renewed) => (renewed, None),
+            Err(RenewError {
+                reason,
+                restored: Some(restored),
+            }) => (*restored, Some(reason)),
+            Err(RenewError {
+                reason,
+                restored: None,
+            }) => {
+                return Some(End::Failed(UiError::stopped(format!(
+                    "after /new: no session could be opened: {reason}"
+                ))));
+            }
+        };
+        if let Some(end) = self.adopt(renewed, &previous, failure) {
+            return Some(end);
+        }
+        for input in held {
+            if let Some(end) = self.apply(input) {
+                return Some(end);
+            }
+        }
+        None
+    }
+
+    /// Continues on `renewed`: a fresh state under a new header, saying which session is
+    /// active now.
+    fn adopt(&mut self, renewed: Renewed, previous: &str, failure: Option<String>) -> Option<End> {
+        let Renewed { link, info } = renewed;
+        let SessionLink { commands, events } = link;
+        if let Err(e) = spawn_runtime(events, self.tx.clone()) {
+            return Some(End::Failed(UiError::io("starting the event thread")(e)));
+        }
+        self.commands = commands;
+        let mut app = new_app(info);
+        app.resize(self.app.width, self.app.height);
+        let line = match failure {
+            None => Notice::new(
+                Tone::Info,
+                format!(
+                    "new session {} is active · the previous one is closed (reopen it with \
+                     ansa --session {previous})",
+                    app.session_hint
+                ),
+            ),
+            Some(reason) => Notice::new(
+                Tone::Error,
+                format!(
+                    "/new could not start a session: {reason} · session {} is open again",
+                    app.session_hint
+                ),
+            ),
+        };
+        app.commit(Entry::Notice(line));
+        // What the old state committed but was not drawn yet still goes first.
+        let mut commits = self.app.take_commits();
+        commits.append(&mut app.commits);
+        app.commits = commits;
+        self.app = app;
+        None
     }
 
     fn frame(&mut self, guard: &TerminalGuard) -> io::Result<()> {
@@ -226,7 +355,11 @@ impl Loop {
 
 /// Runs the Carbon TUI on the process's terminal until the user leaves (see the module docs
 /// of [`super`]).
-pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> {
+pub(crate) fn run(
+    link: SessionLink,
+    info: TuiInfo,
+    renew: Option<&mut dyn Renew>,
+) -> Result<TuiExit, UiError> {
     let SessionLink { commands, events } = link;
     let (tx, rx) = mpsc::channel();
     spawn_runtime(events, tx.clone()).map_err(UiError::io("starting the event thread"))?;
@@ -236,32 +369,20 @@ pub(crate) fn run(link: SessionLink, info: TuiInfo) -> Result<TuiExit, UiError> 
     let size = crossterm::terminal::size().unwrap_or((80, 24));
     let cursor = crossterm::cursor::position().ok();
     let stop = Arc::new(AtomicBool::new(false));
-    let (input, started) = match spawn_input(tx, Arc::clone(&stop)) {
+    let (input, started) = match spawn_input(tx.clone(), Arc::clone(&stop)) {
         Ok(handle) => (Some(handle), Ok(())),
         Err(e) => (None, Err(UiError::io("starting the input thread")(e))),
     };
-    let mut app = App::new(info.cwd, info.model, info.session_hint, info.theme);
-    app.provider = info.provider;
-    app.credentials = info.credentials;
-    app.sandbox = info.sandbox;
-    app.access = info.access;
-
-    if let Some(source) = info.mentions {
-        // Its own thread walks the tree: the first frame never waits for it.
-        app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));
-    }
-
-    app.sessions = info.sessions_home.map(crate::picker::SessionsPager::new);
-    if let Some(line) = info.resumed {
-        app.commit(Entry::Notice(Notice::new(Tone::Info, line)));
-    }
+    let mut app = new_app(info);
     app.resize(size.0, size.1);
     let mut main = Loop {
         app,
         term: InlineTerminal::new(Frames::default(), size, cursor),
         commands,
         rx,
+        tx,
         resize: None,
+        renew,
     };
     let end = match started {
         Ok(()) => match main.frame(&guard) {

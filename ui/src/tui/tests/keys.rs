@@ -27,9 +27,9 @@ fn nothing_is_sent_before_the_first_snapshot_and_the_text_is_kept() {
 }
 
 #[test]
-fn opening_asks_for_the_transcript_and_shows_the_last_three_exchanges() {
+fn opening_asks_for_the_story_and_shows_the_last_three_exchanges() {
     let h = Harness::opened(60, 20, true, exchanges(5));
-    let CommandBody::Transcript(query) = &h.sent[0].body else {
+    let CommandBody::Story(query) = &h.sent[0].body else {
         panic!("{:?}", h.sent);
     };
     assert_eq!((query.before, query.forward), (0, false));
@@ -57,12 +57,15 @@ fn an_unfinished_request_is_shown_on_open_with_the_last_three_exchanges() {
         limit: super::OPEN_PAGE,
         forward: false,
     };
-    h.event(EventBody::Transcript(TranscriptPage {
-        begin: 1,
-        end: 8,
-        total: 7,
-        entries,
-        query,
+    h.event(EventBody::Story(ansa_sessions::protocol::StoryPage {
+        page: TranscriptPage {
+            begin: 1,
+            end: 8,
+            total: 7,
+            entries,
+            query,
+        },
+        turns: Vec::new(),
     }));
     let text = h.scrollback_text().join("\n");
     for i in 1..=4 {

@@ -17,8 +17,8 @@ mod viewer;
 use std::time::{Duration, Instant};
 
 use ansa_sessions::protocol::{
-    Command, CommandBody, Event, EventBody, PreviewState, ReportTone, SnapshotEvent, ToolPhase,
-    ToolReport,
+    Command, CommandBody, Event, EventBody, PreviewState, ReportTone, SnapshotEvent, StoryPage,
+    ToolPhase, ToolReport,
 };
 use ansa_sessions::{
     CallId, Incarnation, Mode, Profile, RequestId, Role, TranscriptEntry, TranscriptPage,
@@ -37,6 +37,8 @@ pub(super) struct Harness {
     pub seq: u64,
     pub sent: Vec<Command>,
     pub exits: Vec<u8>,
+    /// `/new` asked the driver for a new session this many times.
+    pub renews: usize,
     pub scrollback: Vec<Line<'static>>,
     pub start: Instant,
     /// Commits are moved into `scrollback` (off: they stay for the terminal code).
@@ -113,6 +115,7 @@ impl Harness {
             seq: 0,
             sent: Vec::new(),
             exits: Vec::new(),
+            renews: 0,
             scrollback: Vec::new(),
             start,
             drain: false,
@@ -142,12 +145,16 @@ impl Harness {
                 .skip(entries.len().saturating_sub(OPEN_PAGE as usize))
                 .cloned()
                 .collect();
-            h.event(EventBody::Transcript(TranscriptPage {
-                begin: picked.first().map_or(1, |e| e.index),
-                end: total + 1,
-                total,
-                entries: picked,
-                query,
+            // The opening asks for a `story` page; these turns have no steps.
+            h.event(EventBody::Story(StoryPage {
+                page: TranscriptPage {
+                    begin: picked.first().map_or(1, |e| e.index),
+                    end: total + 1,
+                    total,
+                    entries: picked,
+                    query,
+                },
+                turns: Vec::new(),
             }));
         }
     }
@@ -161,6 +168,7 @@ impl Harness {
             match action {
                 Action::Send(command) => self.sent.push(command),
                 Action::Exit(code) => self.exits.push(code),
+                Action::NewSession => self.renews += 1,
             }
         }
         self.drain();
