@@ -257,7 +257,9 @@ impl Loop<'_> {
             return Some(End::Failed(UiError::io("starting the event thread")(e)));
         }
         self.commands = commands;
+        let prompts = info.prompts.clone();
         let mut app = new_app(info);
+        app.set_prompts(&prompts);
         app.resize(self.app.width, self.app.height);
         let line = match failure {
             None => Notice::new(
@@ -373,6 +375,7 @@ pub(crate) fn run(
         Ok(handle) => (Some(handle), Ok(())),
         Err(e) => (None, Err(UiError::io("starting the input thread")(e))),
     };
+    let prompts = info.prompts.clone();
     let mut app = new_app(info);
     app.resize(size.0, size.1);
     let mut main = Loop {
@@ -388,7 +391,7 @@ pub(crate) fn run(
         Ok(()) => match main.frame(&guard) {
             Ok(()) => {
                 // After the first frame: the files are small but the user's to fill.
-                main.app.set_prompts(&info.prompts);
+                main.app.set_prompts(&prompts);
                 main.run(&guard)
             }
             Err(e) => End::Failed(UiError::io("drawing the terminal")(e)),

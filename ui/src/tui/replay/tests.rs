@@ -21,6 +21,7 @@ fn entry(index: u64, request: u64, role: Role, text: &str) -> TranscriptEntry {
         role,
         text: text.to_owned(),
         truncated: false,
+        rewound: false,
     }
 }
 
