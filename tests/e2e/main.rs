@@ -15,6 +15,7 @@ mod broker_limits;
 mod broker_support;
 mod compaction;
 mod crash;
+mod docs_match;
 mod harness;
 mod install;
 mod jsonl;
@@ -22,6 +23,7 @@ mod live;
 #[path = "../support/live_runtime.rs"]
 mod live_runtime;
 mod llama;
+mod local_model;
 mod malformed;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
