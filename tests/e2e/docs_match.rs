@@ -9,7 +9,15 @@ use crate::harness::World;
 /// `ash ARGS` with `input` on stdin.
 fn ash(args: &[&str], input: &[u8]) -> std::process::Output {
     let scratch = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_ash"))
+    // `ash` is built beside `ansa` (another package of the workspace).
+    let ansa = std::path::Path::new(env!("CARGO_BIN_EXE_ansa"));
+    let exe = ansa.with_file_name("ash");
+    assert!(
+        exe.is_file(),
+        "{} is missing: build the workspace (cargo test --workspace does)",
+        exe.display()
+    );
+    let mut child = Command::new(exe)
         .args(args)
         .current_dir(scratch.path())
         .stdin(Stdio::piped())

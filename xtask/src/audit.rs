@@ -3,7 +3,8 @@
 //! - tests with no check: no `assert*!`, `panic!`, `unwrap`/`expect`, `?` or
 //!   `#[should_panic]` in their body, nor in a function of the same target they call (followed
 //!   through calls, by name);
-//! - code that prints that it skipped something (a test that returns early as a pass);
+//! - code that prints that it skipped something, and tests with a bare `return` (a test that
+//!   returns early as a pass);
 //! - `#[ignore]` without a reason, or with one that `cargo xtask test` cannot act on
 //!   (`requirement.rs` has the grammar), or naming a parent test that does not exist;
 //!
@@ -102,6 +103,13 @@ pub fn findings(inventory: &Inventory) -> Vec<Finding> {
             found.push(Finding {
                 key: key(test),
                 what: "no assertion, expect/unwrap, `?` or panic, in it or in what it calls".into(),
+            });
+        }
+        if test.body.early_return {
+            found.push(Finding {
+                key: key(test),
+                what: "returns early, a pass without its checks: make the condition an #[ignore] or a failure"
+                    .into(),
             });
         }
         if test.body.prints_skip {
@@ -237,18 +245,21 @@ mod tests {
             direct: true,
             ..BodyChecks::default()
         };
-        let mut inventory = Inventory::default();
-        inventory.helpers.functions = vec![
-            helper("check", direct.clone()),
-            helper("outer", calls(&["check"])),
-            helper("quiet", calls(&["println"])),
-        ];
-        inventory.tests = vec![
-            test("asserts", direct, Ignore::No),
-            test("via_two_helpers", calls(&["outer"]), Ignore::No),
-            test("via_quiet", calls(&["quiet"]), Ignore::No),
-            test("nothing", BodyChecks::default(), Ignore::No),
-        ];
+        let inventory = Inventory {
+            helpers: crate::inventory::Helpers {
+                functions: vec![
+                    helper("check", direct.clone()),
+                    helper("outer", calls(&["check"])),
+                    helper("quiet", calls(&["println"])),
+                ],
+            },
+            tests: vec![
+                test("asserts", direct, Ignore::No),
+                test("via_two_helpers", calls(&["outer"]), Ignore::No),
+                test("via_quiet", calls(&["quiet"]), Ignore::No),
+                test("nothing", BodyChecks::default(), Ignore::No),
+            ],
+        };
         let keys: Vec<String> = findings(&inventory).into_iter().map(|f| f.key).collect();
         assert_eq!(keys, ["src/a.rs::nothing", "src/a.rs::via_quiet"]);
     }
@@ -259,27 +270,29 @@ mod tests {
             direct: true,
             ..BodyChecks::default()
         };
-        let mut inventory = Inventory::default();
-        inventory.tests = vec![
-            test("parent", ok(), Ignore::No),
-            test(
-                "child",
-                ok(),
-                Ignore::Reason("the child process of parent".into()),
-            ),
-            test(
-                "orphan",
-                ok(),
-                Ignore::Reason("the child process of gone".into()),
-            ),
-            test("bare", ok(), Ignore::Bare),
-            test("vague", ok(), Ignore::Reason("slow".into())),
-            test(
-                "browser",
-                ok(),
-                Ignore::Reason("needs chromium-headless-shell: run cargo xtask test".into()),
-            ),
-        ];
+        let inventory = Inventory {
+            tests: vec![
+                test("parent", ok(), Ignore::No),
+                test(
+                    "child",
+                    ok(),
+                    Ignore::Reason("the child process of parent".into()),
+                ),
+                test(
+                    "orphan",
+                    ok(),
+                    Ignore::Reason("the child process of gone".into()),
+                ),
+                test("bare", ok(), Ignore::Bare),
+                test("vague", ok(), Ignore::Reason("slow".into())),
+                test(
+                    "browser",
+                    ok(),
+                    Ignore::Reason("needs chromium-headless-shell: run cargo xtask test".into()),
+                ),
+            ],
+            ..Inventory::default()
+        };
         let keys: Vec<String> = findings(&inventory).into_iter().map(|f| f.key).collect();
         assert_eq!(
             keys,

@@ -74,8 +74,12 @@ pub struct BodyChecks {
     pub try_operator: bool,
     /// Names of functions and methods called (last path segment).
     pub calls: Vec<String>,
-    /// An `eprintln!`/`println!` whose text says something was skipped.
+    /// An `eprintln!`/`println!` whose text says something was skipped or is not installed.
     pub prints_skip: bool,
+    /// A bare `return;` outside closures: the function can end before its checks.
+    pub early_return: bool,
+    /// Closures being visited (a `return` in one ends only the closure).
+    pub(crate) closures: usize,
 }
 
 /// A function or method that is not a test: something tests may call.
@@ -388,7 +392,7 @@ impl<'ast> Visit<'ast> for BodyChecks {
             }
             if matches!(name.as_str(), "eprintln" | "println" | "eprint" | "print") {
                 let text = mac.tokens.to_string().to_lowercase();
-                if text.contains("skipped") || text.contains("skipping") {
+                if text.contains("skip") || text.contains("not installed") {
                     self.prints_skip = true;
                 }
             }
@@ -419,8 +423,26 @@ impl<'ast> Visit<'ast> for BodyChecks {
         syn::visit::visit_expr_try(self, e);
     }
 
-    // A closure or nested function defined in a test is still the test's code; items such
-    // as nested `fn`s are visited by the default walk too.
+    fn visit_expr_return(&mut self, e: &'ast syn::ExprReturn) {
+        if e.expr.is_none() && self.closures == 0 {
+            self.early_return = true;
+        }
+        syn::visit::visit_expr_return(self, e);
+    }
+
+    // A closure defined in a test is still the test's code, but its `return` ends only it.
+    fn visit_expr_closure(&mut self, e: &'ast syn::ExprClosure) {
+        self.closures += 1;
+        syn::visit::visit_expr_closure(self, e);
+        self.closures -= 1;
+    }
+
+    // A nested `fn` returns from itself, like a closure.
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        self.closures += 1;
+        syn::visit::visit_item_fn(self, f);
+        self.closures -= 1;
+    }
 }
 
 #[cfg(test)]
@@ -451,7 +473,16 @@ mod tests {
     #[test]
     fn a_print_that_says_skipped_is_seen() {
         assert!(checks("{ eprintln!(\"skipped: no browser\"); return; }").prints_skip);
+        assert!(checks("{ eprintln!(\"{shell} not installed: not checked\"); }").prints_skip);
         assert!(!checks("{ eprintln!(\"lines were read\"); }").prints_skip);
+    }
+
+    #[test]
+    fn a_bare_return_is_early_unless_it_ends_a_closure_or_a_nested_fn() {
+        assert!(checks("{ if !root() { return; } assert!(x); }").early_return);
+        assert!(!checks("{ let f = || { return; }; f(); }").early_return);
+        assert!(!checks("{ fn g() { return; } g(); }").early_return);
+        assert!(!checks("{ let v = f(); assert!(v); }").early_return);
     }
 
     #[test]
