@@ -98,7 +98,7 @@ fn describe_home(path: &str, mode: u32) -> String {
         format!("{path} is private (mode {mode:04o})")
     } else {
         format!(
-            "{path} is writable only by you but others may read it (mode {mode:04o}); what ansa writes inside is private, and `chmod 700 {path}` makes the directory private too"
+            "{path} is writable only by you but others may read it (mode {mode:04o}); ansa's own files inside stay private, and `chmod 700 {path}` closes the directory too"
         )
     }
 }
