@@ -11,8 +11,10 @@ use clap::{Parser, Subcommand};
     disable_help_subcommand = true,
     args_conflicts_with_subcommands = true,
     after_help = "Failures before a request ID exists are written to stderr as a bootstrap error \
-                  document (s:1, e{c}, m) with exit 2 (usage), 3 (input ceiling), 4 (not \
-                  ASON or not a request) or 70 (internal)."
+                  document (s:1, e{c}, m) with exit 2 (usage), 3 (run and ason: input over \
+                  8 MiB, not UTF-8 or not ASON), 4 (not canonical, not a request, an rpc \
+                  frame or handshake error, or an rpc frame that is not UTF-8 or not ASON) or \
+                  70 (I/O or internal)."
 )]
 pub struct AshArgs {
     /// What to run.

@@ -10,9 +10,10 @@ const AFTER_HELP: &str = "\
 Exit status: 0 success; 1 the task failed, paused or was cancelled; 2 usage; 3 configuration; \
 4 sign-in or API key required or refused; 5 session busy or unusable; 130 interrupted.
 
-Files: ~/.ansa (ANSA_HOME moves it): config.json (user config), sessions/ (one journal \
-directory per session), auth/ (the sign-in; tokens in the OS keyring when one answers). \
-~/.ansa/AGENTS.md, then every AGENTS.md from / down to the workspace, is read at a \
+Files: ~/.ansa (ANSA_HOME moves it): config.json (user config; \"auth\": {\"issuer\": \
+\"https://...\"} signs in with another issuer than https://auth.openai.com), sessions/ (one \
+journal directory per session), auth/ (the sign-in; tokens in the OS keyring when one \
+answers). ~/.ansa/AGENTS.md, then every AGENTS.md from / down to the workspace, is read at a \
 session's start.
 
 Environment: AI_PROVIDER (responses, chat, offline), AI_ENDPOINT, AI_MODEL, AI_API_KEY (else \

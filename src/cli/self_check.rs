@@ -73,12 +73,33 @@ fn check_tls(config: &crate::config::Config) -> Result<String, String> {
 
 fn check_home(home: &AnsaHome) -> Result<String, String> {
     match home.verify_if_exists() {
-        Ok(true) => Ok(format!("{} is private", home.root().display())),
+        Ok(true) => {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(home.root())
+                .map_err(|e| format!("cannot inspect {}: {e}", home.root().display()))?
+                .permissions()
+                .mode();
+            Ok(describe_home(&home.root().display().to_string(), mode))
+        }
         Ok(false) => Ok(format!(
             "{} does not exist yet (created private on first use)",
             home.root().display()
         )),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// What a home that passed the check is: private (only its owner can enter it), or writable
+/// only by its owner but readable by others, which is allowed (what ansa writes inside is
+/// made private itself) and said plainly with how to close it.
+fn describe_home(path: &str, mode: u32) -> String {
+    let mode = mode & 0o777;
+    if mode & 0o077 == 0 {
+        format!("{path} is private (mode {mode:04o})")
+    } else {
+        format!(
+            "{path} is writable only by you but others may read it (mode {mode:04o}); ansa's own files inside stay private, and `chmod 700 {path}` closes the directory too"
+        )
     }
 }
 
@@ -141,4 +162,24 @@ fn check_engine(home: &AnsaHome, dir: &Path) -> Result<String, String> {
         return Err(format!("read returned an unexpected answer: {}", out.text));
     }
     Ok("read through the in-process ASH/1 engine".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::describe_home;
+
+    #[test]
+    fn only_a_home_others_cannot_enter_is_called_private() {
+        assert_eq!(
+            describe_home("/h/.ansa", 0o40700),
+            "/h/.ansa is private (mode 0700)"
+        );
+        let open = describe_home("/h/.ansa", 0o40755);
+        assert!(!open.contains("is private"), "{open}");
+        assert!(
+            open.contains("mode 0755") && open.contains("chmod 700 /h/.ansa"),
+            "{open}"
+        );
+        assert!(!describe_home("/h/.ansa", 0o750).contains("is private"));
+    }
 }

@@ -1,7 +1,8 @@
 //! The sign-in commands of the built binary against the real test issuer (HTTPS, test CA in
 //! `AI_CA_FILE`) with a real headless browser as `$BROWSER`: sign in, status, refresh,
-//! sign out, and the device flow. Without the issuer's modules or a browser they fail and say
-//! how to install them.
+//! sign out, and the device flow. `cargo test` reports them as ignored (they need the issuer's
+//! modules and a browser); `cargo xtask test` provides both and runs them. Run by hand
+//! without them, they fail and say how to install them.
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::fs::PermissionsExt;
@@ -126,6 +127,7 @@ pub fn signing_with(env: &[(&str, &str)]) -> Signing {
 }
 
 #[test]
+#[ignore = "needs chromium-headless-shell and oidc-provider: run cargo xtask test"]
 fn sign_in_status_refresh_and_sign_out_through_the_cli() {
     let Signing {
         _issuer: _guard,
@@ -220,6 +222,7 @@ fn sign_in_status_refresh_and_sign_out_through_the_cli() {
 }
 
 #[test]
+#[ignore = "needs chromium-headless-shell and oidc-provider: run cargo xtask test"]
 fn a_device_sign_in_prints_the_code_and_waits_for_it() {
     let Signing {
         _issuer: _guard,
@@ -262,6 +265,7 @@ fn a_device_sign_in_prints_the_code_and_waits_for_it() {
 }
 
 #[test]
+#[ignore = "needs chromium-headless-shell and oidc-provider: run cargo xtask test"]
 fn a_refresh_killed_mid_exchange_never_sends_its_refresh_token_again() {
     let s = signing();
     let ansa = |args: &[&str]| {

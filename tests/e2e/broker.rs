@@ -140,36 +140,6 @@ fn a_socket_that_is_not_ours_never_sees_the_request() {
         (1, 1),
         "the task went direct; the untrusted broker forwarded nothing"
     );
-    // A socket of another user (here `nobody`, in nobody's private directory): never
-    // connected to, so whoever listens there never sees the API key.
-    if nix::unistd::geteuid().is_root() {
-        let theirs = w.path("theirs");
-        std::fs::create_dir_all(&theirs).unwrap();
-        let socket = theirs.join("b.sock");
-        let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
-        listener.set_nonblocking(true).unwrap();
-        std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o700)).unwrap();
-        let nobody = Some(nix::unistd::Uid::from_raw(65534));
-        let group = Some(nix::unistd::Gid::from_raw(65534));
-        nix::unistd::chown(&socket, nobody, group).unwrap();
-        nix::unistd::chown(&theirs, nobody, group).unwrap();
-        let env = vec![
-            ("ASH_BROKER_SOCKET", socket.display().to_string()),
-            ("ASH_BROKER_TOKEN", token()),
-        ];
-        assert_eq!(one_shot(&w, &mock, &env).trim(), ANSWER);
-        assert_eq!(mock.handshakes(), 2, "the task went direct");
-        let err = listener.accept().map(|_| ()).unwrap_err();
-        assert_eq!(
-            err.kind(),
-            std::io::ErrorKind::WouldBlock,
-            "nobody's socket was never connected to"
-        );
-    } else {
-        eprintln!(
-            "skipped the other-uid socket case: it needs root to make a socket of another user"
-        );
-    }
     // A broker refuses to start in such a directory.
     let out = Command::new(broker_exe())
         .args(["--socket", open_dir.join("b.sock").to_str().unwrap()])
@@ -182,6 +152,41 @@ fn a_socket_that_is_not_ours_never_sees_the_request() {
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("mode 755") && err.contains("0700"), "{err}");
+}
+
+#[test]
+#[ignore = "needs root: makes a socket of another user (cargo xtask test runs it as root)"]
+fn another_users_socket_is_never_connected_to() {
+    assert!(
+        nix::unistd::geteuid().is_root(),
+        "this test needs root to make a socket of another user"
+    );
+    let w = World::new();
+    let mock = MockProvider::https();
+    // A socket of another user (here `nobody`, in nobody's private directory): never
+    // connected to, so whoever listens there never sees the API key.
+    let theirs = w.path("theirs");
+    std::fs::create_dir_all(&theirs).unwrap();
+    let socket = theirs.join("b.sock");
+    let listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    std::fs::set_permissions(&theirs, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let nobody = Some(nix::unistd::Uid::from_raw(65534));
+    let group = Some(nix::unistd::Gid::from_raw(65534));
+    nix::unistd::chown(&socket, nobody, group).unwrap();
+    nix::unistd::chown(&theirs, nobody, group).unwrap();
+    let env = vec![
+        ("ASH_BROKER_SOCKET", socket.display().to_string()),
+        ("ASH_BROKER_TOKEN", token()),
+    ];
+    assert_eq!(one_shot(&w, &mock, &env).trim(), ANSWER);
+    assert_eq!(mock.handshakes(), 1, "the task went direct");
+    let err = listener.accept().map(|_| ()).unwrap_err();
+    assert_eq!(
+        err.kind(),
+        std::io::ErrorKind::WouldBlock,
+        "nobody's socket was never connected to"
+    );
 }
 
 #[test]
@@ -429,7 +434,7 @@ fn bash_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
 fn zsh_starts_one_broker_per_shell_and_it_ends_with_the_shell() {
     assert!(
         Command::new("zsh").arg("-c").arg("true").status().is_ok(),
-        "zsh is not installed: install it with `apt-get install zsh` (.ci/run installs it)"
+        "zsh is not installed: install it with `apt-get install zsh` (cargo xtask test installs it)"
     );
     shell_lifecycle("zsh");
 }
@@ -593,6 +598,8 @@ fn install_shell_keeps_a_changed_integration_unless_told_to_overwrite() {
     std::fs::write(&rc, "export EDITOR=vi\nalias ll='ls -l'").unwrap();
     let out = w.command(&["--install-shell", "bash"]).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(said.starts_with("installed the bash integration"), "{said}");
     let text = std::fs::read_to_string(&rc).unwrap();
     assert!(
         text.starts_with("export EDITOR=vi\nalias ll='ls -l'\n"),
@@ -600,6 +607,18 @@ fn install_shell_keeps_a_changed_integration_unless_told_to_overwrite() {
     );
     assert!(text.ends_with("# ansa shell integration\n"), "{text}");
     let script = w.ansa_home().join(".ansa_bashrc");
+    let wrapper = std::fs::read_to_string(&script).unwrap();
+    // Run again, it changes nothing and says so (docs/broker.md).
+    let out = w.command(&["--install-shell", "bash"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.starts_with("the bash integration is already installed")
+            && said.contains("nothing changed"),
+        "{said}"
+    );
+    assert_eq!(std::fs::read_to_string(&rc).unwrap(), text);
+    assert_eq!(std::fs::read_to_string(&script).unwrap(), wrapper);
     std::fs::write(&script, "# edited by hand\n").unwrap();
     let out = w.command(&["--install-shell", "bash"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
@@ -613,6 +632,8 @@ fn install_shell_keeps_a_changed_integration_unless_told_to_overwrite() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(said.starts_with("updated the bash integration"), "{said}");
     assert!(
         std::fs::read_to_string(&script)
             .unwrap()

@@ -15,6 +15,7 @@ mod broker_limits;
 mod broker_support;
 mod compaction;
 mod crash;
+mod docs_match;
 mod harness;
 mod install;
 mod jsonl;
@@ -23,6 +24,8 @@ mod live;
 mod live_runtime;
 mod llama;
 mod maintenance;
+
+mod local_model;
 mod malformed;
 mod mentions;
 #[path = "../support/mock_provider.rs"]

@@ -123,6 +123,25 @@ fn self_check_passes_on_a_fresh_home() {
 }
 
 #[test]
+fn self_check_calls_a_home_others_can_read_readable_not_private() {
+    let w = World::new();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(w.ansa_home(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = w.command(&["--self-check"]).output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let home = stdout
+        .lines()
+        .find(|l| l.starts_with("ok    home"))
+        .unwrap_or_else(|| panic!("no home line: {stdout}"));
+    assert!(!home.contains("is private"), "{home}");
+    assert!(
+        home.contains("mode 0755") && home.contains("chmod 700"),
+        "{home}"
+    );
+}
+
+#[test]
 fn self_check_fails_on_an_insecure_home() {
     let w = World::new();
     use std::os::unix::fs::PermissionsExt;

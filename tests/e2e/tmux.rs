@@ -54,7 +54,9 @@ impl Tmux {
             .env_remove("TMUX")
             .env("NO_COLOR", "1")
             .status()
-            .expect("tmux runs");
+            .unwrap_or_else(|e| {
+                panic!("the TUI tests run ansa in tmux, which could not start ({e}): install it (Debian: apt-get install tmux), or run cargo xtask test")
+            });
         assert!(status.success(), "tmux new-session failed");
         Tmux { socket }
     }

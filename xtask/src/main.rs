@@ -1,65 +1,111 @@
-//! `cargo xtask man [--check]`: renders the man pages of `ansa`, `ash` and `ash-broker` from
-//! the clap definitions the binaries parse with, into `man/`; `--check` fails when a checked-in
-//! page differs from what the definitions give (the test below runs that check in CI).
+//! Repository tasks (`cargo xtask …`, an alias in `.cargo/config.toml`):
+//!
+//! - `man [--check]`: the man pages from the binaries' clap definitions (`man.rs`);
+//! - `test`: every test, with the real components installed into a cache (`suite.rs`);
+//! - `audit-tests`: tests that cannot fail, skips that pass, ignore reasons nobody can act
+//!   on (`audit.rs`).
 
-use std::path::{Path, PathBuf};
+mod audit;
+mod components;
+mod inventory;
+mod man;
+mod requirement;
+mod suite;
+
 use std::process::ExitCode;
 
-use clap::CommandFactory;
+/// A component that could not be provided, and how to provide it by hand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Missing {
+    /// The component's name.
+    pub component: &'static str,
+    /// What went wrong.
+    pub why: String,
+    /// The command that installs it.
+    pub install: String,
+}
 
-/// The man pages: file name and rendered bytes, in a fixed order.
-fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
-    let commands = [
-        ansa::cli::Args::command(),
-        ash_engine::command_line::AshArgs::command(),
-        ash_broker::server::BrokerArgs::command(),
-    ];
-    let mut pages = Vec::new();
-    for command in commands {
-        let name = format!("{}.1", command.get_name());
-        let mut page = Vec::new();
-        clap_mangen::Man::new(command).render(&mut page)?;
-        pages.push((name, page));
+/// Why a task failed.
+#[derive(Debug, thiserror::Error)]
+pub enum XtaskError {
+    /// A file could not be read or written.
+    #[error("{what}: {source}")]
+    Io {
+        what: String,
+        source: std::io::Error,
+    },
+    /// A program could not be started.
+    #[error("could not run `{command}`: {source}")]
+    Spawn {
+        command: String,
+        source: std::io::Error,
+    },
+    /// A command of the run failed.
+    #[error("`{command}` failed ({status})")]
+    Failed {
+        command: String,
+        status: std::process::ExitStatus,
+    },
+    /// `cargo metadata` failed or said something unexpected.
+    #[error("cargo metadata: {0}")]
+    Metadata(String),
+    /// A source file did not parse.
+    #[error("{file}: {message}")]
+    Parse { file: String, message: String },
+    /// Components the tests need could not be provided.
+    #[error("{}", missing_text(.0))]
+    Missing(Vec<Missing>),
+    /// Neither `ANSA_CI_CACHE` nor `HOME` is set.
+    #[error("no cache directory: set ANSA_CI_CACHE (or HOME)")]
+    NoCache,
+}
+
+fn missing_text(missing: &[Missing]) -> String {
+    let mut text = String::from("the tests need components that are not here:");
+    for m in missing {
+        text.push_str(&format!(
+            "\n  {}: {}; install it with: {}",
+            m.component, m.why, m.install
+        ));
     }
-    Ok(pages)
+    text
 }
 
-/// The checked-in pages' directory: `man/` at the repository root.
-fn man_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../man")
-}
-
-/// Pages that are missing or differ from the definitions.
-fn stale(dir: &Path) -> Result<Vec<String>, std::io::Error> {
-    Ok(pages()?
-        .into_iter()
-        .filter(|(name, page)| std::fs::read(dir.join(name)).ok().as_ref() != Some(page))
-        .map(|(name, _)| name)
-        .collect())
-}
-
-fn write(dir: &Path) -> Result<(), std::io::Error> {
-    std::fs::create_dir_all(dir)?;
-    for (name, page) in pages()? {
-        std::fs::write(dir.join(&name), page)?;
-        println!("wrote man/{name}");
-    }
-    Ok(())
-}
+const USAGE: &str = "usage: cargo xtask man [--check] | test | audit-tests";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let dir = man_dir();
+    let root = inventory::repo_root();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["man"] => write(&dir).map(|()| true),
-        ["man", "--check"] => stale(&dir).map(|stale| {
-            for name in &stale {
-                eprintln!("man/{name} is not current: run `cargo xtask man`");
-            }
-            stale.is_empty()
-        }),
+        ["man"] => man::write(&man::man_dir())
+            .map(|()| true)
+            .map_err(|e| e.to_string()),
+        ["man", "--check"] => man::stale(&man::man_dir())
+            .map(|stale| {
+                for name in &stale {
+                    eprintln!("man/{name} is not current: run `cargo xtask man`");
+                }
+                stale.is_empty()
+            })
+            .map_err(|e| e.to_string()),
+        ["test"] => suite::run(&root).map(|()| true).map_err(|e| e.to_string()),
+        ["audit-tests"] => audit::run(&root)
+            .map(|left| {
+                for f in &left {
+                    println!("{}: {}", f.key, f.what);
+                }
+                if !left.is_empty() {
+                    eprintln!(
+                        "{} findings: fix each test, or give its reason in {}",
+                        left.len(),
+                        audit::ALLOWLIST
+                    );
+                }
+                left.is_empty()
+            })
+            .map_err(|e| e.to_string()),
         _ => {
-            eprintln!("usage: cargo xtask man [--check]");
+            eprintln!("{USAGE}");
             return ExitCode::from(2);
         }
     };
@@ -70,17 +116,5 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn the_checked_in_man_pages_are_current() {
-        let stale = super::stale(&super::man_dir()).unwrap_or_else(|e| panic!("{e}"));
-        assert!(
-            stale.is_empty(),
-            "{stale:?} differ from the clap definitions: run `cargo xtask man`"
-        );
     }
 }

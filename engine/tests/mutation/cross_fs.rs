@@ -46,7 +46,7 @@ fn no_temp_in(dir: &Path) {
 }
 
 #[test]
-#[ignore = "needs root: mounts a tmpfs in the workspace (run with --ignored as root)"]
+#[ignore = "needs root: mounts a tmpfs in the workspace (cargo xtask test runs it as root)"]
 fn a_replace_on_another_filesystem_copies_the_content_with_the_targets_mode() {
     require_root("mounts a tmpfs");
     let mut c = Client::new();
@@ -71,7 +71,7 @@ fn a_replace_on_another_filesystem_copies_the_content_with_the_targets_mode() {
 }
 
 #[test]
-#[ignore = "needs root: mounts a tmpfs in the workspace (run with --ignored as root)"]
+#[ignore = "needs root: mounts a tmpfs in the workspace (cargo xtask test runs it as root)"]
 fn a_rollback_on_another_filesystem_copies_the_preimage_back() {
     require_root("mounts a tmpfs");
     let mut c = Client::new();
@@ -106,7 +106,7 @@ fn a_rollback_on_another_filesystem_copies_the_preimage_back() {
 }
 
 #[test]
-#[ignore = "needs root: sets the immutable flag on a staged file (run with --ignored as root)"]
+#[ignore = "needs root: sets the immutable flag on a staged file (cargo xtask test runs it as root)"]
 fn a_link_refused_for_another_reason_is_not_replaced_by_a_copy() {
     require_root("sets the immutable flag");
     let mut c = Client::new();

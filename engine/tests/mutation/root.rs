@@ -1,6 +1,6 @@
 //! Helpers for tests that need root (mounting a filesystem, file attributes): they are
-//! `#[ignore]`d with the reason, and run with `-- --ignored` as root; run that way without
-//! root they fail saying so instead of passing.
+//! `#[ignore]`d with the reason (`needs root: …`), and `cargo xtask test` runs them when it
+//! runs as root; run with `--ignored` without root they fail saying so instead of passing.
 
 use std::process::Command;
 

@@ -119,7 +119,7 @@ impl Drop for Tmpfs {
 }
 
 #[test]
-#[ignore = "needs root: mounts a tmpfs and remounts it read-only (run with --ignored as root)"]
+#[ignore = "needs root: mounts a tmpfs and remounts it read-only (cargo xtask test runs it as root)"]
 fn a_read_only_file_system_is_refused_with_the_reason_before_anything_changes() {
     assert!(is_root(), "this test needs root: it mounts a tmpfs");
     let outer = tempfile::tempdir().unwrap();

@@ -68,16 +68,24 @@ pub fn install(home: &AnsaHome, shell: Shell, overwrite: bool) -> Result<Exit, F
     home.ensure().map_err(Failure::config)?;
     let script = home.root().join(format!(".ansa_{}rc", shell.name()));
     let text = WRAPPER.replace("@SHELL@", shell.name());
-    match std::fs::read_to_string(&script) {
-        Ok(existing) if existing == text => {}
+    // Whether the wrapper was there before, and whether this run wrote it.
+    let (had_script, wrote_script) = match std::fs::read_to_string(&script) {
+        Ok(existing) if existing == text => (true, false),
         Ok(_) if !overwrite => {
             return Err(Failure::usage(format!(
                 "{} exists and differs from this version's integration; pass --overwrite to replace it",
                 script.display()
             )));
         }
-        _ => write_new(&script, &text)?,
-    }
+        Ok(_) => {
+            write_new(&script, &text)?;
+            (true, true)
+        }
+        Err(_) => {
+            write_new(&script, &text)?;
+            (false, true)
+        }
+    };
     let rc = shell.rc(&user_home);
     let line = format!("[ -f \"{0}\" ] && . \"{0}\"  {MARK}", script.display());
     let current = match std::fs::read_to_string(&rc) {
@@ -107,16 +115,53 @@ pub fn install(home: &AnsaHome, shell: Shell, overwrite: bool) -> Result<Exit, F
             append(&rc, &current, &line)?;
         }
     }
-    let mut out = std::io::stdout();
-    let _ = writeln!(
-        out,
-        "{} the {} integration: {} (sourced from {}); open a new shell to use it",
-        if same || had { "updated" } else { "installed" },
-        shell.name(),
-        exact(&script.display().to_string()),
-        exact(&rc.display().to_string())
-    );
+    let (script, rc) = (script.display().to_string(), rc.display().to_string());
+    let (script, rc) = (exact(&script), exact(&rc));
+    let name = shell.name();
+    let line = match Outcome::of(had_script, wrote_script, same, had) {
+        Outcome::Unchanged => format!(
+            "the {name} integration is already installed: {script} (sourced from {rc}); nothing changed"
+        ),
+        done => format!(
+            "{} the {name} integration: {script} (sourced from {rc}); open a new shell to use it",
+            done.verb()
+        ),
+    };
+    let _ = writeln!(std::io::stdout(), "{line}");
     Ok(Exit::Success)
+}
+
+/// What `--install-shell` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// Neither the wrapper nor the rc line was there.
+    Installed,
+    /// Something of an earlier integration was replaced.
+    Updated,
+    /// Both were already this version's: nothing was written.
+    Unchanged,
+}
+
+impl Outcome {
+    /// From whether the wrapper existed and was written, and whether the rc file held this
+    /// exact source line or an older one.
+    fn of(had_script: bool, wrote_script: bool, same_line: bool, had_line: bool) -> Self {
+        if !wrote_script && same_line {
+            Outcome::Unchanged
+        } else if had_script || had_line {
+            Outcome::Updated
+        } else {
+            Outcome::Installed
+        }
+    }
+
+    fn verb(self) -> &'static str {
+        match self {
+            Outcome::Installed => "installed",
+            Outcome::Updated => "updated",
+            Outcome::Unchanged => "kept",
+        }
+    }
 }
 
 /// Replaces `path` (our own file) with `text` through a temporary file beside it, so an

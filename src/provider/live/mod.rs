@@ -126,7 +126,9 @@ impl LiveProvider {
         };
         let credential = match (&config.api_key, signin) {
             (Some(key), _) => Credential::Key(Some(key.value.clone())),
-            (None, Some(source)) if wire == Wire::Responses => {
+            // A signed-in account's token is never sent over plain http: a loopback server
+            // (llama.cpp, a local proxy) gets no credential unless a key is configured.
+            (None, Some(source)) if wire == Wire::Responses && base.is_tls() => {
                 let roots = match &config.ca_file {
                     Some(path) => Some(std::fs::read(path).map_err(|e| {
                         LiveSetupError::SignIn(format!("AI_CA_FILE {}: {e}", path.display()))
@@ -164,7 +166,8 @@ impl LiveProvider {
     }
 
     /// The cheap checks of [`Self::from_config`] (no client is built, no network): a live
-    /// kind, and for the Responses API a key or a sign-in.
+    /// kind, and for the Responses API over https a key or a sign-in (a local server on
+    /// `http://` loopback needs neither).
     pub fn check<'c>(
         config: &'c Config,
         signin: Option<&SignInSource>,
@@ -174,7 +177,8 @@ impl LiveProvider {
             ProviderConfig::Chat { base_url, .. } => (Wire::Chat, base_url),
             ProviderConfig::Offline => return Err(LiveSetupError::Offline),
         };
-        if wire == Wire::Responses && config.api_key.is_none() && signin.is_none() {
+        if wire == Wire::Responses && base.is_tls() && config.api_key.is_none() && signin.is_none()
+        {
             return Err(LiveSetupError::NoKey);
         }
         Ok((wire, base))

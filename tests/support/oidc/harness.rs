@@ -80,7 +80,7 @@ pub fn issuer(pki: &Pki, root: &std::path::Path) -> (Killed, String) {
 pub fn issuer_with(pki: &Pki, root: &std::path::Path, env: &[(&str, &str)]) -> (Killed, String) {
     let modules = std::env::var_os("ANSA_OIDC_MODULES").unwrap_or_else(|| {
         panic!(
-            "these tests run a real OpenID Connect issuer: install it with `npm install --prefix DIR oidc-provider@9.13.3` and set ANSA_OIDC_MODULES=DIR/node_modules (.ci/run does both)"
+            "these tests run a real OpenID Connect issuer: install it with `npm install --prefix DIR oidc-provider@9.13.3` and set ANSA_OIDC_MODULES=DIR/node_modules (cargo xtask test does both)"
         )
     });
     let script = root.join("tests/support/oidc/issuer.mjs");
@@ -111,7 +111,7 @@ pub fn issuer_with(pki: &Pki, root: &std::path::Path, env: &[(&str, &str)]) -> (
 }
 
 /// The backend sign-ins are expected to choose: the keyring when the suite runs inside a
-/// D-Bus session with an unlocked Secret Service (`.ci/run`'s keyring pass sets
+/// D-Bus session with an unlocked Secret Service (`cargo xtask test`'s keyring pass sets
 /// `ANSA_TEST_KEYRING=1`), else files.
 pub fn expected_backend() -> ansa_auth::StoreBackend {
     if std::env::var_os("ANSA_TEST_KEYRING").is_some() {

@@ -1,6 +1,6 @@
 //! Scanning a large file through a memory map instead of a copy: the kernel's copy into a
 //! read buffer is most of what reading a cached file costs, and a 2 MiB file scanned mapped
-//! took 0.79× the time of the same file read (`docs/benchmarks.md`, issue 22).
+//! took 0.79× the time of the same file read (issue 22, in the history of `docs/benchmarks.md`).
 //!
 //! Small files are read, not mapped: each unmap in a process with two busy threads sends the
 //! other CPU a TLB shootdown, which on this project's VM cost about 30 µs a file, six times

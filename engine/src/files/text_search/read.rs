@@ -173,7 +173,7 @@ pub(super) fn open_bounded(
     // The walk saw a regular file; if it was swapped for something else since, skip it.
     // Another name of a hidden file is hidden too, when the filter says so. `fstat`, not
     // `File::metadata`: std asks `statx` with an empty path, which cost this VM's kernel about
-    // 0.4 µs more a file (1.7 ms of CPU in a search of 4096 files, docs/benchmarks.md).
+    // 0.4 µs more a file (1.7 ms of CPU in a search of 4096 files; issue 22, in the history of docs/benchmarks.md).
     let Ok(stat) = rustix::fs::fstat(&file) else {
         return Ok(None);
     };
