@@ -45,6 +45,7 @@ fn populate(root: &Path, ws: &Path, other: &Path, n: usize) {
             AcceptedAction::Submit {
                 text: "explain how the parser recovers from a missing semicolon".into(),
                 mode: Mode::Basic,
+                mentions: Vec::new(),
             },
         )
         .unwrap();

@@ -321,6 +321,7 @@ fn the_output_ceiling_is_charged_after_each_success() {
         hardening: Default::default(),
         hidden: None,
         withheld_env: Vec::new(),
+        spool_base: None,
     };
     let mut c = Client::with(ws.path(), config);
     let full = |id: u64| format!("t:3\ni:{id}\ns:0\nd[1]{{p,k,z}}:\n1,1,0\nz:0\nr:~\n");
