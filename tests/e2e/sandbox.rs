@@ -585,35 +585,42 @@ fn print_config_shows_the_mode_and_the_landlock_abi() {
     );
 }
 
-/// `chmod` and `touch` of an existing outside file: Landlock has no right for metadata
-/// (docs/security.md, "OS sandbox (engine)"), so only what is guaranteed is checked here: the
-/// content, the names and the entries outside stay as they were.
+/// `chmod`, `touch -d`, `chown` and an extended attribute on outside files, through the real
+/// binary: the supervisor's metadata server refuses each (docs/security.md), so every entry
+/// outside keeps its mode, times, owner and content, and the model is told the sandbox denied it.
 #[test]
-fn metadata_changes_outside_leave_content_and_names_alone() {
+fn metadata_changes_outside_are_refused_and_leave_everything_alone() {
+    require("python3", "apt-get install python3");
     let (w, outside) = world_with_outside();
     let o = outside.display().to_string();
+    let (uid, gid) = (nix::unistd::getuid(), nix::unistd::getgid());
     let script = w.script(
         "meta.json",
         json!([
-            {"tool_calls": [exec_call(&format!("chmod 600 {o}/existing.txt; touch -d 2001-01-01 {o}/sub/deep.txt; echo done"), None)]},
+            {"tool_calls": [exec_call(&format!(
+                "chmod 600 {o}/existing.txt; touch -d 2001-01-01 {o}/sub/deep.txt; chown {uid}:{gid} {o}/existing.txt; python3 -c \"import os; os.setxattr('{o}/existing.txt', 'user.x', b'1')\"; chmod 700 {o}/sub; echo done"
+            ), None)]},
             {"text": "tried"}
         ]),
     );
-    let content = |state: &BTreeMap<PathBuf, String>| -> Vec<(PathBuf, String)> {
-        state
-            .iter()
-            .map(|(p, d)| {
-                (
-                    p.clone(),
-                    d.rsplit(' ').next().unwrap_or_default().to_owned(),
-                )
-            })
-            .collect()
-    };
     let before = tree_state(&outside);
     let out = run_one_shot(&w, &script, &["--sandbox", "workspace-write"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    assert_eq!(content(&before), content(&tree_state(&outside)));
+    assert_eq!(
+        before,
+        tree_state(&outside),
+        "mode, times, owner and content"
+    );
+    let xattr = std::process::Command::new("python3")
+        .args([
+            "-c",
+            &format!("import os; print(os.listxattr('{o}/existing.txt'))"),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&xattr.stdout).trim(), "[]");
+    let outputs = tool_outputs(&w);
+    assert!(outputs[0].contains(SANDBOX_LINE), "{outputs:?}");
 }
 
 /// ansa's own secrets stay withheld from a sandboxed command's environment, as from any other.

@@ -85,7 +85,10 @@ impl Harness {
         let exclusion = FileExclusion::new(&AnsaHome::at(ansa), Some(&user), dir.path(), &patterns)
             .expect("exclusion");
         let tools = open(dir.path(), policy, exclusion);
-        let registry = ToolRegistry::offline().expect("registry");
+        // Every exec call here names `outside_sandbox`, as in a sandboxed session; what the
+        // executor does with it without a sandbox is tested on its own.
+        let registry = ToolRegistry::for_session(true, ansa::tools::SandboxArgument::Offered)
+            .expect("registry");
         Harness {
             dir,
             home,

@@ -239,13 +239,22 @@ enum LockFailure {
 
 /// Takes the session's lock without waiting (a holder means a live process).
 fn lock_now(dir: &Path) -> Result<File, LockFailure> {
+    // A link in the sessions directory is not a session: locking "through" it would create a
+    // lock file wherever it points. Left for the user to remove.
+    if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(LockFailure::Io(std::io::Error::other(
+            "it is a symbolic link, not a session directory; nothing was deleted (remove the link yourself if it is not wanted)",
+        )));
+    }
     let file = OpenOptions::new()
         .read(true)
         .write(true)
         .open(dir.join("lock"))
         .or_else(|e| {
             // A session directory without a lock file was never opened: create one to hold.
-            if e.kind() == std::io::ErrorKind::NotFound && dir.is_dir() {
+            if e.kind() == std::io::ErrorKind::NotFound
+                && fs::symlink_metadata(dir).is_ok_and(|m| m.is_dir())
+            {
                 use std::os::unix::fs::OpenOptionsExt;
                 OpenOptions::new()
                     .read(true)

@@ -158,9 +158,10 @@ impl Prompts {
                     continue;
                 }
             };
+            let (description, body) = front_matter(&body);
             let prompt = Prompt {
                 name: stem.to_owned(),
-                summary: summary(&body),
+                summary: description.map_or_else(|| summary(&body), |d| summary(&d)),
                 body,
                 origin,
             };
@@ -209,9 +210,55 @@ impl Prompts {
     }
 }
 
-/// A prompt file's text: at most [`MAX_PROMPT_BYTES`], UTF-8.
+/// Splits a leading YAML front matter block (`---` lines around `key: value` lines, as Claude
+/// Code's command files have) off a prompt: its `description` becomes the popup's line, and
+/// the block itself is never sent to the model.
+fn front_matter(text: &str) -> (Option<String>, String) {
+    let Some(rest) = text
+        .strip_prefix("---\n")
+        .or_else(|| text.strip_prefix("---\r\n"))
+    else {
+        return (None, text.to_owned());
+    };
+    let mut offset = 0;
+    for line in rest.split_inclusive('\n') {
+        if line.trim_end() == "---" {
+            let header = &rest[..offset];
+            let body = rest[offset + line.len()..].trim_start_matches(['\r', '\n']);
+            let description = header.lines().find_map(|l| {
+                let value = l.strip_prefix("description:")?.trim();
+                let value = value.trim_matches(|c| c == '"' || c == '\'');
+                (!value.is_empty()).then(|| value.to_owned())
+            });
+            return (description, body.to_owned());
+        }
+        offset += line.len();
+    }
+    // No closing `---`: not front matter, the text as written.
+    (None, text.to_owned())
+}
+
+/// A prompt file's text: at most [`MAX_PROMPT_BYTES`], UTF-8. The file is opened once without
+/// following a final symbolic link (a repository's `.ansa/prompts/review.md` linked to
+/// `~/.aws/credentials` would otherwise send that file to the model) and without blocking on a
+/// FIFO, then checked and read through that one descriptor, bounded.
 fn read_text(path: &Path) -> Result<String, String> {
-    let meta = std::fs::metadata(path).map_err(|e| format!("cannot be read ({e})"))?;
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(nix::libc::O_NOFOLLOW | nix::libc::O_NONBLOCK | nix::libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|e| {
+            if e.raw_os_error() == Some(nix::libc::ELOOP) {
+                "ignored: a symbolic link (prompt files are read only as regular files; copy the file instead)".to_owned()
+            } else {
+                format!("cannot be read ({e})")
+            }
+        })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot be read ({e})"))?;
     if !meta.is_file() {
         return Err("ignored: not a regular file".into());
     }
@@ -221,7 +268,10 @@ fn read_text(path: &Path) -> Result<String, String> {
             meta.len()
         ));
     }
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot be read ({e})"))?;
+    let mut bytes = Vec::new();
+    file.take(MAX_PROMPT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot be read ({e})"))?;
     if bytes.len() as u64 > MAX_PROMPT_BYTES {
         return Err(format!(
             "not used: more than the {MAX_PROMPT_BYTES} bytes a prompt may have"
@@ -242,6 +292,30 @@ mod tests {
     fn write(dir: &Path, name: &str, text: &[u8]) {
         std::fs::create_dir_all(dir).unwrap();
         std::fs::write(dir.join(name), text).unwrap();
+    }
+
+    #[test]
+    fn front_matter_is_the_summary_and_never_sent() {
+        let (d, body) =
+            front_matter("---\ndescription: review code\nmodel: x\n---\nReview $ARGUMENTS.\n");
+        assert_eq!(d.as_deref(), Some("review code"));
+        assert_eq!(body, "Review $ARGUMENTS.\n");
+        let (d, body) = front_matter("---\nno end\n");
+        assert_eq!((d, body.as_str()), (None, "---\nno end\n"));
+        let (d, body) = front_matter("plain\n");
+        assert_eq!((d, body.as_str()), (None, "plain\n"));
+    }
+
+    #[test]
+    fn a_linked_prompt_file_is_not_read() {
+        let t = tempfile::tempdir().unwrap();
+        let secret = t.path().join("secret");
+        std::fs::write(&secret, "TOPSECRET\n").unwrap();
+        let project = t.path().join("ws/.ansa/prompts");
+        std::fs::create_dir_all(&project).unwrap();
+        std::os::unix::fs::symlink(&secret, project.join("sec.md")).unwrap();
+        let err = read_text(&project.join("sec.md")).unwrap_err();
+        assert!(err.contains("symbolic link"), "{err}");
     }
 
     #[test]
