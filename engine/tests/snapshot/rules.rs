@@ -253,6 +253,51 @@ fn a_full_store_fails_at_the_retain_stage() {
 #[cfg(unix)]
 #[test]
 fn unreadable_entries_are_left_out_and_mark_the_answer_partial() {
+    // Privileged users read everything, so as root the test re-runs itself as `nobody`, where
+    // the rule can be observed (as `engine/tests/checkpoint/unreadable.rs` does).
+    if nix::unistd::geteuid().is_root() {
+        if std::env::var_os(AS_NOBODY).is_some() {
+            drop_to_nobody();
+            check_unreadable_entries();
+            return;
+        }
+        let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+            .args([
+                "rules::unreadable_entries_are_left_out_and_mark_the_answer_partial",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(AS_NOBODY, "1")
+            .env("TMPDIR", "/tmp")
+            .output()
+            .expect("re-run as nobody");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success() && stdout.contains("1 passed"),
+            "the unprivileged run failed or ran nothing:\n{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        return;
+    }
+    check_unreadable_entries();
+}
+
+const AS_NOBODY: &str = "ASH_SNAPSHOT_TEST_AS_NOBODY";
+
+/// Drops every privilege: no supplementary groups, group and user `nobody` (65534).
+fn drop_to_nobody() {
+    use nix::unistd::{Gid, Uid, setgroups, setresgid, setresuid};
+    const NOBODY: u32 = 65534;
+    setgroups(&[]).expect("setgroups");
+    let gid = Gid::from_raw(NOBODY);
+    setresgid(gid, gid, gid).expect("setresgid");
+    let uid = Uid::from_raw(NOBODY);
+    setresuid(uid, uid, uid).expect("setresuid");
+    assert_eq!(nix::unistd::geteuid().as_raw(), NOBODY);
+}
+
+fn check_unreadable_entries() {
     use std::os::unix::fs::PermissionsExt;
     let ws = tree(&[("a", b"a"), ("locked/x", b"x"), ("secret", b"s")]);
     let lock = |path: &str, mode: u32| {
@@ -261,11 +306,10 @@ fn unreadable_entries_are_left_out_and_mark_the_answer_partial() {
     };
     lock("secret", 0o000);
     lock("locked", 0o000);
-    // Privileged users read everything; the rule cannot be observed then.
-    if std::fs::File::open(ws.path().join("secret")).is_ok() {
-        lock("locked", 0o755);
-        return;
-    }
+    assert!(
+        std::fs::File::open(ws.path().join("secret")).is_err(),
+        "an unprivileged user cannot read a 0000 file"
+    );
     let mut c = Client::new(ws.path());
     let a = c.ask(&capture_req(1, DOT, 64, 0));
     lock("locked", 0o755);
