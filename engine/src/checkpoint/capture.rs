@@ -111,6 +111,35 @@ pub fn capture(
     previous: Option<&Manifest>,
     rules: &CaptureRules,
 ) -> Result<Captured, CheckpointError> {
+    capture_with(ws, store, previous, rules, None)
+}
+
+/// [`capture`] of the workspace a restore to `target` will change: a directory `target` kept
+/// that is ignored or excluded now is listed too (by stat only, nothing of it read or kept),
+/// so the restore can put the kept paths below it back and name what else it holds.
+pub fn capture_for_restore(
+    ws: &Workspace,
+    store: &Store,
+    previous: Option<&Manifest>,
+    rules: &CaptureRules,
+    target: &Manifest,
+) -> Result<Captured, CheckpointError> {
+    let kept_dirs: std::collections::BTreeSet<&str> = target
+        .entries
+        .iter()
+        .filter(|e| matches!(e.state, Ok(Node::Dir)))
+        .map(|e| e.path.as_str())
+        .collect();
+    capture_with(ws, store, previous, rules, Some(&kept_dirs))
+}
+
+fn capture_with(
+    ws: &Workspace,
+    store: &Store,
+    previous: Option<&Manifest>,
+    rules: &CaptureRules,
+    kept_dirs: Option<&std::collections::BTreeSet<&str>>,
+) -> Result<Captured, CheckpointError> {
     let exclude = Exclude::new(&rules.exclude)?;
     let _one_at_a_time = store
         .capturing
@@ -122,6 +151,7 @@ pub fn capture(
         previous,
         exclude: &exclude,
         max_file_bytes: rules.max_file_bytes,
+        kept_dirs,
     };
     let (walked, counts) = walk::walk(&cx)?;
     let mut run = Run {

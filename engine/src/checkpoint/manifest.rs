@@ -361,13 +361,16 @@ impl<'a> Reader<'a> {
 
 /// The rules both directions enforce: valid paths, strictly ascending by bytes, permission
 /// bits only, bounded payloads, and every entry's parent an earlier restorable directory
-/// (an ignored, excluded or unreadable directory lists nothing below it), except that a state
-/// directory lists what is below it as state too (by stat, so a plan can count its changes).
+/// (an unreadable directory lists nothing below it), except that a state directory lists what
+/// is below it as state too (by stat, so a plan can count its changes), and an ignored or
+/// excluded directory a restore's checkpoint kept lists what is below it by stat
+/// (`capture_for_restore`).
 fn check_structure<'m>(
     entries: impl Iterator<Item = (&'m String, &'m Result<Node, Unrestorable>, u32)>,
 ) -> Result<(), ManifestError> {
     let mut dirs: HashSet<&str> = HashSet::new();
     let mut state_dirs: HashSet<&str> = HashSet::new();
+    let mut listed: HashSet<&str> = HashSet::new();
     let mut previous: Option<&str> = None;
     for (index, (path, state, mode)) in entries.enumerate() {
         let bad = |reason: &'static str| ManifestError::BadEntry {
@@ -394,17 +397,35 @@ fn check_structure<'m>(
             _ => {}
         }
         let is_state = matches!(state, Err(Unrestorable::StateDir));
-        if let Some((parent, _)) = path.rsplit_once('/')
+        let parent = path.rsplit_once('/').map(|(p, _)| p);
+        let in_listed = parent.is_some_and(|p| listed.contains(p));
+        if in_listed && matches!(state, Ok(Node::File { .. }) | Ok(Node::Symlink { .. })) {
+            return Err(bad(
+                "its parent is an ignored or excluded directory, below which nothing is kept",
+            ));
+        }
+        if let Some(parent) = parent
             && !dirs.contains(parent)
             && !(is_state && state_dirs.contains(parent))
+            && !in_listed
         {
             return Err(bad("its parent is not a directory of the manifest"));
         }
         if matches!(state, Ok(Node::Dir)) {
-            dirs.insert(path);
+            if in_listed {
+                listed.insert(path);
+            } else {
+                dirs.insert(path);
+            }
         }
         if is_state {
             state_dirs.insert(path);
+        }
+        if matches!(
+            state,
+            Err(Unrestorable::Ignored) | Err(Unrestorable::Excluded)
+        ) {
+            listed.insert(path);
         }
         previous = Some(path);
     }

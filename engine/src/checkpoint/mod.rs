@@ -17,7 +17,9 @@ mod manifest;
 pub mod restore;
 mod store;
 
-pub use capture::{CaptureRules, CaptureStats, Captured, DEFAULT_MAX_FILE_BYTES, capture};
+pub use capture::{
+    CaptureRules, CaptureStats, Captured, DEFAULT_MAX_FILE_BYTES, capture, capture_for_restore,
+};
 pub use diff::{Change, ChangeKind, diff};
 pub use error::{CheckpointError, ManifestError};
 pub use manifest::{

@@ -9,6 +9,7 @@
 )]
 
 mod faults;
+mod ignored_now;
 mod matrix;
 mod real_store;
 mod support;

@@ -11,6 +11,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use ansa_sessions::{Checkpoint, CheckpointPhase, MAX_CHANGED_PATHS, ManifestHex, RequestId};
 use ash_engine::checkpoint::{
     CaptureRules, Captured, CheckpointError, Manifest, ManifestId, Store, Unrestorable, capture,
+    capture_for_restore,
 };
 use ash_engine::files::workspace::Workspace;
 
@@ -130,6 +131,16 @@ impl Checkpointer {
 
     /// Captures the workspace now (incrementally on the newest manifest known).
     pub fn capture_now(&mut self) -> Result<Captured, String> {
+        self.capture_toward(None)
+    }
+
+    /// [`Self::capture_now`] for a restore to `target`: a directory `target` kept that is
+    /// ignored or excluded now is listed too, so the restore can bring it back.
+    pub fn capture_for_restore(&mut self, target: &Manifest) -> Result<Captured, String> {
+        self.capture_toward(Some(target))
+    }
+
+    fn capture_toward(&mut self, target: Option<&Manifest>) -> Result<Captured, String> {
         self.settle();
         let store = self.store.as_ref().map_err(Clone::clone)?;
         if self.latest.is_none()
@@ -137,8 +148,13 @@ impl Checkpointer {
         {
             self.latest = store.manifest(&ManifestId(id.to_bytes())).ok();
         }
-        let captured = capture(&self.ws, store, self.latest.as_ref(), &self.rules)
-            .map_err(|e| e.to_string())?;
+        let captured = match target {
+            None => capture(&self.ws, store, self.latest.as_ref(), &self.rules),
+            Some(target) => {
+                capture_for_restore(&self.ws, store, self.latest.as_ref(), &self.rules, target)
+            }
+        }
+        .map_err(|e| e.to_string())?;
         self.latest = Some(captured.manifest.clone());
         Ok(captured)
     }

@@ -100,7 +100,7 @@ impl Worker {
         if let Some(code) = &code {
             let captured = self
                 .checkpoints
-                .capture_now()
+                .capture_for_restore(&code.manifest)
                 .map_err(|e| refused(format!("the workspace could not be captured: {e}")))?;
             let store = self.checkpoints.store().map_err(&refused)?;
             let mut unreadable = Vec::new();

@@ -44,6 +44,9 @@ pub(super) struct Context<'a> {
     pub(super) previous: Option<&'a Manifest>,
     pub(super) exclude: &'a Exclude,
     pub(super) max_file_bytes: u64,
+    /// The directories a restore's checkpoint kept: one ignored or excluded now is still
+    /// listed (see [`DirTask::stat_only`]). `None` outside a restore.
+    pub(super) kept_dirs: Option<&'a std::collections::BTreeSet<&'a str>>,
 }
 
 /// Counts of the walk.
@@ -56,9 +59,11 @@ struct DirTask {
     /// Logical path; `""` for the workspace root.
     logical: String,
     chain: Chain,
-    /// Inside a state directory: every entry is listed by its stat alone (never read, never
-    /// restored), so a plan can say how many paths a turn changed there.
-    state: bool,
+    /// Inside a state directory (`StateDir`), or inside an ignored or excluded directory a
+    /// restore's checkpoint kept (`Ignored`, `Excluded`): every entry is listed by its stat
+    /// alone with this reason (never read, never kept), so a plan can count what a turn changed
+    /// there, or name what a restore of the kept directory would replace without keeping.
+    stat_only: Option<Unrestorable>,
 }
 
 #[derive(Default)]
@@ -75,7 +80,7 @@ pub(super) fn walk(cx: &Context<'_>) -> Result<(Vec<Walked>, WalkCounts), Checkp
     let mut frontier = vec![DirTask {
         logical: String::new(),
         chain: None,
-        state: false,
+        stat_only: None,
     }];
     let mut entries: Vec<Walked> = Vec::new();
     let mut failed: HashMap<String, String> = HashMap::new();
@@ -138,9 +143,9 @@ fn list_dir(cx: &Context<'_>, task: &DirTask) -> Listing {
         }
     };
     // A state directory's `.gitignore`s say nothing about it: none are read there.
-    let chain = match task.state {
-        true => None,
-        false => ignore::extend(&task.chain, dir.as_fd(), &task.logical),
+    let chain = match task.stat_only {
+        Some(_) => None,
+        None => ignore::extend(&task.chain, dir.as_fd(), &task.logical),
     };
     // Only a directory with a name that is not UTF-8 needs the set of its names.
     let mut taken: Option<HashSet<String>> = None;
@@ -201,15 +206,37 @@ fn list_dir(cx: &Context<'_>, task: &DirTask) -> Listing {
             }
         };
         let at_root = task.logical.is_empty();
-        let (state, read) = if task.state {
-            if type_of(&stat) == SFlag::S_IFDIR && !is_store(cx, &stat) {
+        let (state, read) = if let Some(why) = &task.stat_only {
+            let is_dir = type_of(&stat) == SFlag::S_IFDIR;
+            // Below a kept directory ignored now, version-control state stays state, and a
+            // directory (known whole by its listing) is one, so a restore can tell it from a
+            // file it may replace; what a file holds is never read.
+            let why = match why {
+                Unrestorable::StateDir => Unrestorable::StateDir,
+                _ if VCS_STATE.contains(&name.as_str()) => Unrestorable::StateDir,
+                other => other.clone(),
+            };
+            let store = is_dir && is_store(cx, &stat);
+            // A name that is not UTF-8 cannot be restored, nor anything below it.
+            if is_dir && !store && (utf8 || why == Unrestorable::StateDir) {
                 listing.subdirs.push(DirTask {
                     logical: path.clone(),
                     chain: None,
-                    state: true,
+                    stat_only: Some(why.clone()),
                 });
             }
-            (Err(Unrestorable::StateDir), false)
+            match why {
+                _ if store => (Err(Unrestorable::StateDir), false),
+                Unrestorable::StateDir => (Err(why), false),
+                _ if is_dir && utf8 => (Ok(Node::Dir), false),
+                _ if !utf8 => (
+                    Err(Unrestorable::Unreadable {
+                        reason: "its name is not UTF-8 (shown here with U+FFFD), so it cannot be restored".to_owned(),
+                    }),
+                    false,
+                ),
+                _ => (Err(why), false),
+            }
         } else if !utf8 {
             let why = "its name is not UTF-8 (shown here with U+FFFD), so it cannot be restored";
             (
@@ -269,24 +296,37 @@ fn decide(
             listing.subdirs.push(DirTask {
                 logical: path.to_owned(),
                 chain: None,
-                state: true,
+                stat_only: Some(Unrestorable::StateDir),
             });
         }
         return (Err(Unrestorable::StateDir), false);
     }
-    if cx.exclude.matches(name, path, || {
+    let skipped = if cx.exclude.matches(name, path, || {
         cx.ws.root().join(path).to_string_lossy().into_owned()
     }) {
-        return (Err(Unrestorable::Excluded), false);
-    }
-    if ignore::ignored(chain, path, is_dir) {
-        return (Err(Unrestorable::Ignored), false);
+        Some(Unrestorable::Excluded)
+    } else if ignore::ignored(chain, path, is_dir) {
+        Some(Unrestorable::Ignored)
+    } else {
+        None
+    };
+    if let Some(why) = skipped {
+        // A directory the restore's checkpoint kept is listed (by stat only): the restore
+        // puts its kept paths back and must know what else it holds now.
+        if is_dir && cx.kept_dirs.is_some_and(|dirs| dirs.contains(path)) {
+            listing.subdirs.push(DirTask {
+                logical: path.to_owned(),
+                chain: None,
+                stat_only: Some(why.clone()),
+            });
+        }
+        return (Err(why), false);
     }
     if is_dir {
         listing.subdirs.push(DirTask {
             logical: path.to_owned(),
             chain: chain.clone(),
-            state: false,
+            stat_only: None,
         });
         return (Ok(Node::Dir), false);
     }

@@ -186,6 +186,24 @@ fn structure_rules_hold_in_both_directions() {
         ],
     };
     assert_eq!(decode(&encode(&state).unwrap()).unwrap(), state);
+    // What a capture for a restore lists below a kept directory ignored now: stat only.
+    let listed = Manifest {
+        entries: vec![
+            entry("build", Err(Unrestorable::Ignored)),
+            entry("build/a.txt", Err(Unrestorable::Ignored)),
+            entry("build/sub", Ok(Node::Dir)),
+            entry("build/sub/b.txt", Err(Unrestorable::Ignored)),
+        ],
+    };
+    assert_eq!(decode(&encode(&listed).unwrap()).unwrap(), listed);
+    let kept_below = Manifest {
+        entries: vec![
+            entry("build", Err(Unrestorable::Ignored)),
+            entry("build/sub", Ok(Node::Dir)),
+            file("build/sub/b.txt", b""),
+        ],
+    };
+    assert!(encode(&kept_below).is_err());
     // Encoded by hand past the encoder's checks, the decoder refuses the same thing.
     let mut bytes = encode(&Manifest {
         entries: vec![file("a", b""), file("b", b"")],

@@ -205,6 +205,7 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
         }
         None
     };
+    let listed = listed_below(&t, &n);
     let paths: BTreeSet<&str> = t.keys().chain(n.keys()).copied().collect();
     let mut candidates: BTreeMap<&str, Change> = BTreeMap::new();
     let mut held: BTreeMap<&str, Held> = BTreeMap::new();
@@ -231,8 +232,12 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
             None => None,
             Some(e) => match &e.state {
                 Ok(_) => Item::of(e).map(Before::Kept),
+                Err(_) if listed.tops.contains(path) => Some(Before::Kept(Item {
+                    mode: e.mode,
+                    node: Node::Dir,
+                })),
                 Err(why) => {
-                    if unkept_replaceable(why, after.as_ref()) {
+                    if listed.holds(path, why) || unkept_replaceable(why, after.as_ref()) {
                         Some(Before::Unkept {
                             mode: e.mode,
                             stamp: e.stamp,
@@ -277,6 +282,7 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
             None => End::Absent,
             Some(e) => match &e.state {
                 Ok(Node::Dir) => End::Dir,
+                Err(_) if listed.tops.contains(path) => End::Dir,
                 _ => End::Other,
             },
         }
@@ -351,6 +357,63 @@ pub(crate) fn diff(target: &Manifest, now: &Manifest, keep: &BTreeSet<String>) -
             .map(|(p, w)| (p.to_owned(), w.clone()))
             .collect(),
     }
+}
+
+/// Directories the checkpoint kept that are ignored or excluded now and that the capture of
+/// now listed anyway (`capture_for_restore`): below them, every directory is recorded as one
+/// and every other ignored or excluded entry is a file, symlink or special file known by its
+/// stat, so the restore may replace or delete it like any unkept file.
+struct Listed<'a> {
+    /// The ignored or excluded directories themselves (recorded without content).
+    tops: BTreeSet<&'a str>,
+}
+
+impl Listed<'_> {
+    /// Whether `path`, recorded without content for `why`, lies below a listed directory.
+    fn holds(&self, path: &str, why: &Unrestorable) -> bool {
+        if !matches!(why, Unrestorable::Ignored | Unrestorable::Excluded) {
+            return false;
+        }
+        let mut p = parent(path);
+        while let Some(q) = p {
+            if self.tops.contains(q) {
+                return true;
+            }
+            p = parent(q);
+        }
+        false
+    }
+}
+
+/// The listed directories: an ignored or excluded entry of now where the checkpoint kept a
+/// directory, with something listed below it. One listed empty cannot be told from a file of
+/// that name, so it stays not restorable (its kept children are then held with it).
+fn listed_below<'a>(t: &BTreeMap<&str, &Entry>, n: &BTreeMap<&'a str, &Entry>) -> Listed<'a> {
+    let mut tops = BTreeSet::new();
+    for (&path, e) in n {
+        let ignored = matches!(
+            e.state,
+            Err(Unrestorable::Ignored) | Err(Unrestorable::Excluded)
+        );
+        let kept_dir = t
+            .get(path)
+            .is_some_and(|k| matches!(k.state, Ok(Node::Dir)));
+        if !ignored || !kept_dir {
+            continue;
+        }
+        let below = format!("{path}/");
+        let holds_any = n
+            .range::<str, _>((
+                std::ops::Bound::Included(below.as_str()),
+                std::ops::Bound::Unbounded,
+            ))
+            .next()
+            .is_some_and(|(q, _)| q.starts_with(below.as_str()));
+        if holds_any {
+            tops.insert(path);
+        }
+    }
+    Listed { tops }
 }
 
 /// Whether an entry of now recorded without content may be replaced by `after` (or deleted
@@ -511,6 +574,42 @@ mod tests {
                 ("node_modules".to_owned(), Unrestorable::Ignored),
                 ("src".to_owned(), Unrestorable::Ignored),
                 ("target".to_owned(), Unrestorable::Ignored),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_kept_directory_ignored_now_and_listed_is_restored_below_and_an_empty_one_is_held() {
+        let target = m(vec![dir("build"), file("build/a.txt", b"a")]);
+        let listed = m(vec![
+            entry("build", Err(Unrestorable::Ignored)),
+            entry("build/a.txt", Err(Unrestorable::Ignored)),
+            dir("build/sub"),
+            entry("build/sub/new.txt", Err(Unrestorable::Ignored)),
+        ]);
+        let d = diff(&target, &listed, &BTreeSet::new());
+        assert_eq!(
+            changed(&d),
+            ["build/a.txt", "build/sub", "build/sub/new.txt"]
+        );
+        assert!(d.held.is_empty() && d.unrestorable.is_empty(), "{d:?}");
+        assert!(matches!(d.changes[0].before, Some(Before::Unkept { .. })));
+        assert!(matches!(d.changes[1].before, Some(Before::Kept(_))));
+        // Nothing listed below it: a file named `build` looks the same, so it is left alone.
+        let empty = m(vec![entry("build", Err(Unrestorable::Ignored))]);
+        let d = diff(&target, &empty, &BTreeSet::new());
+        assert!(d.changes.is_empty(), "{:?}", d.changes);
+        assert_eq!(
+            d.held,
+            [
+                (
+                    "build".to_owned(),
+                    Held::Unrestorable(Unrestorable::Ignored)
+                ),
+                (
+                    "build/a.txt".to_owned(),
+                    Held::Unrestorable(Unrestorable::Ignored)
+                ),
             ]
         );
     }

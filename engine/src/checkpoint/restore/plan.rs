@@ -122,7 +122,25 @@ pub fn external_changes(pairs: &[(&Manifest, &Manifest)]) -> BTreeSet<String> {
         let a: BTreeMap<&str, _> = a.entries.iter().map(|e| (e.path.as_str(), e)).collect();
         let b: BTreeMap<&str, _> = b.entries.iter().map(|e| (e.path.as_str(), e)).collect();
         for path in a.keys().chain(b.keys()) {
+            // A side that did not list below an ignored or excluded directory (only a capture
+            // for a restore does) says nothing about the paths there.
+            let unlisted = |side: &BTreeMap<&str, _>| {
+                let mut p = desired::parent(path);
+                while let Some(q) = p {
+                    if let Some(e) = side.get(q) {
+                        let e: &&crate::checkpoint::manifest::Entry = e;
+                        return matches!(
+                            e.state,
+                            Err(Unrestorable::Ignored) | Err(Unrestorable::Excluded)
+                        );
+                    }
+                    p = desired::parent(q);
+                }
+                false
+            };
             let differs = match (a.get(path), b.get(path)) {
+                (Some(_), None) if unlisted(&b) => false,
+                (None, Some(_)) if unlisted(&a) => false,
                 (Some(x), Some(y)) => match (&x.state, &y.state) {
                     (Ok(Node::Symlink { target: s }), Ok(Node::Symlink { target: t })) => s != t,
                     (Ok(s), Ok(t)) => s != t || x.mode != y.mode,
