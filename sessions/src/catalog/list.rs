@@ -3,6 +3,8 @@
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
+use rayon::iter::{IntoParallelIterator, ParallelIterator};
+
 use super::summary::{JournalEnd, Summary, journal_bytes, ms_since_epoch};
 use crate::error::{Result, SessionError};
 use crate::home::SessionStore;
@@ -96,7 +98,7 @@ pub fn list(store: &SessionStore) -> Result<Vec<Listed>> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(SessionError::io("cannot list", &root, e)),
     };
-    let mut out = Vec::new();
+    let mut dirs = Vec::new();
     for entry in entries {
         let entry = entry.map_err(|e| SessionError::io("cannot list", &root, e))?;
         let Some(id) = entry.file_name().to_str().and_then(SessionId::parse) else {
@@ -105,8 +107,14 @@ pub fn list(store: &SessionStore) -> Result<Vec<Listed>> {
         if !entry.file_type().is_ok_and(|t| t.is_dir()) {
             continue;
         }
-        out.push(listed(id, &entry.path()));
+        dirs.push((id, entry.path()));
     }
+    // Each row costs a few system calls and a small JSON parse, independent of the others:
+    // spread over the cores, the listing waits on the file system in parallel.
+    let mut out: Vec<Listed> = dirs
+        .into_par_iter()
+        .map(|(id, dir)| listed(id, &dir))
+        .collect();
     out.sort_by(|a, b| {
         b.last_activity_ms
             .cmp(&a.last_activity_ms)

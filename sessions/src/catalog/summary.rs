@@ -6,7 +6,7 @@
 //! ([`JournalEnd`]); otherwise the lister rebuilds it from the journal.
 
 use std::fs::{self, OpenOptions};
-use std::io::Write;
+use std::io::{Read, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -140,9 +140,10 @@ impl Summary {
         }
     }
 
-    /// Reads `<dir>/summary.json`; `None` when missing, unreadable or of another version.
+    /// Reads `<dir>/summary.json`; `None` when missing, unreadable, larger than any summary
+    /// ansa writes, or of another version.
     pub fn read(dir: &Path) -> Option<Summary> {
-        let bytes = fs::read(dir.join(SUMMARY_FILE)).ok()?;
+        let bytes = read_small(&dir.join(SUMMARY_FILE))?;
         let summary: Summary = serde_json::from_slice(&bytes).ok()?;
         (summary.schema_version == SUMMARY_VERSION).then_some(summary)
     }
@@ -167,6 +168,39 @@ impl Summary {
         }
         result
     }
+}
+
+/// A summary holds a path and at most 200 characters of prompt, so it is far below this; a
+/// bigger file is not one of ansa's and is rebuilt rather than read whole.
+const SUMMARY_MAX_BYTES: usize = 64 * 1024;
+/// First read's size: every ordinary summary fits, so one `read` gets it all.
+const SUMMARY_READ_BYTES: usize = 8 * 1024;
+
+/// The bytes of the small file at `path` with `openat` + `read` + `close` when it fits in
+/// [`SUMMARY_READ_BYTES`] (`fs::read` adds an `fstat` and an end-of-file probe; listing
+/// 5,000 sessions spends its time in these calls). A short read of a regular file means its
+/// end; were it ever cut short, the JSON would not parse and the summary is rebuilt.
+fn read_small(path: &Path) -> Option<Vec<u8>> {
+    let mut file = fs::File::open(path).ok()?;
+    let mut buf = vec![0u8; SUMMARY_READ_BYTES];
+    let mut filled = 0;
+    loop {
+        let n = match file.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        filled += n;
+        if n == 0 || filled < buf.len() {
+            break;
+        }
+        if buf.len() >= SUMMARY_MAX_BYTES {
+            return None;
+        }
+        buf.resize((buf.len() * 2).min(SUMMARY_MAX_BYTES), 0);
+    }
+    buf.truncate(filled);
+    Some(buf)
 }
 
 /// Bytes of every journal part in `dir`.

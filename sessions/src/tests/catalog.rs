@@ -101,3 +101,35 @@ fn bad_names_are_refused_and_a_busy_session_is_kept() {
         .collect();
     assert_eq!(ids, [idb]);
 }
+
+#[test]
+fn a_summary_is_read_across_several_reads_and_an_oversized_one_is_rebuilt() {
+    let (_t, store) = home();
+    let mut s = create(&store);
+    submit(&mut s, "c1", "fix the parser").expect("submit");
+    let dir = s.dir().to_path_buf();
+    drop(s);
+    let path = dir.join(catalog::SUMMARY_FILE);
+    let json = std::fs::read(&path).expect("summary");
+    let written = Summary::read(&dir).expect("summary");
+    // Whitespace is valid JSON padding: past the first read's 8 KiB it takes several reads.
+    let padded = |spaces: usize| {
+        let mut v = vec![b' '; spaces];
+        v.extend_from_slice(&json);
+        v
+    };
+    for spaces in [8 * 1024 - json.len(), 8 * 1024, 20 * 1024] {
+        std::fs::write(&path, padded(spaces)).expect("pad");
+        assert_eq!(Summary::read(&dir).as_ref(), Some(&written), "{spaces}");
+    }
+    // Bigger than any summary ansa writes: not read whole, rebuilt from the journal instead.
+    std::fs::write(&path, padded(70 * 1024)).expect("pad");
+    assert_eq!(Summary::read(&dir), None);
+    let rows = catalog::list(&store).expect("list");
+    assert_eq!(rows[0].turns, 1);
+    let saved = Summary::read(&dir).expect("saved again");
+    assert_eq!(
+        (saved.turns, saved.first_prompt, saved.end),
+        (written.turns, written.first_prompt, written.end)
+    );
+}
