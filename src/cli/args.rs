@@ -197,7 +197,7 @@ pub enum Command {
 
 /// `ansa sessions`.
 #[derive(Debug, Clone, clap::Args)]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(args_conflicts_with_subcommands = true, disable_help_subcommand = true)]
 pub struct SessionsArgs {
     /// Delete sessions or prune old ones instead of listing.
     #[command(subcommand)]

@@ -93,6 +93,10 @@ fn resumed_story(width: u16, height: u16) {
     t.keys(&["PPage"]);
     t.wait_text("first task");
     t.keys(&["Escape"]);
+    // Typed at once, Escape and `/` can reach the terminal together and read as Alt+/.
+    t.wait_for("the history pane closed", |screen| {
+        !screen.contains("first task")
+    });
     t.type_text("/exit");
     t.keys(&["Enter"]);
     t.wait_text("[ansa exited 0]");

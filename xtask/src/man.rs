@@ -17,24 +17,32 @@ fn pages() -> Result<Vec<(String, Vec<u8>)>, std::io::Error> {
     let mut pages = Vec::new();
     for command in commands {
         let name = command.get_name().to_owned();
-        for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
-            // clap takes a `'static` name unless its `string` feature is on, which would change
-            // clap's build for the whole workspace; a few leaked bytes in a short task do not.
-            let page_name: &'static str =
-                Box::leak(format!("{name}-{}", sub.get_name()).into_boxed_str());
-            let sub = sub
-                .clone()
-                .name(page_name)
-                .bin_name(format!("{name} {}", sub.get_name()));
-            let mut page = Vec::new();
-            clap_mangen::Man::new(sub).render(&mut page)?;
-            pages.push((format!("{page_name}.1"), page));
-        }
-        let mut page = Vec::new();
-        clap_mangen::Man::new(command).render(&mut page)?;
-        pages.push((format!("{name}.1"), page));
+        add_pages(command, &name, &name, &mut pages)?;
     }
     Ok(pages)
+}
+
+/// Renders `command` as `page_name.1` after the pages of its subcommands (at every depth:
+/// `ansa sessions rm` is `ansa-sessions-rm(1)`, which `ansa-sessions(1)` refers to).
+fn add_pages(
+    command: clap::Command,
+    page_name: &str,
+    bin_name: &str,
+    pages: &mut Vec<(String, Vec<u8>)>,
+) -> Result<(), std::io::Error> {
+    for sub in command.get_subcommands().filter(|s| !s.is_hide_set()) {
+        // clap takes a `'static` name unless its `string` feature is on, which would change
+        // clap's build for the whole workspace; a few leaked bytes in a short task do not.
+        let sub_page: &'static str =
+            Box::leak(format!("{page_name}-{}", sub.get_name()).into_boxed_str());
+        let sub_bin = format!("{bin_name} {}", sub.get_name());
+        let sub = sub.clone().name(sub_page).bin_name(sub_bin.clone());
+        add_pages(sub, sub_page, &sub_bin, pages)?;
+    }
+    let mut page = Vec::new();
+    clap_mangen::Man::new(command).render(&mut page)?;
+    pages.push((format!("{page_name}.1"), page));
+    Ok(())
 }
 
 /// The checked-in pages' directory: `man/` at the repository root.
