@@ -25,16 +25,10 @@ pub fn cache_dir() -> Result<PathBuf, XtaskError> {
         .ok_or(XtaskError::NoCache)
 }
 
-/// The reference ASH/1 build: `ASH_REFERENCE`, else `../shared/reference/ash` beside the
-/// checkout (where the CI machine keeps it).
-fn reference(root: &Path) -> Option<OsString> {
-    if let Some(path) = std::env::var_os("ASH_REFERENCE").filter(|p| !p.is_empty()) {
-        return Some(path);
-    }
-    let beside = root.join("../shared/reference/ash");
-    beside
-        .is_file()
-        .then(|| beside.canonicalize().unwrap_or(beside).into_os_string())
+/// The reference ASH/1 build, when `ASH_REFERENCE` names it (the repository does not know
+/// where a machine keeps it).
+fn reference() -> Option<OsString> {
+    std::env::var_os("ASH_REFERENCE").filter(|p| !p.is_empty())
 }
 
 /// An ignored test and whether this run can run it.
@@ -150,7 +144,7 @@ pub fn run(root: &Path) -> Result<(), XtaskError> {
     if std::env::var_os("CARGO_TARGET_DIR").is_none() {
         env.push(("CARGO_TARGET_DIR", cache.join("target").into()));
     }
-    let reference = reference(root);
+    let reference = reference();
     if let Some(path) = &reference {
         env.push(("ASH_REFERENCE", path.clone()));
     }

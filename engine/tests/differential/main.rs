@@ -47,7 +47,7 @@ fn every_case_document_is_canonical() {
 }
 
 #[test]
-#[ignore = "needs the reference ash: set ASH_REFERENCE to its build (cargo xtask test also finds it at ../shared/reference/ash)"]
+#[ignore = "needs the reference ash: set ASH_REFERENCE to its build"]
 fn ours_answers_like_the_reference() {
     let reference = std::env::var_os("ASH_REFERENCE")
         .map(PathBuf::from)
