@@ -49,7 +49,6 @@ pub struct Started {
     pub sandbox: ansa_ui::tui::SandboxInfo,
     /// The access mode, for the footer and `/status`.
     pub access: ansa_ui::tui::AccessInfo,
-
     /// The files the tools never expose: `@` completion leaves them out too.
     pub exclusion: FileExclusion,
 }

@@ -23,9 +23,8 @@ mod live;
 #[path = "../support/live_runtime.rs"]
 mod live_runtime;
 mod llama;
-mod maintenance;
-
 mod local_model;
+mod maintenance;
 mod malformed;
 mod mentions;
 #[path = "../support/mock_provider.rs"]
@@ -34,18 +33,15 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
-mod recovery;
-
-mod prompts;
-
 mod picker;
+mod prompts;
+mod recovery;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
-mod sandbox;
-
 mod rewind;
 mod rewind_gaps;
+mod sandbox;
 mod secrets;
 mod sessions_list;
 mod signed_in;
