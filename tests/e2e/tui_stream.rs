@@ -85,6 +85,12 @@ fn chunked_stream(text: &str) -> Vec<String> {
 /// first shows the marker, the window takes that width. The terminal is full of earlier output
 /// when `ansa` starts, as after a while of use, so the live region sits at the bottom.
 fn streamed(width: u16, height: u16, resizes: &[(&str, u16)]) -> String {
+    let sized: Vec<(&str, (u16, u16))> = resizes.iter().map(|&(m, w)| (m, (w, height))).collect();
+    streamed_sizes(width, height, &sized)
+}
+
+/// Like [`streamed`], each resize giving the window both a width and a height.
+fn streamed_sizes(width: u16, height: u16, resizes: &[(&str, (u16, u16))]) -> String {
     let w = World::new();
     let mock = MockProvider::http();
     let text = long_answer();
@@ -97,9 +103,9 @@ fn streamed(width: u16, height: u16, resizes: &[(&str, u16)]) -> String {
     t.wait_text("idle");
     t.type_text("explain the settings");
     t.keys(&["Enter"]);
-    for (marker, to) in resizes {
+    for (marker, (to_width, to_height)) in resizes {
         t.wait_text(marker);
-        t.resize(*to, height);
+        t.resize(*to_width, *to_height);
     }
     t.wait_text("answer complete");
     t.capture_joined()
@@ -138,6 +144,46 @@ fn resizing_while_a_table_streams_leaves_every_line_once() {
     for (width, height) in [(100, 32), (60, 20), (120, 40)] {
         let (narrow, wide) = (width * 4 / 5, width * 6 / 5);
         let capture = streamed(width, height, &[("option_06", narrow), ("option_14", wide)]);
+        assert_once(&capture, (width, height));
+    }
+}
+
+#[test]
+fn shrinking_width_and_height_together_while_streaming_leaves_every_line_once() {
+    // Before the terminal's cursor was parked at the live region's top, tmux pushed the rows of
+    // the region above the cursor into its history when the screen got shorter and narrower at
+    // once: preview rows stayed there as ghosts of lines committed later.
+    for (width, height) in [(120, 40), (100, 32), (60, 20)] {
+        let capture = streamed_sizes(
+            width,
+            height,
+            &[
+                ("option_05", (60, 20)),
+                ("option_15", (100, 32)),
+                ("option_25", (60, 20)),
+                ("knob_03", (120, 40)),
+            ],
+        );
+        assert_once(&capture, (width, height));
+    }
+}
+
+#[test]
+fn three_narrow_wide_cycles_while_streaming_leave_every_line_once() {
+    for (width, height) in [(100, 32), (60, 20), (120, 40)] {
+        let narrow = width * 3 / 5;
+        let capture = streamed(
+            width,
+            height,
+            &[
+                ("option_04", narrow),
+                ("option_10", width),
+                ("option_16", narrow),
+                ("option_22", width),
+                ("option_30", narrow),
+                ("knob_04", width),
+            ],
+        );
         assert_once(&capture, (width, height));
     }
 }

@@ -23,8 +23,17 @@
 //! - Each frame (commits plus redraw) is one write wrapped in synchronized-update marks
 //!   (`CSI ? 2026 h/l`, ignored where unsupported) with the cursor hidden until it is placed
 //!   at the input, so nothing flickers.
-//! - On resize the region's top is recomputed from the cursor (which sits at the input, a
-//!   known offset into the region), then it is wiped and repainted at the new width.
+//! - The terminal's own cursor is parked, hidden, at the region's first column and row after
+//!   every frame; the input's cursor is drawn as a reversed cell instead. A terminal keeps the
+//!   cursor's row on screen when it is resized and does whatever it likes with the rows above
+//!   it: tmux and xterm drop rows below the cursor first when the screen gets shorter, then
+//!   push rows from the top into their history, and tmux splits every row wider than a
+//!   narrower screen and moves the top rows into its history to make room. With the cursor at
+//!   the input, rows of the region above it (the preview, tool lines) went into the history
+//!   that way, as ghosts of lines committed later, and the region's top after a resize had
+//!   to be guessed from how the terminal rewrapped them. Parked at the top, only committed
+//!   lines are ever above the cursor, and the reported cursor row *is* the region's top after
+//!   any resize; the region is then wiped and repainted at the new size.
 //!
 //! [`TerminalGuard`] puts the terminal into raw mode with bracketed paste and keyboard
 //! disambiguation (Shift+Enter), and restores it on drop and from a panic hook (before the
@@ -64,7 +73,8 @@ pub(crate) struct InlineTerminal<W: Write> {
     height: u16,
     top: u16,
     prev: Option<Buffer>,
-    cursor: Option<(u16, u16)>,
+    /// After a resize: the blank rows that were below the region before it (see `resize`).
+    blank_below: Option<u16>,
     clear_below: bool,
     wipe: bool,
     in_frame: bool,
@@ -96,7 +106,7 @@ impl<W: Write> InlineTerminal<W> {
             height,
             top: top.min(height),
             prev: None,
-            cursor: None,
+            blank_below: None,
             clear_below: false,
             wipe: false,
             in_frame: false,
@@ -192,11 +202,23 @@ impl<W: Write> InlineTerminal<W> {
         Ok(())
     }
 
-    /// Draws the live region from `buf` (as wide as the terminal, at most as high) and puts
-    /// the cursor at `cursor` within it (hidden when `None`), then flushes the frame.
+    /// Draws the live region from `buf` (as wide as the terminal, at most as high) with the
+    /// input's cursor drawn at `cursor` within it (none when `None`), then flushes the frame.
+    /// The terminal's own cursor stays hidden at the region's top-left corner (module docs).
     pub fn draw(&mut self, buf: &Buffer, cursor: Option<(u16, u16)>) -> io::Result<()> {
         self.begin()?;
         let height = buf.area.height.min(self.height);
+        let cursor = cursor.filter(|&(x, y)| y < height && x < buf.area.width);
+        let mut caret;
+        let buf = match cursor {
+            Some((x, y)) => {
+                caret = buf.clone();
+                let cell = &mut caret[(x, y)];
+                cell.modifier.insert(Modifier::REVERSED);
+                &caret
+            }
+            None => buf,
+        };
         if self
             .prev
             .as_ref()
@@ -204,13 +226,18 @@ impl<W: Write> InlineTerminal<W> {
         {
             self.prev = None;
         }
+        if std::mem::take(&mut self.wipe) {
+            erase_below(&mut self.out, self.top, self.height)?;
+        }
+        if let Some(blank) = self.blank_below.take() {
+            // No more blank rows below the region than before the resize (see `resize`).
+            let floor = self.height.saturating_sub(height.saturating_add(blank));
+            self.top = self.top.max(floor);
+        }
         if self.top.saturating_add(height) > self.height {
             let over = self.top + height - self.height;
             self.scroll_up(over)?;
             self.top -= over;
-        }
-        if std::mem::take(&mut self.wipe) {
-            erase_below(&mut self.out, self.top, self.height)?;
         }
         let width = usize::from(buf.area.width);
         let prev_height = self.prev.as_ref().map_or(0, |p| p.area.height);
@@ -227,52 +254,38 @@ impl<W: Write> InlineTerminal<W> {
             erase_below(&mut self.out, self.top + height, self.height)?;
         }
         self.clear_below = false;
-        let cursor = cursor.filter(|&(_, y)| y < height);
-        if let Some((x, y)) = cursor {
-            queue!(self.out, MoveTo(x.min(self.width - 1), self.top + y), Show)?;
-        }
-        queue!(self.out, EndSynchronizedUpdate)?;
+        queue!(self.out, MoveTo(0, self.top), EndSynchronizedUpdate)?;
         self.in_frame = false;
         self.out.flush()?;
         let mut prev = buf.clone();
         prev.resize(ratatui::layout::Rect::new(0, 0, buf.area.width, height));
         self.prev = Some(prev);
-        self.cursor = cursor;
         Ok(())
     }
 
-    /// The terminal now has `size`; `cursor` is where it reports the cursor (if it could).
-    /// The next draw wipes the region and repaints it.
+    /// The terminal now has `size`; `cursor` is where it reports its cursor (if it could):
+    /// the region's top-left corner, where every frame leaves it, wherever the resize moved
+    /// that row. The next draw wipes the region and repaints it.
     ///
-    /// A terminal that reflows on resize (tmux, most modern ones) splits every row wider than
-    /// the new width into several, pushing rows off the top into its scrollback, and keeps the
-    /// cursor on its character; one that does not (xterm) cuts rows and keeps the cursor's row.
-    /// When the width shrank and the cursor moved, the terminal reflowed: the region's rows
-    /// above the cursor now take as many screen rows as their drawn lengths need, so the top
-    /// is that far above the cursor. Counting them as one row each would leave the upper parts
-    /// of split rows above the repainted region, where they would later scroll into the
-    /// scrollback as ghost lines.
+    /// A narrower terminal that reflows splits the region's rows and moves its top up by the
+    /// extra rows; repainted at the new width, the region is shorter than that, and the rest
+    /// is left blank below it. Left there, those blank rows would add up over resizes and lift
+    /// the region towards the screen's top, until it no longer fits the screen when next split
+    /// and its top rows go into the history. So the repaint keeps no more blank rows below the
+    /// region than were there before the resize: it moves down, leaving the rows above it
+    /// blank (blank lines in the dialog, never a line twice).
     pub fn resize(&mut self, size: (u16, u16), cursor: Option<(u16, u16)>) {
-        let (old_width, old_height) = (self.width, self.height);
-        let old_row = self.cursor.map(|(_, y)| self.top.saturating_add(y));
+        let drawn = self.prev.as_ref().map(|p| p.area.height);
+        if let Some(drawn) = drawn {
+            let below = self.height.saturating_sub(self.top.saturating_add(drawn));
+            self.blank_below = Some(self.blank_below.map_or(below, |b| b.min(below)));
+        }
         self.width = size.0.max(1);
         self.height = size.1.max(1);
-        let reflowed = self.width < old_width
-            && self.height == old_height
-            && cursor.is_some_and(|(_, row)| Some(row) != old_row);
-        let above = match (&self.prev, self.cursor) {
-            (Some(prev), Some((_, offset))) if reflowed => (0..offset)
-                .map(|y| rows_after_reflow(prev, y, self.width))
-                .sum(),
-            (_, Some((_, offset))) => offset,
-            (_, None) => 0,
-        };
-        self.top = match (cursor, self.cursor) {
-            (Some((_, row)), Some(_)) => row.saturating_sub(above),
-            (Some((_, row)), None) => row,
-            (None, _) => self.top,
+        if let Some((_, row)) = cursor {
+            self.top = row;
         }
-        .min(self.height - 1);
+        self.top = self.top.min(self.height - 1);
         self.invalidate();
     }
 
@@ -287,7 +300,7 @@ impl<W: Write> InlineTerminal<W> {
     pub fn clear(&mut self) -> io::Result<()> {
         self.begin()?;
         erase_below(&mut self.out, self.top, self.height)?;
-        queue!(self.out, Show, EndSynchronizedUpdate)?;
+        queue!(self.out, MoveTo(0, self.top), Show, EndSynchronizedUpdate)?;
         self.in_frame = false;
         self.prev = None;
         self.out.flush()
@@ -306,18 +319,6 @@ fn erase_below(out: &mut impl Write, row: u16, height: u16) -> io::Result<()> {
         queue!(out, MoveTo(0, r), Clear(ClearType::CurrentLine))?;
     }
     Ok(())
-}
-
-/// Screen rows that row `y` of `buf`, as drawn (up to its last visible cell), takes once a
-/// reflowing terminal rewraps it to `width` columns.
-fn rows_after_reflow(buf: &Buffer, y: u16, width: u16) -> u16 {
-    let cells = usize::from(buf.area.width);
-    let start = usize::from(y) * cells;
-    let drawn = buf.content[start..start + cells]
-        .iter()
-        .rposition(visible)
-        .map_or(0, |last| last + 1);
-    u16::try_from(drawn.div_ceil(usize::from(width.max(1))).max(1)).unwrap_or(u16::MAX)
 }
 
 /// Prints the app's new dialog into scrollback and redraws its live region.
