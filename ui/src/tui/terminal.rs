@@ -44,20 +44,21 @@ use std::panic::PanicHookInfo;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use crossterm::cursor::{Hide, MoveTo, Show};
+use crossterm::cursor::{Hide, MoveDown, MoveTo, MoveUp, Show};
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::style::{Attribute, SetAttribute};
+use crossterm::style::{PrintStyledContent, StyledContent};
 use crossterm::terminal::{
     BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, disable_raw_mode,
     enable_raw_mode,
 };
 use crossterm::{execute, queue};
-use ratatui::backend::{Backend, CrosstermBackend};
-use ratatui::buffer::{Buffer, Cell, CellDiffOption};
-use ratatui::style::{Color, Modifier};
+use ratatui::backend::IntoCrossterm;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
@@ -72,12 +73,22 @@ pub(crate) struct InlineTerminal<W: Write> {
     width: u16,
     height: u16,
     top: u16,
+    /// The row the terminal's cursor is on, as this region last moved it.
+    at: u16,
     prev: Option<Buffer>,
     /// After a resize: the blank rows that were below the region before it (see `resize`).
     blank_below: Option<u16>,
     clear_below: bool,
     wipe: bool,
     in_frame: bool,
+}
+
+/// Prints `text` in `style` (the terminal's attributes are reset after it).
+fn print_run(out: &mut impl Write, style: Style, text: &str) -> io::Result<()> {
+    queue!(
+        out,
+        PrintStyledContent(StyledContent::new(style.into_crossterm(), text))
+    )
 }
 
 /// True when a cell shows something (a space with a background or underline does).
@@ -105,6 +116,7 @@ impl<W: Write> InlineTerminal<W> {
             width,
             height,
             top: top.min(height),
+            at: cursor.map_or(height - 1, |(_, y)| y.min(height - 1)),
             prev: None,
             blank_below: None,
             clear_below: false,
@@ -135,16 +147,44 @@ impl<W: Write> InlineTerminal<W> {
 
     fn begin(&mut self) -> io::Result<()> {
         if !self.in_frame {
+            // No autowrap within a frame: a frame written before the terminal narrowed and
+            // read after it has rows wider than the screen, which must not wrap and scroll.
             queue!(self.out, BeginSynchronizedUpdate, Hide)?;
+            self.out.write_all(b"\x1b[?7l")?;
             self.in_frame = true;
         }
+        Ok(())
+    }
+
+    /// Ends a frame: the cursor parked at the region's top, autowrap back on.
+    fn end(&mut self) -> io::Result<()> {
+        self.goto(self.top.min(self.height - 1))?;
+        self.out.write_all(b"\x1b[?7h")?;
+        queue!(self.out, EndSynchronizedUpdate)?;
+        self.in_frame = false;
+        Ok(())
+    }
+
+    /// Moves the cursor to column 0 of screen row `row`, relative to where it is. Every
+    /// frame starts at the region's top, where the last one parked it and where the terminal
+    /// keeps it through a resize; moving relative to it, a frame the terminal reads only
+    /// after it resized (the application learns of a resize a frame late) still lands on
+    /// the region, never on committed lines an absolute row would now address.
+    fn goto(&mut self, row: u16) -> io::Result<()> {
+        self.out.write_all(b"\r")?;
+        match row.cmp(&self.at) {
+            std::cmp::Ordering::Greater => queue!(self.out, MoveDown(row - self.at))?,
+            std::cmp::Ordering::Less => queue!(self.out, MoveUp(self.at - row))?,
+            std::cmp::Ordering::Equal => {}
+        }
+        self.at = row;
         Ok(())
     }
 
     /// Scrolls the whole screen up `n` rows (the top rows go into scrollback).
     fn scroll_up(&mut self, n: u16) -> io::Result<()> {
         if n > 0 {
-            queue!(self.out, MoveTo(0, self.height - 1))?;
+            self.goto(self.height - 1)?;
             for _ in 0..n {
                 self.out.write_all(b"\n")?;
             }
@@ -152,11 +192,29 @@ impl<W: Write> InlineTerminal<W> {
         Ok(())
     }
 
+    /// Erases the screen from row `row` down. From the top row it erases line by line:
+    /// "erase below" at the home position is a whole-screen clear, which tmux (its
+    /// `scroll-on-clear`, on by default) answers by moving the screen into its scrollback —
+    /// the live region with it, as ghost lines.
+    fn erase_below(&mut self, row: u16) -> io::Result<()> {
+        if row > 0 {
+            self.goto(row)?;
+            return queue!(self.out, Clear(ClearType::FromCursorDown));
+        }
+        for r in 0..self.height {
+            self.goto(r)?;
+            queue!(self.out, Clear(ClearType::CurrentLine))?;
+        }
+        Ok(())
+    }
+
     /// Writes row `y` of `buf` on screen row `row`: the whole line is erased first (so
     /// terminals that reflow on resize, like tmux, do not remember a longer line that was
-    /// there before), then its cells up to the last visible one (no trailing blanks).
+    /// there before), then its cells up to the last visible one (no trailing blanks), in
+    /// runs of one style, without absolute cursor moves.
     fn write_row(&mut self, buf: &Buffer, y: u16, row: u16) -> io::Result<()> {
-        queue!(self.out, MoveTo(0, row), Clear(ClearType::CurrentLine))?;
+        self.goto(row)?;
+        queue!(self.out, Clear(ClearType::CurrentLine))?;
         let width = usize::from(buf.area.width);
         let start = usize::from(y) * width;
         let cells = &buf.content[start..start + width];
@@ -164,18 +222,27 @@ impl<W: Write> InlineTerminal<W> {
             return Ok(());
         };
         let mut skip = 0usize;
-        let mut updates = Vec::with_capacity(last + 1);
-        for (x, cell) in cells[..=last].iter().enumerate() {
+        let mut run = String::new();
+        let mut style = None;
+        for cell in &cells[..=last] {
             if skip > 0 {
                 skip -= 1;
                 continue;
             }
             skip = cell.symbol().width().saturating_sub(1);
-            if cell.diff_option != CellDiffOption::Skip {
-                updates.push((u16::try_from(x).unwrap_or(u16::MAX), row, cell));
+            if style != Some(cell.style()) {
+                if let Some(done) = style {
+                    print_run(&mut self.out, done, &run)?;
+                }
+                run.clear();
+                style = Some(cell.style());
             }
+            run.push_str(cell.symbol());
         }
-        CrosstermBackend::new(&mut self.out).draw(updates.into_iter())
+        if let Some(done) = style {
+            print_run(&mut self.out, done, &run)?;
+        }
+        Ok(())
     }
 
     /// Prints `lines` above the live region, into the dialog and eventually the terminal's
@@ -227,7 +294,7 @@ impl<W: Write> InlineTerminal<W> {
             self.prev = None;
         }
         if std::mem::take(&mut self.wipe) {
-            erase_below(&mut self.out, self.top, self.height)?;
+            self.erase_below(self.top)?;
         }
         if let Some(blank) = self.blank_below.take() {
             // No more blank rows below the region than before the resize (see `resize`).
@@ -251,11 +318,10 @@ impl<W: Write> InlineTerminal<W> {
             }
         }
         if (self.clear_below || height < prev_height) && self.top + height < self.height {
-            erase_below(&mut self.out, self.top + height, self.height)?;
+            self.erase_below(self.top + height)?;
         }
         self.clear_below = false;
-        queue!(self.out, MoveTo(0, self.top), EndSynchronizedUpdate)?;
-        self.in_frame = false;
+        self.end()?;
         self.out.flush()?;
         let mut prev = buf.clone();
         prev.resize(ratatui::layout::Rect::new(0, 0, buf.area.width, height));
@@ -286,6 +352,7 @@ impl<W: Write> InlineTerminal<W> {
             self.top = row;
         }
         self.top = self.top.min(self.height - 1);
+        self.at = self.top;
         self.invalidate();
     }
 
@@ -299,18 +366,16 @@ impl<W: Write> InlineTerminal<W> {
     /// the committed dialog.
     pub fn clear(&mut self) -> io::Result<()> {
         self.begin()?;
-        erase_below(&mut self.out, self.top, self.height)?;
-        queue!(self.out, MoveTo(0, self.top), Show, EndSynchronizedUpdate)?;
-        self.in_frame = false;
+        self.erase_below(self.top.min(self.height - 1))?;
+        self.end()?;
+        queue!(self.out, Show)?;
         self.prev = None;
         self.out.flush()
     }
 }
 
-/// Erases the screen from row `row` (of `height`) down. From the top row it erases line by
-/// line: "erase below" at the home position is a whole-screen clear, which tmux (its
-/// `scroll-on-clear`, on by default) answers by moving the screen into its scrollback — the
-/// live region with it, as ghost lines.
+/// [`InlineTerminal::erase_below`] with absolute moves, for restoring the terminal from a
+/// panic (where the region's state is not at hand).
 fn erase_below(out: &mut impl Write, row: u16, height: u16) -> io::Result<()> {
     if row > 0 {
         return queue!(out, MoveTo(0, row), Clear(ClearType::FromCursorDown));
@@ -386,6 +451,7 @@ fn restore(live_top: &AtomicU32, restored: &AtomicBool) {
         let height = crossterm::terminal::size().map_or(top.saturating_add(1), |(_, h)| h);
         let _ = erase_below(&mut out, top, height);
     }
+    let _ = out.write_all(b"\x1b[?7h");
     let _ = queue!(
         out,
         EndSynchronizedUpdate,

@@ -239,9 +239,9 @@ fn the_region_at_the_top_row_is_never_erased_with_a_whole_screen_clear() {
     term.clear().unwrap();
     let bytes = String::from_utf8_lossy(term.writer_mut()).into_owned();
     assert_eq!(term.top(), 0);
-    assert!(!bytes.contains("\u{1b}[1;1H\u{1b}[J"), "{bytes:?}");
+    assert!(!bytes.contains("\u{1b}[J"), "{bytes:?}");
     assert!(
-        bytes.contains("\u{1b}[1;1H\u{1b}[2K"),
+        bytes.matches("\u{1b}[2K").count() >= 20,
         "erased line by line: {bytes:?}"
     );
 }
@@ -265,6 +265,8 @@ fn the_terminal_cursor_is_parked_at_the_region_top_and_marks_it_after_a_resize()
         std::num::NonZeroU16::new(100).unwrap(),
         0,
     );
+    // The terminal's cursor where the region was told it is; frames move relative to it.
+    parser.process(b"\x1b[11;1H");
     parser.process(term.writer_mut());
     // Parked at the region's top-left, hidden; the input's cursor is a reversed cell.
     assert_eq!(parser.screen().cursor_position(), (10, 0));
