@@ -85,6 +85,12 @@ fn chunked_stream(text: &str) -> Vec<String> {
 /// first shows the marker, the window takes that width. The terminal is full of earlier output
 /// when `ansa` starts, as after a while of use, so the live region sits at the bottom.
 fn streamed(width: u16, height: u16, resizes: &[(&str, u16)]) -> String {
+    let sized: Vec<(&str, (u16, u16))> = resizes.iter().map(|&(m, w)| (m, (w, height))).collect();
+    streamed_sizes(width, height, &sized)
+}
+
+/// Like [`streamed`], each resize giving the window both a width and a height.
+fn streamed_sizes(width: u16, height: u16, resizes: &[(&str, (u16, u16))]) -> String {
     let w = World::new();
     let mock = MockProvider::http();
     let text = long_answer();
@@ -97,9 +103,9 @@ fn streamed(width: u16, height: u16, resizes: &[(&str, u16)]) -> String {
     t.wait_text("idle");
     t.type_text("explain the settings");
     t.keys(&["Enter"]);
-    for (marker, to) in resizes {
+    for (marker, (to_width, to_height)) in resizes {
         t.wait_text(marker);
-        t.resize(*to, height);
+        t.resize(*to_width, *to_height);
     }
     t.wait_text("answer complete");
     t.capture_joined()
@@ -138,6 +144,46 @@ fn resizing_while_a_table_streams_leaves_every_line_once() {
     for (width, height) in [(100, 32), (60, 20), (120, 40)] {
         let (narrow, wide) = (width * 4 / 5, width * 6 / 5);
         let capture = streamed(width, height, &[("option_06", narrow), ("option_14", wide)]);
+        assert_once(&capture, (width, height));
+    }
+}
+
+#[test]
+fn shrinking_width_and_height_together_while_streaming_leaves_every_line_once() {
+    // Before the terminal's cursor was parked at the live region's top, tmux pushed the rows of
+    // the region above the cursor into its history when the screen got shorter and narrower at
+    // once: preview rows stayed there as ghosts of lines committed later.
+    for (width, height) in [(120, 40), (100, 32), (60, 20)] {
+        let capture = streamed_sizes(
+            width,
+            height,
+            &[
+                ("option_05", (60, 20)),
+                ("option_15", (100, 32)),
+                ("option_25", (60, 20)),
+                ("knob_03", (120, 40)),
+            ],
+        );
+        assert_once(&capture, (width, height));
+    }
+}
+
+#[test]
+fn three_narrow_wide_cycles_while_streaming_leave_every_line_once() {
+    for (width, height) in [(100, 32), (60, 20), (120, 40)] {
+        let narrow = width * 3 / 5;
+        let capture = streamed(
+            width,
+            height,
+            &[
+                ("option_04", narrow),
+                ("option_10", width),
+                ("option_16", narrow),
+                ("option_22", width),
+                ("option_30", narrow),
+                ("knob_04", width),
+            ],
+        );
         assert_once(&capture, (width, height));
     }
 }
@@ -269,5 +315,91 @@ fn ctrl_o_shows_a_running_commands_output_and_then_its_readable_text() {
         t.wait_for("the model's view", |s| {
             s.contains("what the model got") && s.contains("s:0")
         });
+    }
+}
+
+/// A script whose one exec prints `seq 1 20000`: far more than the answer's budget, so the
+/// model gets its start and end around a cut and the whole is retained as `@N`.
+fn long_output_script(w: &World) -> std::path::PathBuf {
+    w.script(
+        "long.json",
+        json!([
+            {"tool_calls": [{"name": "exec", "arguments": {"program": "seq", "args": ["1", "20000"],
+                "cwd": ".", "env": [], "stdin": null, "timeout_ms": null, "outside_sandbox": null}}]},
+            {"text": "counted"}
+        ]),
+    )
+}
+
+#[test]
+fn a_cut_outputs_readable_text_is_the_whole_output_read_back_through_the_runtime() {
+    let w = World::new();
+    let script = long_output_script(&w);
+    let mut s = w.jsonl(&["--script", script.to_str().unwrap()]);
+    let rid = s.submit("count");
+    let started = s.expect_type("tool_status", &[("status", json!("started"))]);
+    let call = started["call_id"].as_str().unwrap().to_owned();
+    assert_eq!(s.answer(rid), "counted");
+    // The model's view was cut: it does not carry the middle.
+    let model = output_page(&mut s, "model", Some(&call));
+    let ason = model["lines"].to_string();
+    assert!(
+        !ason.contains("\"10000\""),
+        "the model's view is cut: {model}"
+    );
+    // The readable view has every line, the middle too, in order.
+    s.send(
+        "tool_output",
+        json!({"call_id": call, "offset": 10_000, "limit": 5, "view": "readable"}),
+    );
+    let page = s.expect_type("tool_output", &[]);
+    let lines: Vec<&str> = page["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(page["total"].as_u64().unwrap() >= 20_000, "{page}");
+    let numbers: Vec<u64> = lines.iter().filter_map(|l| l.parse().ok()).collect();
+    assert_eq!(numbers.len(), 5, "{page}");
+    assert!(
+        numbers.windows(2).all(|p| p[1] == p[0] + 1),
+        "consecutive lines from the middle: {page}"
+    );
+    s.finish();
+}
+
+#[test]
+fn a_cut_outputs_row_counts_the_real_hidden_lines_and_end_jumps_to_its_last_page() {
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let w = World::new();
+        let script = long_output_script(&w);
+        let t = Tmux::start(
+            &w,
+            &["--offline", "--script", script.to_str().unwrap()],
+            width,
+            height,
+        );
+        t.wait_text("idle");
+        t.type_text("count");
+        t.keys(&["Enter"]);
+        // 20,000 lines, the last three shown: the rest counted from the whole output, not
+        // from the cut copy the model got.
+        let screen = t.wait_text("counted");
+        let joined = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            joined.contains("… 19997 more lines (Ctrl+O)"),
+            "{width}×{height}:\n{screen}"
+        );
+        t.keys(&["C-o"]);
+        t.wait_for("the viewer", |s| s.contains("readable · lines 1–"));
+        t.keys(&["End"]);
+        // The readable text: the command line, how it ended, `── stdout`, 20,000 lines and
+        // a last line saying the model got part of it.
+        let screen = t.wait_for("the last page", |s| s.contains("–20004 of 20004"));
+        assert!(screen.contains("20000"), "{width}×{height}:\n{screen}");
+        assert!(!screen.contains("..."), "{width}×{height}:\n{screen}");
+        t.keys(&["Home"]);
+        t.wait_for("the first page", |s| s.contains("readable · lines 1–"));
     }
 }

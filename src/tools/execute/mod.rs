@@ -529,7 +529,13 @@ impl ToolExecutor {
             )
         };
         let mut report = super::report::report(args, &response);
-        let readable = super::report::readable(args, &response, &self.names);
+        let readable = {
+            // A stream the model got part of is read back whole for a person's view.
+            let store = self.session.store();
+            let retained = |alias| super::report::retained::read_back(&store, alias);
+            super::report::retained::count_real_lines(&mut report, &response, &retained);
+            super::report::readable(args, &response, &self.names, &retained)
+        };
         let mut text = format!("{}{view}", delivery.prefix);
         if let Some(line) = denial::line(&outcome) {
             text.push_str(&line.for_model);

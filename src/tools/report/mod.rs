@@ -13,6 +13,7 @@ use similar::{ChangeTag, TextDiff};
 use super::args::{EditArgs, FileActionKind, FilesArgs, ReadMode, ToolArgs};
 
 mod readable;
+pub mod retained;
 pub use readable::readable;
 
 /// The report of an engine answer to the call `args`.

@@ -10,10 +10,17 @@ use ash_engine::protocol::{Data, Response};
 
 use super::super::args::ToolArgs;
 use super::super::execute::PathNames;
+use super::retained::{LineCount, RetainedText};
 
 /// The readable text of `response` to the call `args`; `None` when it has nothing better to
 /// show than the model's view (an engine error, whose record and hint are that view).
-pub fn readable(args: &ToolArgs, response: &Response, names: &PathNames) -> Option<String> {
+/// `retained` reads back a stream the answer carried only part of (`@N`).
+pub fn readable(
+    args: &ToolArgs,
+    response: &Response,
+    names: &PathNames,
+    retained: &dyn Fn(u64) -> RetainedText,
+) -> Option<String> {
     let path = |id: u64| {
         names
             .get(id)
@@ -34,19 +41,14 @@ pub fn readable(args: &ToolArgs, response: &Response, names: &PathNames) -> Opti
                 ("stdout", &exec.stdout, exec.stdout_ref),
                 ("stderr", &exec.stderr, exec.stderr_ref),
             ] {
-                let Some(text) = text.as_deref().filter(|t| !t.is_empty()) else {
+                let text = text.as_deref().unwrap_or_default();
+                if text.is_empty() && kept.is_none() {
                     continue;
-                };
-                let _ = writeln!(out, "── {name}");
-                out.push_str(text);
-                if !text.ends_with('\n') {
-                    out.push('\n');
                 }
-                if let Some(at) = kept {
-                    let _ = writeln!(
-                        out,
-                        "── (the answer shows part of {name}; all of it is retained as @{at})"
-                    );
+                let _ = writeln!(out, "── {name}");
+                match kept {
+                    Some(at) => stream_part(&mut out, name, text, at, retained(at)),
+                    None => push_text(&mut out, text),
                 }
             }
         }
@@ -94,4 +96,65 @@ pub fn readable(args: &ToolArgs, response: &Response, names: &PathNames) -> Opti
         _ => return None,
     }
     Some(out)
+}
+
+/// Appends `text` and ends it with a newline.
+fn push_text(out: &mut String, text: &str) {
+    out.push_str(text);
+    if !text.is_empty() && !text.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+/// A stream the answer carried only part of (`shown`), retained whole as `@at`: all of it when
+/// it could be read back, else the whole lines the answer kept of its start and end around a
+/// line saying how many lines are not shown.
+fn stream_part(out: &mut String, name: &str, shown: &str, at: u64, whole: RetainedText) {
+    let count = match whole {
+        RetainedText::Whole(text) => {
+            push_text(out, &text);
+            let _ = writeln!(
+                out,
+                "── (all of {name}; the model got part of it, the whole is retained as @{at})"
+            );
+            return;
+        }
+        RetainedText::TooLong(count) => count,
+        RetainedText::Gone => None,
+    };
+    let (head, tail) = match split_cut(shown) {
+        // The cut falls inside lines: only whole lines are shown on either side.
+        Some((head, tail)) => (
+            &head[..head.rfind('\n').map_or(0, |i| i + 1)],
+            tail.find('\n').map_or("", |i| &tail[i + 1..]),
+        ),
+        None => (shown, ""),
+    };
+    push_text(out, head);
+    let hidden = count.map(|c| {
+        c.all
+            .saturating_sub(LineCount::of(head).all + LineCount::of(tail).all)
+    });
+    match hidden {
+        Some(n) => {
+            let lines = if n == 1 { "line" } else { "lines" };
+            let _ = writeln!(out, "… {n} {lines} not shown (retained as @{at})");
+        }
+        None => {
+            let _ = writeln!(out, "… part of {name} not shown (retained as @{at})");
+        }
+    }
+    push_text(out, tail);
+}
+
+/// The head and tail of a text the engine cut in the middle (`head`, `\n...\n`, `tail`, the
+/// two halves about equally long); `None` when it was not cut that way.
+fn split_cut(text: &str) -> Option<(&str, &str)> {
+    let sep = ash_engine::reduce::SEPARATOR;
+    let middle = text.len().saturating_sub(sep.len()) / 2;
+    text.match_indices(sep)
+        .map(|(at, _)| at)
+        .min_by_key(|&at| at.abs_diff(middle))
+        .filter(|&at| at.abs_diff(middle) <= 4)
+        .map(|at| (&text[..at], &text[at + sep.len()..]))
 }

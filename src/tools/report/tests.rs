@@ -5,6 +5,7 @@ use ash_engine::protocol::{
 };
 
 use super::report;
+use super::retained::{LineCount, RetainedText, count_real_lines};
 use crate::tools::{
     EditArgs, ExecArgs, FileAction, FileActionKind, FileEdits, FilesArgs, SearchArgs, TextEdit,
     ToolArgs,
@@ -237,6 +238,7 @@ fn the_readable_text_is_what_a_person_reads() {
         &exec_args(),
         &exec(ExitKind::Exited, Some(2), "a\nb\n", "boom\n"),
         &names,
+        &|_| RetainedText::Gone,
     )
     .unwrap();
     assert_eq!(
@@ -264,10 +266,94 @@ fn the_readable_text_is_what_a_person_reads() {
     let mut names = PathNames::default();
     names.learn(&response);
     assert_eq!(
-        readable(&args, &response, &names).unwrap(),
+        readable(&args, &response, &names, &|_| RetainedText::Gone).unwrap(),
         "src/main.rs:3:5: let x = 1;\n"
     );
     // An engine error has nothing better than the model's view (its record and hint).
     let failed = Response::error(1, ErrorRecord::typical(ErrorCode::PathNotFound));
-    assert_eq!(readable(&args, &failed, &names), None);
+    assert_eq!(
+        readable(&args, &failed, &names, &|_| RetainedText::Gone),
+        None
+    );
+}
+
+/// A command whose stdout (lines `line 1` … `line 400`) the engine cut in the middle as it does
+/// for a budget: `head`, `\n...\n`, `tail`, each half cut inside a line; retained as @3.
+fn cut_exec() -> (Response, String) {
+    let whole: String = (1..=400).map(|n| format!("line {n}\n")).collect();
+    let cut = ash_engine::reduce::head_tail(&whole, 1000)
+        .render()
+        .unwrap()
+        .into_owned();
+    let mut response = exec(ExitKind::Exited, Some(0), &cut, "");
+    if let Some(Data::Exec(e)) = response.data.as_mut() {
+        e.stdout_ref = Some(3);
+    }
+    (response, whole)
+}
+
+#[test]
+fn a_cut_output_reads_back_whole_or_says_how_many_lines_are_not_shown() {
+    use super::readable;
+    let names = crate::tools::execute::PathNames::default();
+    let (response, whole) = cut_exec();
+    // Read back through the runtime: all of it, in order, nothing garbled.
+    let full = |alias: u64| {
+        assert_eq!(alias, 3);
+        RetainedText::Whole(whole.clone())
+    };
+    let text = readable(&exec_args(), &response, &names, &full).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    for n in 1..=400 {
+        let want = format!("line {n}");
+        assert_eq!(
+            lines.iter().filter(|l| **l == want).count(),
+            1,
+            "{want}: {text}"
+        );
+    }
+    assert!(!text.contains("\n...\n"), "{text}");
+    assert!(text.contains("retained as @3"), "{text}");
+    // Too long to show whole: whole lines around a marker that counts the rest.
+    let counted = |_| RetainedText::TooLong(Some(LineCount::of(&whole)));
+    let text = readable(&exec_args(), &response, &names, &counted).unwrap();
+    let body: Vec<&str> = text.lines().skip(3).collect();
+    let shown: Vec<&str> = body
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with("line "))
+        .collect();
+    assert!(
+        shown.iter().all(|l| whole.lines().any(|w| w == *l)),
+        "only whole lines: {text}"
+    );
+    let marker = format!("… {} lines not shown (retained as @3)", 400 - shown.len());
+    assert!(body.contains(&marker.as_str()), "{marker}: {text}");
+    assert!(
+        shown.contains(&"line 1") && shown.contains(&"line 400"),
+        "{text}"
+    );
+    // Gone from the store: said so, never silently dropped.
+    let text = readable(&exec_args(), &response, &names, &|_| RetainedText::Gone).unwrap();
+    assert!(
+        text.contains("… part of stdout not shown (retained as @3)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_rows_hidden_lines_count_the_whole_output_not_the_cut_copy() {
+    let (response, whole) = cut_exec();
+    let mut r = report(&exec_args(), &response);
+    // The cut copy: about 100 lines and the `...` line.
+    assert!(r.lines < 150, "{}", r.lines);
+    count_real_lines(&mut r, &response, &|_| RetainedText::Whole(whole.clone()));
+    assert_eq!(r.lines, 400);
+    count_real_lines(&mut r, &response, &|_| {
+        RetainedText::TooLong(Some(LineCount {
+            all: 90_000,
+            non_empty: 80_000,
+        }))
+    });
+    assert_eq!(r.lines, 80_000);
 }

@@ -288,6 +288,8 @@ impl App {
             Intent::Right => self.input.right(),
             Intent::WordLeft => self.input.word_left(),
             Intent::WordRight => self.input.word_right(),
+            Intent::Home if self.output.open => self.output_home(&mut out),
+            Intent::End if self.output.open => self.output_end(&mut out),
             Intent::Home => self.input.home(),
             Intent::End => self.input.end(),
             Intent::Up if self.input.is_blank() && !self.queued.is_empty() => {
@@ -320,7 +322,7 @@ impl App {
                 self.history.open = false;
                 self.toggle_output(&mut out)
             }
-            Intent::PageUp if self.output.open => self.output_page_up(),
+            Intent::PageUp if self.output.open => self.output_page_up(&mut out),
             Intent::PageDown if self.output.open => self.output_page_down(&mut out),
             Intent::PageUp => self.page_up(&mut out),
             Intent::PageDown => self.page_down(&mut out),

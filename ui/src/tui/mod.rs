@@ -24,6 +24,7 @@ pub(crate) mod blocks;
 mod compact;
 mod diff;
 mod events;
+mod footer;
 mod history;
 mod input;
 mod keys;
@@ -107,6 +108,14 @@ impl SandboxInfo {
     pub fn short(&self) -> String {
         match self.landlock_abi {
             Some(abi) => format!("{} · Landlock ABI {abi}", self.mode),
+            None => format!("{} · no Landlock", self.mode),
+        }
+    }
+
+    /// [`SandboxInfo::short`] for a narrow footer: `workspace-write · ABI 7`.
+    pub fn abbreviated(&self) -> String {
+        match self.landlock_abi {
+            Some(abi) => format!("{} · ABI {abi}", self.mode),
             None => format!("{} · no Landlock", self.mode),
         }
     }

@@ -297,7 +297,7 @@ impl Loop<'_> {
             self.resize = Some(size);
         }
         if let Some(size) = self.resize.take() {
-            // The cursor sits at the input, a known offset into the region.
+            // Every frame leaves the terminal's cursor at the region's top-left corner.
             let cursor = crossterm::cursor::position().ok();
             self.term.resize(size, cursor);
             self.app.resize(size.0, size.1);

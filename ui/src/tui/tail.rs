@@ -63,12 +63,16 @@ pub fn preview_tail(text: &str) -> Cow<'_, str> {
     Cow::Borrowed(text)
 }
 
-/// Rows of the streaming preview the live region shows at a terminal height: under half the
-/// screen, so that a terminal that reflows on resize (splitting each row up to twice when the
-/// width halves) still has the whole live region on screen and never pushes a row of it into
-/// its scrollback, where it would stay as a ghost of a line committed later.
+/// Rows of the streaming preview the live region shows at a terminal height: about a third
+/// of the screen less the rows around it. A terminal that reflows on resize splits every row
+/// of the region wider than the new width (each in two when the width halves: the preview,
+/// the rule, the footer) and keeps them on screen only while the region, split, still fits
+/// above the screen's bottom; whatever does not fit goes into its history as a ghost of a
+/// line committed later. Half the screen left no room for the rule, footer and input hint
+/// splitting too (tmux put six table rows of a 100×32 region into its history when narrowed
+/// to 60 columns).
 pub fn preview_rows(height: u16) -> usize {
-    (usize::from(height) / 2).saturating_sub(4).max(3)
+    (usize::from(height) / 3).saturating_sub(3).max(3)
 }
 
 /// Whether `line` is a GitHub table's delimiter row (`|---|:--:|`).

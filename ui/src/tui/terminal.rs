@@ -23,8 +23,17 @@
 //! - Each frame (commits plus redraw) is one write wrapped in synchronized-update marks
 //!   (`CSI ? 2026 h/l`, ignored where unsupported) with the cursor hidden until it is placed
 //!   at the input, so nothing flickers.
-//! - On resize the region's top is recomputed from the cursor (which sits at the input, a
-//!   known offset into the region), then it is wiped and repainted at the new width.
+//! - The terminal's own cursor is parked, hidden, at the region's first column and row after
+//!   every frame; the input's cursor is drawn as a reversed cell instead. A terminal keeps the
+//!   cursor's row on screen when it is resized and does whatever it likes with the rows above
+//!   it: tmux and xterm drop rows below the cursor first when the screen gets shorter, then
+//!   push rows from the top into their history, and tmux splits every row wider than a
+//!   narrower screen and moves the top rows into its history to make room. With the cursor at
+//!   the input, rows of the region above it (the preview, tool lines) went into the history
+//!   that way, as ghosts of lines committed later, and the region's top after a resize had
+//!   to be guessed from how the terminal rewrapped them. Parked at the top, only committed
+//!   lines are ever above the cursor, and the reported cursor row *is* the region's top after
+//!   any resize; the region is then wiped and repainted at the new size.
 //!
 //! [`TerminalGuard`] puts the terminal into raw mode with bracketed paste and keyboard
 //! disambiguation (Shift+Enter), and restores it on drop and from a panic hook (before the
@@ -35,20 +44,21 @@ use std::panic::PanicHookInfo;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use crossterm::cursor::{Hide, MoveTo, Show};
+use crossterm::cursor::{Hide, MoveDown, MoveTo, MoveUp, Show};
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
 };
 use crossterm::style::{Attribute, SetAttribute};
+use crossterm::style::{PrintStyledContent, StyledContent};
 use crossterm::terminal::{
     BeginSynchronizedUpdate, Clear, ClearType, EndSynchronizedUpdate, disable_raw_mode,
     enable_raw_mode,
 };
 use crossterm::{execute, queue};
-use ratatui::backend::{Backend, CrosstermBackend};
-use ratatui::buffer::{Buffer, Cell, CellDiffOption};
-use ratatui::style::{Color, Modifier};
+use ratatui::backend::IntoCrossterm;
+use ratatui::buffer::{Buffer, Cell};
+use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
 use unicode_width::UnicodeWidthStr;
 
@@ -63,11 +73,22 @@ pub(crate) struct InlineTerminal<W: Write> {
     width: u16,
     height: u16,
     top: u16,
+    /// The row the terminal's cursor is on, as this region last moved it.
+    at: u16,
     prev: Option<Buffer>,
-    cursor: Option<(u16, u16)>,
+    /// After a resize: the blank rows that were below the region before it (see `resize`).
+    blank_below: Option<u16>,
     clear_below: bool,
     wipe: bool,
     in_frame: bool,
+}
+
+/// Prints `text` in `style` (the terminal's attributes are reset after it).
+fn print_run(out: &mut impl Write, style: Style, text: &str) -> io::Result<()> {
+    queue!(
+        out,
+        PrintStyledContent(StyledContent::new(style.into_crossterm(), text))
+    )
 }
 
 /// True when a cell shows something (a space with a background or underline does).
@@ -95,8 +116,9 @@ impl<W: Write> InlineTerminal<W> {
             width,
             height,
             top: top.min(height),
+            at: cursor.map_or(height - 1, |(_, y)| y.min(height - 1)),
             prev: None,
-            cursor: None,
+            blank_below: None,
             clear_below: false,
             wipe: false,
             in_frame: false,
@@ -125,16 +147,44 @@ impl<W: Write> InlineTerminal<W> {
 
     fn begin(&mut self) -> io::Result<()> {
         if !self.in_frame {
+            // No autowrap within a frame: a frame written before the terminal narrowed and
+            // read after it has rows wider than the screen, which must not wrap and scroll.
             queue!(self.out, BeginSynchronizedUpdate, Hide)?;
+            self.out.write_all(b"\x1b[?7l")?;
             self.in_frame = true;
         }
+        Ok(())
+    }
+
+    /// Ends a frame: the cursor parked at the region's top, autowrap back on.
+    fn end(&mut self) -> io::Result<()> {
+        self.goto(self.top.min(self.height - 1))?;
+        self.out.write_all(b"\x1b[?7h")?;
+        queue!(self.out, EndSynchronizedUpdate)?;
+        self.in_frame = false;
+        Ok(())
+    }
+
+    /// Moves the cursor to column 0 of screen row `row`, relative to where it is. Every
+    /// frame starts at the region's top, where the last one parked it and where the terminal
+    /// keeps it through a resize; moving relative to it, a frame the terminal reads only
+    /// after it resized (the application learns of a resize a frame late) still lands on
+    /// the region, never on committed lines an absolute row would now address.
+    fn goto(&mut self, row: u16) -> io::Result<()> {
+        self.out.write_all(b"\r")?;
+        match row.cmp(&self.at) {
+            std::cmp::Ordering::Greater => queue!(self.out, MoveDown(row - self.at))?,
+            std::cmp::Ordering::Less => queue!(self.out, MoveUp(self.at - row))?,
+            std::cmp::Ordering::Equal => {}
+        }
+        self.at = row;
         Ok(())
     }
 
     /// Scrolls the whole screen up `n` rows (the top rows go into scrollback).
     fn scroll_up(&mut self, n: u16) -> io::Result<()> {
         if n > 0 {
-            queue!(self.out, MoveTo(0, self.height - 1))?;
+            self.goto(self.height - 1)?;
             for _ in 0..n {
                 self.out.write_all(b"\n")?;
             }
@@ -142,11 +192,29 @@ impl<W: Write> InlineTerminal<W> {
         Ok(())
     }
 
+    /// Erases the screen from row `row` down. From the top row it erases line by line:
+    /// "erase below" at the home position is a whole-screen clear, which tmux (its
+    /// `scroll-on-clear`, on by default) answers by moving the screen into its scrollback —
+    /// the live region with it, as ghost lines.
+    fn erase_below(&mut self, row: u16) -> io::Result<()> {
+        if row > 0 {
+            self.goto(row)?;
+            return queue!(self.out, Clear(ClearType::FromCursorDown));
+        }
+        for r in 0..self.height {
+            self.goto(r)?;
+            queue!(self.out, Clear(ClearType::CurrentLine))?;
+        }
+        Ok(())
+    }
+
     /// Writes row `y` of `buf` on screen row `row`: the whole line is erased first (so
     /// terminals that reflow on resize, like tmux, do not remember a longer line that was
-    /// there before), then its cells up to the last visible one (no trailing blanks).
+    /// there before), then its cells up to the last visible one (no trailing blanks), in
+    /// runs of one style, without absolute cursor moves.
     fn write_row(&mut self, buf: &Buffer, y: u16, row: u16) -> io::Result<()> {
-        queue!(self.out, MoveTo(0, row), Clear(ClearType::CurrentLine))?;
+        self.goto(row)?;
+        queue!(self.out, Clear(ClearType::CurrentLine))?;
         let width = usize::from(buf.area.width);
         let start = usize::from(y) * width;
         let cells = &buf.content[start..start + width];
@@ -154,18 +222,27 @@ impl<W: Write> InlineTerminal<W> {
             return Ok(());
         };
         let mut skip = 0usize;
-        let mut updates = Vec::with_capacity(last + 1);
-        for (x, cell) in cells[..=last].iter().enumerate() {
+        let mut run = String::new();
+        let mut style = None;
+        for cell in &cells[..=last] {
             if skip > 0 {
                 skip -= 1;
                 continue;
             }
             skip = cell.symbol().width().saturating_sub(1);
-            if cell.diff_option != CellDiffOption::Skip {
-                updates.push((u16::try_from(x).unwrap_or(u16::MAX), row, cell));
+            if style != Some(cell.style()) {
+                if let Some(done) = style {
+                    print_run(&mut self.out, done, &run)?;
+                }
+                run.clear();
+                style = Some(cell.style());
             }
+            run.push_str(cell.symbol());
         }
-        CrosstermBackend::new(&mut self.out).draw(updates.into_iter())
+        if let Some(done) = style {
+            print_run(&mut self.out, done, &run)?;
+        }
+        Ok(())
     }
 
     /// Prints `lines` above the live region, into the dialog and eventually the terminal's
@@ -192,11 +269,23 @@ impl<W: Write> InlineTerminal<W> {
         Ok(())
     }
 
-    /// Draws the live region from `buf` (as wide as the terminal, at most as high) and puts
-    /// the cursor at `cursor` within it (hidden when `None`), then flushes the frame.
+    /// Draws the live region from `buf` (as wide as the terminal, at most as high) with the
+    /// input's cursor drawn at `cursor` within it (none when `None`), then flushes the frame.
+    /// The terminal's own cursor stays hidden at the region's top-left corner (module docs).
     pub fn draw(&mut self, buf: &Buffer, cursor: Option<(u16, u16)>) -> io::Result<()> {
         self.begin()?;
         let height = buf.area.height.min(self.height);
+        let cursor = cursor.filter(|&(x, y)| y < height && x < buf.area.width);
+        let mut caret;
+        let buf = match cursor {
+            Some((x, y)) => {
+                caret = buf.clone();
+                let cell = &mut caret[(x, y)];
+                cell.modifier.insert(Modifier::REVERSED);
+                &caret
+            }
+            None => buf,
+        };
         if self
             .prev
             .as_ref()
@@ -204,13 +293,18 @@ impl<W: Write> InlineTerminal<W> {
         {
             self.prev = None;
         }
+        if std::mem::take(&mut self.wipe) {
+            self.erase_below(self.top)?;
+        }
+        if let Some(blank) = self.blank_below.take() {
+            // No more blank rows below the region than before the resize (see `resize`).
+            let floor = self.height.saturating_sub(height.saturating_add(blank));
+            self.top = self.top.max(floor);
+        }
         if self.top.saturating_add(height) > self.height {
             let over = self.top + height - self.height;
             self.scroll_up(over)?;
             self.top -= over;
-        }
-        if std::mem::take(&mut self.wipe) {
-            erase_below(&mut self.out, self.top, self.height)?;
         }
         let width = usize::from(buf.area.width);
         let prev_height = self.prev.as_ref().map_or(0, |p| p.area.height);
@@ -224,55 +318,41 @@ impl<W: Write> InlineTerminal<W> {
             }
         }
         if (self.clear_below || height < prev_height) && self.top + height < self.height {
-            erase_below(&mut self.out, self.top + height, self.height)?;
+            self.erase_below(self.top + height)?;
         }
         self.clear_below = false;
-        let cursor = cursor.filter(|&(_, y)| y < height);
-        if let Some((x, y)) = cursor {
-            queue!(self.out, MoveTo(x.min(self.width - 1), self.top + y), Show)?;
-        }
-        queue!(self.out, EndSynchronizedUpdate)?;
-        self.in_frame = false;
+        self.end()?;
         self.out.flush()?;
         let mut prev = buf.clone();
         prev.resize(ratatui::layout::Rect::new(0, 0, buf.area.width, height));
         self.prev = Some(prev);
-        self.cursor = cursor;
         Ok(())
     }
 
-    /// The terminal now has `size`; `cursor` is where it reports the cursor (if it could).
-    /// The next draw wipes the region and repaints it.
+    /// The terminal now has `size`; `cursor` is where it reports its cursor (if it could):
+    /// the region's top-left corner, where every frame leaves it, wherever the resize moved
+    /// that row. The next draw wipes the region and repaints it.
     ///
-    /// A terminal that reflows on resize (tmux, most modern ones) splits every row wider than
-    /// the new width into several, pushing rows off the top into its scrollback, and keeps the
-    /// cursor on its character; one that does not (xterm) cuts rows and keeps the cursor's row.
-    /// When the width shrank and the cursor moved, the terminal reflowed: the region's rows
-    /// above the cursor now take as many screen rows as their drawn lengths need, so the top
-    /// is that far above the cursor. Counting them as one row each would leave the upper parts
-    /// of split rows above the repainted region, where they would later scroll into the
-    /// scrollback as ghost lines.
+    /// A narrower terminal that reflows splits the region's rows and moves its top up by the
+    /// extra rows; repainted at the new width, the region is shorter than that, and the rest
+    /// is left blank below it. Left there, those blank rows would add up over resizes and lift
+    /// the region towards the screen's top, until it no longer fits the screen when next split
+    /// and its top rows go into the history. So the repaint keeps no more blank rows below the
+    /// region than were there before the resize: it moves down, leaving the rows above it
+    /// blank (blank lines in the dialog, never a line twice).
     pub fn resize(&mut self, size: (u16, u16), cursor: Option<(u16, u16)>) {
-        let (old_width, old_height) = (self.width, self.height);
-        let old_row = self.cursor.map(|(_, y)| self.top.saturating_add(y));
+        let drawn = self.prev.as_ref().map(|p| p.area.height);
+        if let Some(drawn) = drawn {
+            let below = self.height.saturating_sub(self.top.saturating_add(drawn));
+            self.blank_below = Some(self.blank_below.map_or(below, |b| b.min(below)));
+        }
         self.width = size.0.max(1);
         self.height = size.1.max(1);
-        let reflowed = self.width < old_width
-            && self.height == old_height
-            && cursor.is_some_and(|(_, row)| Some(row) != old_row);
-        let above = match (&self.prev, self.cursor) {
-            (Some(prev), Some((_, offset))) if reflowed => (0..offset)
-                .map(|y| rows_after_reflow(prev, y, self.width))
-                .sum(),
-            (_, Some((_, offset))) => offset,
-            (_, None) => 0,
-        };
-        self.top = match (cursor, self.cursor) {
-            (Some((_, row)), Some(_)) => row.saturating_sub(above),
-            (Some((_, row)), None) => row,
-            (None, _) => self.top,
+        if let Some((_, row)) = cursor {
+            self.top = row;
         }
-        .min(self.height - 1);
+        self.top = self.top.min(self.height - 1);
+        self.at = self.top;
         self.invalidate();
     }
 
@@ -286,18 +366,16 @@ impl<W: Write> InlineTerminal<W> {
     /// the committed dialog.
     pub fn clear(&mut self) -> io::Result<()> {
         self.begin()?;
-        erase_below(&mut self.out, self.top, self.height)?;
-        queue!(self.out, Show, EndSynchronizedUpdate)?;
-        self.in_frame = false;
+        self.erase_below(self.top.min(self.height - 1))?;
+        self.end()?;
+        queue!(self.out, Show)?;
         self.prev = None;
         self.out.flush()
     }
 }
 
-/// Erases the screen from row `row` (of `height`) down. From the top row it erases line by
-/// line: "erase below" at the home position is a whole-screen clear, which tmux (its
-/// `scroll-on-clear`, on by default) answers by moving the screen into its scrollback — the
-/// live region with it, as ghost lines.
+/// [`InlineTerminal::erase_below`] with absolute moves, for restoring the terminal from a
+/// panic (where the region's state is not at hand).
 fn erase_below(out: &mut impl Write, row: u16, height: u16) -> io::Result<()> {
     if row > 0 {
         return queue!(out, MoveTo(0, row), Clear(ClearType::FromCursorDown));
@@ -306,18 +384,6 @@ fn erase_below(out: &mut impl Write, row: u16, height: u16) -> io::Result<()> {
         queue!(out, MoveTo(0, r), Clear(ClearType::CurrentLine))?;
     }
     Ok(())
-}
-
-/// Screen rows that row `y` of `buf`, as drawn (up to its last visible cell), takes once a
-/// reflowing terminal rewraps it to `width` columns.
-fn rows_after_reflow(buf: &Buffer, y: u16, width: u16) -> u16 {
-    let cells = usize::from(buf.area.width);
-    let start = usize::from(y) * cells;
-    let drawn = buf.content[start..start + cells]
-        .iter()
-        .rposition(visible)
-        .map_or(0, |last| last + 1);
-    u16::try_from(drawn.div_ceil(usize::from(width.max(1))).max(1)).unwrap_or(u16::MAX)
 }
 
 /// Prints the app's new dialog into scrollback and redraws its live region.
@@ -385,6 +451,7 @@ fn restore(live_top: &AtomicU32, restored: &AtomicBool) {
         let height = crossterm::terminal::size().map_or(top.saturating_add(1), |(_, h)| h);
         let _ = erase_below(&mut out, top, height);
     }
+    let _ = out.write_all(b"\x1b[?7h");
     let _ = queue!(
         out,
         EndSynchronizedUpdate,

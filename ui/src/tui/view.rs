@@ -24,7 +24,8 @@ use crate::sanitize::flowing;
 /// Rows of the reasoning summary shown while the model thinks.
 const REASONING_ROWS: usize = 3;
 
-use super::wrap::{display_width, wrap_prefixed, wrap_spans};
+use super::footer::{self, Field, Priority};
+use super::wrap::{wrap_prefixed, wrap_spans};
 use crate::status::reopen_command;
 
 /// The live region: its lines and where the cursor goes (column, row).
@@ -153,8 +154,8 @@ fn footer(
 ) -> Line<'static> {
     let theme = app.theme;
     let mode = match app.mode {
-        Mode::Basic => Span::styled("basic", theme.dim()),
-        Mode::Plan => Span::styled("plan", theme.accent().patch(theme.bold())),
+        Mode::Basic => Field::new(Priority::MODE, "basic", theme.dim()),
+        Mode::Plan => Field::new(Priority::MODE, "plan", theme.accent().patch(theme.bold())),
     };
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
@@ -200,54 +201,64 @@ fn footer(
             "Ctrl+D exit",
         ]
     };
-    let mut spans = vec![
+    // In display order; `footer::lay_out` decides what gives way at a narrow width.
+    let mut fields = vec![
         mode,
-        Span::styled(" · ", theme.dim()),
-        Span::styled(state, style),
+        Field::new(Priority::STATE, state.clone(), style).short(short_state(&state)),
     ];
     if app.flags.storage_failed {
-        spans.push(Span::styled(" · storage failed", theme.error()));
+        fields.push(Field::new(
+            Priority::ACCESS,
+            "storage failed",
+            theme.error(),
+        ));
     }
     // Like the sandbox, before the hints: whether calls wait for approval matters more.
     if let Some(access) = app.access.footer() {
-        spans.push(Span::styled(
-            format!(" · {access}"),
+        fields.push(Field::new(
+            Priority::ACCESS,
+            access,
             theme.accent().patch(theme.bold()),
         ));
     }
     if app.sandbox.configured() {
         // Before the hints, which give way first: whether commands are confined matters more.
-        match app.sandbox.refused {
-            Some(_) => spans.push(Span::styled(
-                format!(
-                    " · sandbox {} unavailable: commands refused",
-                    app.sandbox.mode
-                ),
+        fields.push(match app.sandbox.refused {
+            Some(_) => Field::new(
+                Priority::SANDBOX,
+                format!("sandbox {} unavailable: commands refused", app.sandbox.mode),
                 theme.error(),
-            )),
-            None => spans.push(Span::styled(
-                format!(" · sandbox {}", app.sandbox.short()),
+            )
+            .short("sandbox refused"),
+            None => Field::new(
+                Priority::SANDBOX,
+                format!("sandbox {}", app.sandbox.short()),
                 theme.dim(),
-            )),
-        }
+            )
+            .short(format!("sandbox {}", app.sandbox.abbreviated())),
+        });
     }
     if let Some(u) = app.usage {
-        spans.push(Span::styled(
-            format!(" · {} tok", tokens(u.input_tokens + u.output_tokens)),
+        fields.push(Field::new(
+            Priority::USAGE,
+            format!("{} tok", tokens(u.input_tokens + u.output_tokens)),
             theme.dim(),
         ));
     }
-    let mut used: usize = spans.iter().map(|s| display_width(&s.content)).sum();
-    for hint in hints {
-        let piece = format!(" · {hint}");
-        let w = display_width(&piece);
-        if used + w > usize::from(width) {
-            break;
-        }
-        used += w;
-        spans.push(Span::styled(piece, theme.dim()));
+    for (n, hint) in hints.iter().enumerate() {
+        let priority = Priority(
+            Priority::HINTS
+                .0
+                .saturating_sub(u8::try_from(n).unwrap_or(u8::MAX)),
+        );
+        fields.push(Field::new(priority, *hint, theme.dim()));
     }
-    Line::from(spans)
+    footer::lay_out(&fields, width, theme.dim())
+}
+
+/// The state in a word, for a narrow footer: `running 1m 12s` → `running`.
+fn short_state(state: &str) -> String {
+    state.split(' ').next().unwrap_or(state).to_owned()
 }
 
 /// The `/status` row of the OS sandbox: mode, enforced ABI, what it allows, or why commands

@@ -547,7 +547,13 @@ fn a_read_only_session_says_why_as_soon_as_it_opens() {
     assert_eq!(text.matches("read-only:").count(), 1, "{text}");
 }
 
-fn output_page(call: &str, offset: u64, total: u64, lines: &[String], limit: u32) -> EventBody {
+pub(super) fn output_page(
+    call: &str,
+    offset: u64,
+    total: u64,
+    lines: &[String],
+    limit: u32,
+) -> EventBody {
     EventBody::ToolOutput(ansa_sessions::ToolOutputPage {
         call_id: CallId(call.to_owned()),
         tool: "exec".into(),
@@ -581,7 +587,7 @@ fn ctrl_o_pages_the_latest_tool_output_and_closes() {
     let live = super::super::view::live(&h.app);
     let text: Vec<String> = live.lines.iter().map(line_text).collect();
     assert!(
-        text[0].contains("exec · readable · rows 1–10 of 200 (250 lines)"),
+        text[0].contains("exec · readable · lines 1–10 of 250"),
         "{text:#?}"
     );
     assert!(text.iter().any(|l| l.trim() == "1 line 1"), "{text:#?}");

@@ -5,7 +5,9 @@
 mod hidden;
 mod keys;
 mod provider;
+mod reflow;
 
+mod ghosts;
 mod mention;
 mod prompts;
 mod render;

@@ -61,6 +61,46 @@ fn ask_mode_is_in_the_footer_and_status_at_every_size() {
     }
 }
 
+#[test]
+fn the_footer_keeps_the_access_mode_and_the_abi_whole_at_60_80_and_120_columns() {
+    // Before the footer was laid out by priority, a running task's state pushed the sandbox's
+    // `Landlock ABI 7` past 60 columns, where the line was cut.
+    for (w, rows) in [(60, 20), (80, 24), (120, 40)] {
+        let mut h = Harness::opened(w, rows, false, vec![]);
+        h.app.access = AccessInfo::Ask;
+        h.app.sandbox = crate::tui::SandboxInfo {
+            mode: "workspace-write".into(),
+            landlock_abi: Some(7),
+            description: "writes in the workspace".into(),
+            refused: None,
+        };
+        h.submit_accepted("build it", 1);
+        h.at(72.0);
+        let f = footer(&h);
+        assert!(
+            crate::tui::wrap::display_width(&f) <= usize::from(w),
+            "{w}: {f}"
+        );
+        assert!(
+            f.contains(" · ask · sandbox workspace-write · "),
+            "{w}: {f}"
+        );
+        assert!(
+            f.trim_end().ends_with("ABI 7") || f.contains("ABI 7 · "),
+            "{w}: {f}"
+        );
+        assert!(f.starts_with("basic · running"), "{w}: {f}");
+        if w >= 80 {
+            // Room for the whole state and sandbox; the hints gave way first.
+            assert!(f.contains("running 1m12s"), "{w}: {f}");
+            assert!(f.contains("Landlock ABI 7"), "{w}: {f}");
+        }
+        if w >= 120 {
+            assert!(f.contains("Landlock ABI 7 · Ctrl+C cancel"), "{w}: {f}");
+        }
+    }
+}
+
 fn file(path: &str, status: DiffStatus, lines: Vec<DiffLine>) -> DiffFile {
     let added = lines.iter().filter(|l| l.sign == DiffSign::Added).count() as u64;
     let removed = lines.iter().filter(|l| l.sign == DiffSign::Removed).count() as u64;
@@ -188,6 +228,29 @@ fn compact_sends_the_command_and_shows_tokens_before_and_after() {
         shown.contains("compacted: context ≈ 12.3k → 3.1k tokens (48 KiB → 12 KiB)"),
         "{shown}"
     );
+}
+
+#[test]
+fn compact_that_did_not_shrink_the_context_says_so_as_a_warning() {
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let mut h = Harness::opened(width, height, false, vec![]);
+        h.type_text("/compact");
+        h.press(KeyCode::Enter);
+        let id = h.last().command_id.clone();
+        h.event(EventBody::Compacted(Compacted {
+            command_id: id,
+            bytes_before: 12_288,
+            bytes_after: 13_312,
+            tokens_before: 3_072,
+            tokens_after: 3_328,
+        }));
+        let shown = h.scrollback_text().join("\n");
+        assert!(!shown.contains("compacted:"), "not a success line: {shown}");
+        // Wrapped at 60 columns: compare with the rows joined.
+        let joined = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+        let want = "! /compact did not shrink the context: ≈ 3.1k → 3.3k tokens (12 KiB → 13 KiB)";
+        assert!(joined.contains(want), "{width}×{height}: {shown}");
+    }
 }
 
 #[test]

@@ -63,17 +63,34 @@ impl Rig {
         render(&mut self.term, &mut self.h.app).unwrap();
         self.flush_bytes();
         self.frames += 1;
-        // The live region is on screen right below the cursor's rows.
+        // The terminal's cursor is parked, hidden, at the region's top; the input's cursor is
+        // a reversed cell.
         let live = view::live(&self.h.app);
         let screen = self.parser.screen();
-        let (row, col) = screen.cursor_position();
+        assert_eq!(
+            screen.cursor_position(),
+            (self.term.top(), 0),
+            "cursor parked"
+        );
+        assert!(screen.hide_cursor(), "the terminal's cursor is hidden");
         if let Some((x, y)) = live.cursor {
-            assert_eq!((col, row), (x, self.term.top() + y), "cursor at the input");
+            let cell = screen
+                .cell(self.term.top() + y, x)
+                .expect("the caret is on screen");
+            assert!(cell.inverse(), "the caret is drawn at the input");
         }
     }
 
     pub(super) fn resize(&mut self, width: u16, height: u16) {
         self.parser.screen_mut().set_size(nz(height), nz(width));
+        let (row, col) = self.parser.screen().cursor_position();
+        self.term.resize((width, height), Some((col, row)));
+        self.h.app.resize(width, height);
+    }
+
+    /// A resize on a terminal that reflows its rows the way tmux does (see `reflow.rs`).
+    pub(super) fn resize_reflowing(&mut self, width: u16, height: u16) {
+        self.parser = super::reflow::resize(&mut self.parser, width, height);
         let (row, col) = self.parser.screen().cursor_position();
         self.term.resize((width, height), Some((col, row)));
         self.h.app.resize(width, height);

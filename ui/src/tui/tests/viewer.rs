@@ -149,3 +149,104 @@ fn the_viewer_follows_a_running_command() {
         assert_eq!(h.sent.len(), sent);
     }
 }
+
+/// The title's `lines X–Y of N`.
+fn title(h: &Harness) -> String {
+    shown(h).join(" ")
+}
+
+#[test]
+fn the_title_counts_lines_of_the_whole_output_and_end_and_home_jump() {
+    use super::keys::output_page;
+    use crate::tui::viewer::OUTPUT_PAGE_LINES;
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let mut h = Harness::opened(width, height, true, vec![]);
+        let lines: Vec<String> = (1..=450)
+            .map(|n| format!("line {n} of the build, long enough to wrap at sixty columns: {n}"))
+            .collect();
+        h.ctrl('o');
+        h.event(output_page("c7", 0, 450, &lines[..200], OUTPUT_PAGE_LINES));
+        assert!(title(&h).contains("lines 1–"), "{width}: {}", title(&h));
+        assert!(title(&h).contains(" of 450 "), "{width}: {}", title(&h));
+        // Paging on loads the next page; N stays the whole output's.
+        while h.app.output.lines.len() == 200 {
+            h.press(KeyCode::PageDown);
+            if let CommandBody::ToolOutput(q) = h.last().body.clone()
+                && q.offset == 200
+            {
+                h.event(output_page(
+                    "c7",
+                    200,
+                    450,
+                    &lines[200..400],
+                    OUTPUT_PAGE_LINES,
+                ));
+            }
+        }
+        assert!(title(&h).contains(" of 450 "), "{width}: {}", title(&h));
+        // End: the last page, fetched when it is not loaded.
+        h.press(KeyCode::End);
+        let q = asked(&h);
+        assert_eq!(q.offset, 450 - u64::from(OUTPUT_PAGE_LINES), "{width}");
+        h.event(output_page(
+            "c7",
+            q.offset,
+            450,
+            &lines[q.offset as usize..],
+            OUTPUT_PAGE_LINES,
+        ));
+        let t = title(&h);
+        assert!(t.contains("–450 of 450"), "{width}: {t}");
+        assert!(
+            shown(&h)
+                .iter()
+                .any(|l| l.contains("line 450 of the build")),
+            "{width}"
+        );
+        // PgUp at the top of what is loaded brings in the lines before it.
+        let top_line = |h: &Harness| {
+            let t = title(h);
+            let at = t.find("lines ").unwrap() + 6;
+            t[at..].split('–').next().unwrap().parse::<u64>().unwrap()
+        };
+        while h.app.output.top > 0 {
+            h.press(KeyCode::PageUp);
+        }
+        let before = top_line(&h);
+        h.press(KeyCode::PageUp);
+        let q = asked(&h);
+        assert_eq!(q.offset + u64::from(q.limit), h.app.output.first, "{width}");
+        h.event(output_page(
+            "c7",
+            q.offset,
+            450,
+            &lines[q.offset as usize..h.app.output.first as usize],
+            q.limit,
+        ));
+        assert!(top_line(&h) < before, "{width}: {}", title(&h));
+        assert!(title(&h).contains(" of 450 "), "{width}");
+        // Home: the first page.
+        h.press(KeyCode::Home);
+        let q = asked(&h);
+        assert_eq!(q.offset, 0, "{width}");
+        h.event(output_page("c7", 0, 450, &lines[..200], OUTPUT_PAGE_LINES));
+        assert!(title(&h).contains("lines 1–"), "{width}: {}", title(&h));
+        assert!(
+            shown(&h)
+                .iter()
+                .any(|l| l.contains("1 line 1 of the build")),
+            "{width}"
+        );
+    }
+}
+
+#[test]
+fn a_running_commands_title_says_running_instead_of_a_growing_count() {
+    let mut h = Harness::opened(60, 20, true, vec![]);
+    h.ctrl('o');
+    let lines: Vec<String> = (1..=30).map(|n| format!("line {n}")).collect();
+    h.event(page("c1", OutputView::Readable, true, lines));
+    let t = title(&h);
+    assert!(t.contains("running, output so far"), "{t}");
+    assert!(!t.contains(" of 30"), "{t}");
+}

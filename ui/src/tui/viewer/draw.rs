@@ -11,10 +11,23 @@ use super::text::numbered_rows;
 
 /// Every row of the loaded text at `width`.
 pub(crate) fn text_rows(app: &App, width: u16) -> Vec<Line<'static>> {
+    numbered(app, width).0
+}
+
+/// Every row of the loaded text at `width`, and the number of the line each row is part of.
+fn numbered(app: &App, width: u16) -> (Vec<Line<'static>>, Vec<u64>) {
     let o = &app.output;
     let last = (o.first + o.lines.len() as u64).max(o.total);
     let digits = last.max(1).to_string().len();
-    numbered_rows(&o.lines, o.first + 1, digits, width, app.theme)
+    let mut rows = Vec::new();
+    let mut numbers = Vec::new();
+    for (n, line) in o.lines.iter().enumerate() {
+        let number = o.first + 1 + n as u64;
+        let wrapped = numbered_rows(std::slice::from_ref(line), number, digits, width, app.theme);
+        numbers.extend(std::iter::repeat_n(number, wrapped.len()));
+        rows.extend(wrapped);
+    }
+    (rows, numbers)
 }
 
 /// The viewer as the live region shows it.
@@ -22,7 +35,7 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let theme = app.theme;
     let o = &app.output;
     let rows = pane_rows(app.height);
-    let text = text_rows(app, width);
+    let (text, numbers) = numbered(app, width);
     let tool = one_line(&o.tool);
     let view = match (o.want, o.view) {
         (OutputView::Model, _) => "what the model got",
@@ -34,18 +47,21 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     } else if o.lines.is_empty() && !o.running {
         format!("output of {tool}: empty")
     } else {
+        // Lines of the whole output, not rows of what is loaded: the count does not grow as
+        // pages load (a running command's does, so it says so instead).
         let top = o.top.min(text.len().saturating_sub(1));
         let shown = text.len().min(top + rows);
-        format!(
-            "{tool} · {view} · rows {}–{shown} of {} ({} lines)",
-            top + 1,
-            text.len(),
-            o.total
-        )
+        let first = numbers.get(top).copied().unwrap_or(o.first + 1);
+        let last = numbers
+            .get(shown.saturating_sub(1))
+            .copied()
+            .unwrap_or(first);
+        if o.running {
+            format!("{tool} · {view} · lines {first}–{last} · running, output so far")
+        } else {
+            format!("{tool} · {view} · lines {first}–{last} of {}", o.total)
+        }
     };
-    if o.running {
-        title.push_str(" · running, output so far");
-    }
     if let Some((n, of)) = app.output_position().filter(|(_, of)| *of > 1) {
         title.push_str(&format!(" · call {n} of {of} ←/→"));
     }
@@ -53,7 +69,7 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
         OutputView::Readable => "Tab model view",
         OutputView::Model => "Tab readable",
     };
-    title = format!("── {title} · {toggle} · PgUp/PgDn · Ctrl+O closes");
+    title = format!("── {title} · {toggle} · PgUp/PgDn · Home/End · Ctrl+O closes");
     let mut lines = wrap_plain(&title, theme.accent(), width);
     lines.extend(text.into_iter().skip(o.top).take(rows));
     if o.truncated {

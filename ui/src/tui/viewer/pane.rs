@@ -73,13 +73,17 @@ impl App {
     }
 
     fn load_output(&mut self, offset: u64, out: &mut Vec<Action>) {
+        self.load_lines(offset, OUTPUT_PAGE_LINES, out);
+    }
+
+    fn load_lines(&mut self, offset: u64, limit: u32, out: &mut Vec<Action>) {
         if self.output.pending.is_some() {
             return;
         }
         let query = ToolOutputQuery {
             call_id: self.output.call_id.clone(),
             offset,
-            limit: OUTPUT_PAGE_LINES,
+            limit,
             view: self.output.want,
         };
         if let Some(command) = self.command(CommandBody::ToolOutput(query)) {
@@ -146,10 +150,51 @@ impl App {
         super::draw::text_rows(self, self.width).len()
     }
 
-    /// PgUp in the viewer.
-    pub(crate) fn output_page_up(&mut self) {
+    /// PgUp in the viewer: scroll, and load the lines before the loaded ones at their top
+    /// (after End jumped to the last page).
+    pub(crate) fn output_page_up(&mut self, out: &mut Vec<Action>) {
         self.output.follow = false;
+        if self.output.top == 0 && self.output.first > 0 && !self.output.running {
+            let from = self
+                .output
+                .first
+                .saturating_sub(u64::from(OUTPUT_PAGE_LINES));
+            let limit = u32::try_from(self.output.first - from).unwrap_or(OUTPUT_PAGE_LINES);
+            self.load_lines(from, limit, out);
+            return;
+        }
         self.output.top = self.output.top.saturating_sub(pane_rows(self.height));
+    }
+
+    /// Home in the viewer: the first page.
+    pub(crate) fn output_home(&mut self, out: &mut Vec<Action>) {
+        self.output.follow = false;
+        self.output.top = 0;
+        if self.output.first > 0 && !self.output.running && self.output.pending.is_none() {
+            self.output.lines.clear();
+            self.output.first = 0;
+            self.load_output(0, out);
+        }
+    }
+
+    /// End in the viewer: the last page, loading it when it is not loaded; a running
+    /// command's end is followed again.
+    pub(crate) fn output_end(&mut self, out: &mut Vec<Action>) {
+        let rows = pane_rows(self.height);
+        let end = self.output.first + self.output.lines.len() as u64;
+        self.output.follow = true;
+        if self.output.running || end >= self.output.total {
+            self.output.top = self.output_rows().saturating_sub(rows);
+        } else if self.output.pending.is_none() {
+            self.output.lines.clear();
+            self.output.first = self
+                .output
+                .total
+                .saturating_sub(u64::from(OUTPUT_PAGE_LINES));
+            self.output.top = 0;
+            let from = self.output.first;
+            self.load_output(from, out);
+        }
     }
 
     /// PgDn in the viewer: scroll, and load more once the loaded lines run out.
@@ -209,6 +254,22 @@ impl App {
             // A running command's text is replaced whole: its kept end moves as it prints.
             pane.lines = page.lines;
             pane.first = page.offset;
+        } else if !pane.lines.is_empty()
+            && page.offset < pane.first
+            && page.offset + page.lines.len() as u64 == pane.first
+        {
+            // The lines before the loaded ones (PgUp at the top after End jumped): the page
+            // above what was shown comes into view.
+            let old_rows = self.output_rows();
+            let pane = &mut self.output;
+            let mut lines = page.lines;
+            lines.append(&mut pane.lines);
+            pane.lines = lines;
+            pane.first = page.offset;
+            pane.asked = Some(self.now);
+            let added = self.output_rows().saturating_sub(old_rows);
+            self.output.top = added.saturating_sub(rows);
+            return;
         } else {
             // Pages come in order; anything else belongs to an older view.
             if page.offset != pane.first + pane.lines.len() as u64 {
