@@ -12,8 +12,8 @@ use ratatui::text::{Line, Span};
 
 use super::app::App;
 use super::blocks::{
-    INDENT, PROMPT, fmt_duration, history_lines, input_columns, notice_lines, one_line, pane_rows,
-    tool_lines, truncate, user_lines,
+    INDENT, PROMPT, fmt_duration, input_columns, notice_lines, one_line, pane_rows, tool_lines,
+    truncate, user_lines,
 };
 use super::keys;
 use super::markdown::render_markdown;
@@ -87,7 +87,7 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
         truncate(&title, usize::from(width)),
         theme.accent(),
     )];
-    let text = history_lines(&h.entries, &h.rewound, width, theme);
+    let text = app.pane_text(&h.entries, width);
     let rows = pane_rows(app.height);
     lines.extend(text.into_iter().skip(h.top).take(rows));
     lines
