@@ -92,6 +92,7 @@ fn first_request_bodies_match_the_golden_files() {
     ];
     let offline = request_body(
         ansa::config::OFFLINE_MODEL,
+        "",
         prompt.for_mode(Mode::Basic),
         &input,
         &tools,
