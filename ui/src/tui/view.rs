@@ -117,35 +117,6 @@ fn state_text(app: &App) -> (String, Style) {
     ("idle".to_owned(), theme.dim())
 }
 
-/// The context's size against the compaction budget: `120 KiB of 256 KiB before compaction`.
-fn context_text(app: &App) -> String {
-    let kib = |b: u64| {
-        if b < 10 * 1024 {
-            format!("{:.1} KiB", b as f64 / 1024.0)
-        } else {
-            format!("{} KiB", b / 1024)
-        }
-    };
-    match app.context {
-        Some(c) => format!(
-            "{} of {} before compaction ({}%)",
-            kib(c.bytes),
-            kib(c.budget),
-            c.bytes.saturating_mul(100) / c.budget.max(1)
-        ),
-        None => "not known yet".to_owned(),
-    }
-}
-
-/// A token count in a few characters: `950`, `12.3k`, `4.1M`.
-fn tokens(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.1}M", n as f64 / 1e6),
-    }
-}
-
 fn footer(
     app: &App,
     width: u16,
@@ -231,13 +202,15 @@ fn footer(
             )),
         }
     }
-    if let Some(u) = app.usage {
-        spans.push(Span::styled(
-            format!(" · {} tok", tokens(u.input_tokens + u.output_tokens)),
-            theme.dim(),
-        ));
-    }
     let mut used: usize = spans.iter().map(|s| display_width(&s.content)).sum();
+    // The usage field gives way to the first hint, which says how to go on.
+    let first_hint = hints.first().map_or(0, |h| display_width(h) + 3);
+    let room = usize::from(width).saturating_sub(used + first_hint + 3);
+    if let Some(field) = super::usage::footer_field(app, room) {
+        let piece = format!(" · {}", field.text);
+        used += display_width(&piece);
+        spans.push(Span::styled(piece, field.style));
+    }
     for hint in hints {
         let piece = format!(" · {hint}");
         let w = display_width(&piece);
@@ -294,15 +267,6 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if app.flags.read_only {
         journal.push("read-only");
     }
-    let tokens_used = match app.usage {
-        Some(u) => format!(
-            "{} in ({} cached) · {} out",
-            tokens(u.input_tokens),
-            tokens(u.cached_tokens),
-            tokens(u.output_tokens)
-        ),
-        None => "none reported yet".to_owned(),
-    };
     let or_unknown = |s: &str| {
         if s.is_empty() {
             "—".to_owned()
@@ -321,8 +285,8 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("state", state_text(app).0),
         ("request", request),
         ("turn", app.turn().to_string()),
-        ("tokens", tokens_used),
-        ("context", context_text(app)),
+        ("tokens", super::usage::status_tokens(app)),
+        ("context", super::usage::status_context(app)),
         ("journal", journal.join(", ")),
     ];
     let mut lines = vec![Line::styled("  /status", theme.accent())];

@@ -326,7 +326,10 @@ fn usage_reports_show_in_the_footer() {
     });
     let live = view::live(&h.app);
     let footer = line_text(live.lines.last().unwrap());
-    assert!(footer.contains("basic · idle · 12.3k tok"), "{footer}");
+    assert!(
+        footer.contains("basic · idle · 12.0k in (0 cached) · 345 out"),
+        "{footer}"
+    );
 }
 
 fn sandbox(refused: Option<&str>) -> crate::tui::SandboxInfo {
