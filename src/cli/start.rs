@@ -49,6 +49,8 @@ pub struct Started {
     pub sandbox: ansa_ui::tui::SandboxInfo,
     /// The access mode, for the footer and `/status`.
     pub access: ansa_ui::tui::AccessInfo,
+    /// The model's context window in tokens, when the config gives it (footer, `/status`).
+    pub context_window: Option<u64>,
     /// The files the tools never expose: `@` completion leaves them out too.
     pub exclusion: FileExclusion,
 }
@@ -354,6 +356,7 @@ pub fn start(
             config::AccessMode::Ask => ansa_ui::tui::AccessInfo::Ask,
         },
         sandbox: sandbox_info(&plan.config, &cwd),
+        context_window: plan.config.context_window,
         exclusion,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
@@ -376,6 +379,7 @@ impl Started {
             resumed: self.resumed.clone(),
             sandbox: self.sandbox.clone(),
             access: self.access,
+            context_window: self.context_window,
             sessions_home: Some(home.root().to_path_buf()),
             theme: ansa_ui::tui::Theme::detect(),
             mentions: Some(super::mention_source(&self.cwd, self.exclusion.clone())),

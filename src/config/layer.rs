@@ -57,6 +57,9 @@ pub(crate) struct Layer {
 pub(crate) struct ModelEntry {
     /// Whether Responses requests ask for reasoning (`reasoning`, `include`).
     pub(crate) reasoning: Option<bool>,
+    /// The model's context window in tokens, which the footer and `/status` measure the
+    /// context against (`context_window`).
+    pub(crate) context_window: Option<u64>,
 }
 
 /// Parses and validates one config file's bytes; `file` names it in errors.
@@ -142,6 +145,9 @@ fn auth(r: &Reader<'_>, v: &Value) -> Result<Endpoint, ConfigError> {
     issuer.ok_or_else(|| r.err("auth.issuer", "missing: the issuer's https:// URL"))
 }
 
+/// The largest `context_window` taken (a billion tokens): larger is a typo, not a model.
+const CONTEXT_WINDOW_MAX: u64 = 1_000_000_000;
+
 fn models(r: &Reader<'_>, v: &Value) -> Result<Vec<(String, ModelEntry)>, ConfigError> {
     let mut out = Vec::new();
     for (name, entry) in r.object("models", v)? {
@@ -152,7 +158,15 @@ fn models(r: &Reader<'_>, v: &Value) -> Result<Vec<(String, ModelEntry)>, Config
             let field = format!("{at}.{key}");
             match key.as_str() {
                 "reasoning" => parsed.reasoning = Some(r.bool(&field, v)?),
-                _ => return Err(r.err(&field, "unknown field; a model entry has `reasoning`")),
+                "context_window" => {
+                    parsed.context_window = Some(r.int(&field, v, 1, CONTEXT_WINDOW_MAX)?)
+                }
+                _ => {
+                    return Err(r.err(
+                        &field,
+                        "unknown field; a model entry has `reasoning` and `context_window`",
+                    ));
+                }
             }
         }
         out.push((name.clone(), parsed));

@@ -149,7 +149,10 @@ fn merge_models(
     };
     for (name, entry) in upper {
         match out.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, old)) => old.reasoning = entry.reasoning.or(old.reasoning),
+            Some((_, old)) => {
+                old.reasoning = entry.reasoning.or(old.reasoning);
+                old.context_window = entry.context_window.or(old.context_window);
+            }
             None => out.push((name, entry)),
         }
     }
@@ -198,11 +201,13 @@ pub(crate) fn finish(
     for name in &exec_env_deny {
         withheld.add(name);
     }
-    let configured = layer
+    let entry = layer
         .models
         .as_ref()
         .and_then(|m| m.iter().find(|(name, _)| *name == model))
-        .and_then(|(_, entry)| entry.reasoning);
+        .map(|(_, entry)| entry);
+    let configured = entry.and_then(|e| e.reasoning);
+    let context_window = entry.and_then(|e| e.context_window);
     let reasoning = configured.unwrap_or_else(|| match &provider {
         Provider::Responses { base_url } => crate::provider::live::catalog_reasoning(
             &crate::provider::live::host_of(base_url.as_str()),
@@ -212,6 +217,7 @@ pub(crate) fn finish(
     });
     Ok(Config {
         reasoning,
+        context_window,
         auth_issuer: layer
             .auth_issuer
             .map_or_else(|| DEFAULT_AUTH_ISSUER.to_owned(), |e| e.as_str().to_owned()),

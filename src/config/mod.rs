@@ -219,6 +219,9 @@ pub struct Config {
     /// Whether Responses requests ask for reasoning: `models.<model>.reasoning`, else OpenAI's
     /// catalog for api.openai.com, else no.
     pub reasoning: bool,
+    /// The model's context window in tokens (`models.<model>.context_window`), which the TUI
+    /// measures the context against; not bound to a session (it changes no request).
+    pub context_window: Option<u64>,
     /// API key from the environment, if any (login tokens live elsewhere).
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.

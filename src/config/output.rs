@@ -95,6 +95,10 @@ pub(crate) fn print_value(c: &Config) -> Value {
         .collect();
     m.insert("sources".into(), json!(sources));
     m.insert("digest".into(), json!(digest(c)));
+    // Not part of the binding; shown only when set, so the common output stays as it was.
+    if let Some(window) = c.context_window {
+        m.insert("context_window".into(), json!(window));
+    }
     // Shown whatever the mode (the binding omits the defaults), with what this kernel can
     // enforce: the user sees before a task whether a chosen sandbox would hold.
     m.insert("sandbox".into(), json!(c.sandbox.mode.as_str()));

@@ -477,6 +477,40 @@ fn reasoning_follows_the_model_entry_else_the_catalog() {
 }
 
 #[test]
+fn the_context_window_comes_from_the_models_entry_and_is_checked() {
+    let f = fixture();
+    assert_eq!(f.load(&[]).unwrap().context_window, None);
+    f.user(&format!(
+        r#"{{"models":{{"{DEFAULT_RESPONSES_MODEL}":{{"context_window":272000}},"local":{{"context_window":8192}}}}}}"#
+    ));
+    assert_eq!(f.load(&[]).unwrap().context_window, Some(272_000));
+    assert_eq!(
+        f.load(&[("AI_MODEL", "local")]).unwrap().context_window,
+        Some(8192)
+    );
+    assert_eq!(
+        f.load(&[("AI_MODEL", "other")]).unwrap().context_window,
+        None
+    );
+    // It changes no request: not bound to the session, shown by --print-config only when set.
+    let digest = f.load(&[]).unwrap().digest();
+    f.user("{}");
+    assert_eq!(f.load(&[]).unwrap().digest(), digest);
+    assert!(
+        !f.load(&[])
+            .unwrap()
+            .to_print_json()
+            .contains("context_window")
+    );
+    for bad in ["0", "\"big\"", "2000000000"] {
+        let e = user_err(&format!(
+            r#"{{"models":{{"m":{{"context_window":{bad}}}}}}}"#
+        ));
+        assert!(e.contains("`models.m.context_window`"), "{bad}: {e}");
+    }
+}
+
+#[test]
 fn the_auth_issuer_is_a_user_setting_with_a_checked_url() {
     let f = fixture();
     assert_eq!(f.load(&[]).unwrap().auth_issuer, DEFAULT_AUTH_ISSUER);

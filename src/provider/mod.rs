@@ -90,6 +90,10 @@ pub enum ContextItem {
 pub struct GenerationRequest<'a> {
     /// 0-based index of this generation within the session, counting across Resume.
     pub generation: u64,
+    /// The session's id (empty outside a session): Responses requests carry it as
+    /// `prompt_cache_key`, so a provider routes every request of the session to the cache
+    /// that holds its prefix, and never shares that cache with another session.
+    pub session_id: &'a str,
     /// The session's instructions.
     pub instructions: &'a str,
     /// History, oldest first.

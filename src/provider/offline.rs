@@ -94,6 +94,7 @@ mod tests {
         let cancel = AtomicBool::new(false);
         let request = GenerationRequest {
             generation,
+            session_id: "",
             instructions: "",
             context,
             tools: &[],

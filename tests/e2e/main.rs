@@ -34,6 +34,7 @@ mod model_view;
 mod oidc;
 mod oneshot;
 mod picker;
+mod prompt_cache;
 mod prompts;
 mod recovery;
 mod redaction;

@@ -116,3 +116,59 @@ fn resume_without_an_id_needs_a_terminal() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("needs a terminal"), "{err}");
 }
+
+/// Opens the TUI in `w`'s workspace and leaves it without a task: a session with no turns.
+fn empty_session(w: &World) {
+    let t = Tmux::start(w, &["--offline"], 60, 20);
+    t.wait_text("Enter send");
+    t.type_text("/exit");
+    t.keys(&["Enter"]);
+    t.wait_text("[ansa exited 0]");
+    t.hang_up();
+}
+
+#[test]
+fn the_picker_preselects_the_newest_session_with_turns_and_sessions_fit_60x20() {
+    let w = World::new();
+    let worked = one_shot(&w, "the parser task that has turns", &w.ws());
+    empty_session(&w);
+    let t = Tmux::start(&w, &["--offline", "--resume"], 60, 20);
+    let screen = t.wait_text("Resume a session of");
+    assert!(
+        screen.contains("2 of 2"),
+        "the older session with turns is selected: {screen}"
+    );
+    let selected = screen
+        .lines()
+        .find(|l| l.starts_with('›'))
+        .unwrap_or_else(|| panic!("no selected row: {screen}"));
+    assert!(selected.contains(&worked), "{screen}");
+    assert!(
+        screen.contains("(empty"),
+        "the empty one is marked: {screen}"
+    );
+    t.keys(&["Enter"]);
+    t.wait_text(&format!("resumed session {worked}"));
+    t.type_text("/sessions");
+    t.keys(&["Enter"]);
+    let screen = t.wait_text("sessions 1–2 of 2");
+    let heading = screen
+        .lines()
+        .find(|l| l.contains("TURNS"))
+        .unwrap_or_else(|| panic!("/sessions at 60 columns shows the turns: {screen}"));
+    for column in ["ID", "ACTIVE", "STATE"] {
+        assert!(heading.contains(column), "{heading}");
+    }
+    let row = screen
+        .lines()
+        .find(|l| l.contains(&worked) && !l.contains("resumed"))
+        .unwrap_or_else(|| panic!("{screen}"));
+    assert!(row.contains("the"), "a cut prompt: {row}");
+    for line in screen.lines() {
+        assert!(line.chars().count() <= 60, "{line:?}");
+    }
+    t.type_text("/exit");
+    t.keys(&["Enter"]);
+    t.wait_text("[ansa exited 0]");
+    t.hang_up();
+}

@@ -23,25 +23,33 @@ fn read_tool() -> ProviderTool {
 fn responses_body_matches_the_recorded_request() {
     let body = responses::request_body(
         MODEL,
+        "01JSESSION",
         "",
         &[ResponsesInput::User("hi".into())],
         &[read_tool()],
         true,
     )
     .unwrap();
-    let expected = r#"{"model":"gpt-5.5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"read","description":"Read files","strict":true,"parameters":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["lines","bytes"]},"offset":{"type":"integer"},"length":{"type":"integer"}},"required":["paths","mode","offset","length"],"additionalProperties":false}}]}"#;
+    let expected = r#"{"model":"gpt-5.5","stream":true,"store":false,"prompt_cache_key":"01JSESSION","include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"read","description":"Read files","strict":true,"parameters":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["lines","bytes"]},"offset":{"type":"integer"},"length":{"type":"integer"}},"required":["paths","mode","offset","length"],"additionalProperties":false}}]}"#;
     let got: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(got, serde_json::from_str::<Value>(expected).unwrap());
     // Key order as in the README (serde_json's map keeps insertion order only with a feature,
     // so check the prefix textually).
     let text = String::from_utf8(body).unwrap();
-    assert!(text.starts_with(r#"{"model":"gpt-5.5","stream":true,"store":false,"include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":"#), "{text}");
+    assert!(text.starts_with(r#"{"model":"gpt-5.5","stream":true,"store":false,"prompt_cache_key":"01JSESSION","include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":"#), "{text}");
 }
 
 #[test]
 fn a_model_without_reasoning_gets_no_reasoning_parameters() {
-    let body = responses::request_body(MODEL, "", &[ResponsesInput::User("hi".into())], &[], false)
-        .unwrap();
+    let body = responses::request_body(
+        MODEL,
+        "",
+        "",
+        &[ResponsesInput::User("hi".into())],
+        &[],
+        false,
+    )
+    .unwrap();
     let text = String::from_utf8(body).unwrap();
     assert_eq!(
         text,
@@ -70,7 +78,7 @@ fn responses_tool_round_resends_items_byte_for_byte() {
         call_id: done.tool_calls[0].call_id.clone(),
         output: "line 1\n\"quoted\"".into(),
     });
-    let body = responses::request_body(MODEL, "Be brief.", &input, &[], true).unwrap();
+    let body = responses::request_body(MODEL, "", "Be brief.", &input, &[], true).unwrap();
     let text = String::from_utf8(body).unwrap();
     let items = done_items("responses-tool.sse");
     let expected_input = format!(
@@ -93,7 +101,7 @@ fn responses_other_inputs() {
         }),
     ];
     let body: Value =
-        serde_json::from_slice(&responses::request_body(MODEL, "", &input, &[], true).unwrap())
+        serde_json::from_slice(&responses::request_body(MODEL, "", "", &input, &[], true).unwrap())
             .unwrap();
     assert_eq!(
         body["input"],

@@ -324,6 +324,7 @@ impl LiveProvider {
         let encoded = match self.wire {
             Wire::Responses => responses_body(
                 &self.model,
+                request.session_id,
                 request.instructions,
                 &context::responses_input(request.context),
                 request.tools,

@@ -100,6 +100,8 @@ struct Body<'a> {
     model: &'a str,
     stream: bool,
     store: bool,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    prompt_cache_key: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     include: Option<[&'static str; 1]>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -115,9 +117,13 @@ struct Body<'a> {
 /// model (`reasoning`) it asks for re-sendable reasoning
 /// (`include:["reasoning.encrypted_content"]`) and reasoning summaries; for others both are
 /// left out, since servers reject them there. `instructions` is omitted when empty, `tools`
-/// when there are none; every tool is strict.
+/// when there are none; every tool is strict. `prompt_cache_key` (the session's id; omitted
+/// when empty) keeps a session's requests on the provider cache that holds their common
+/// prefix: the instructions, the tools and the earlier input, which a session sends
+/// byte-identical request after request.
 pub fn request_body(
     model: &str,
+    prompt_cache_key: &str,
     instructions: &str,
     input: &[ResponsesInput],
     tools: &[ProviderTool],
@@ -127,6 +133,7 @@ pub fn request_body(
         model,
         stream: true,
         store: false,
+        prompt_cache_key,
         include: reasoning.then_some(["reasoning.encrypted_content"]),
         reasoning: reasoning.then_some(Reasoning { summary: "auto" }),
         instructions,

@@ -19,6 +19,7 @@ fn run(
     let cancel = AtomicBool::new(false);
     let request = GenerationRequest {
         generation,
+        session_id: "",
         instructions: "",
         context,
         tools: &[],
@@ -147,6 +148,7 @@ fn cancellation_interrupts_a_delay() {
     let cancel = AtomicBool::new(true);
     let request = GenerationRequest {
         generation: 0,
+        session_id: "",
         instructions: "",
         context: &[],
         tools: &[],

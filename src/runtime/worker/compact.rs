@@ -37,6 +37,7 @@ impl Worker {
         let on_retry = |r: &Retrying| shared.lock().retrying(id, r);
         let request = GenerationRequest {
             generation: self.context.next_generation,
+            session_id: self.session_id.as_str(),
             instructions: COMPACTION_PROMPT,
             context: &split.old,
             tools: &[],

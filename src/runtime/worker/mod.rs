@@ -308,6 +308,7 @@ impl Worker {
         let on_reasoning = |text: &str| shared.lock().reasoning(id, generation, text);
         let request = GenerationRequest {
             generation,
+            session_id: self.session_id.as_str(),
             instructions: self.prompt.for_mode(mode),
             context: &self.context.items,
             tools: &tools,

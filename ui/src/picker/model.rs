@@ -132,7 +132,13 @@ impl Picker {
                     && words.iter().all(|w| matches(r, w))
             })
             .collect();
-        self.selected = 0;
+        // A session without turns (a TUI opened and left) is rarely the one to go back to:
+        // the newest with turns is preselected, the empty ones stay listed and marked.
+        self.selected = self
+            .shown
+            .iter()
+            .position(|&i| self.rows[i].turns > 0)
+            .unwrap_or(0);
     }
 }
 
@@ -146,4 +152,58 @@ fn matches(r: &Listed, word: &str) -> bool {
             .as_ref()
             .is_some_and(|c| has(&c.display().to_string()))
         || r.damage.as_deref().is_some_and(has)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use ansa_sessions::SessionId;
+    use ansa_sessions::catalog::{Listed, ListedState};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+    use super::{Picker, Step};
+
+    fn row(id: &str, turns: u64, prompt: Option<&str>) -> Listed {
+        Listed {
+            id: SessionId::parse(id).expect("id"),
+            dir: PathBuf::from("/h/sessions").join(id),
+            cwd: Some(PathBuf::from("/w")),
+            profile: None,
+            last_activity_ms: 0,
+            turns,
+            state: match turns {
+                0 => ListedState::New,
+                _ => ListedState::Done,
+            },
+            model: None,
+            first_prompt: prompt.map(str::to_owned),
+            bytes: 0,
+            damage: None,
+        }
+    }
+
+    #[test]
+    fn the_newest_session_with_turns_is_preselected_not_an_empty_one() {
+        let rows = vec![
+            row("20261205-050000-000003-aaaaaa", 0, None),
+            row("20261205-050000-000002-bbbbbb", 0, None),
+            row("20261205-040000-000001-cccccc", 2, Some("fix the parser")),
+            row("20261205-030000-000000-dddddd", 5, Some("older work")),
+        ];
+        let mut p = Picker::new(rows.clone(), PathBuf::from("/w"));
+        assert_eq!(p.selected(), 2);
+        let enter = KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(p.key(enter, 10), Step::Open(rows[2].id.clone()));
+        // Filtering keeps the rule: `a` leaves the empty aaaaaa and "fix the parser".
+        p.key(KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE), 10);
+        assert_eq!(p.shown_len(), 2);
+        assert_eq!(p.selected(), 1);
+        // With only empty sessions shown, the first is selected.
+        let only_empty = vec![
+            row("20261205-050000-000003-aaaaaa", 0, None),
+            row("20261205-050000-000002-bbbbbb", 0, None),
+        ];
+        assert_eq!(Picker::new(only_empty, PathBuf::from("/w")).selected(), 0);
+    }
 }

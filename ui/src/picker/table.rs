@@ -18,6 +18,21 @@ pub const HEADINGS: [&str; 8] = [
     "FIRST PROMPT",
 ];
 
+/// What the prompt column says of a session without turns.
+pub const EMPTY_MARK: &str = "(empty: no turns)";
+
+/// The headings of the compact table (narrow terminals).
+const COMPACT_HEADINGS: [&str; 8] = [
+    "ID",
+    "ACTIVE",
+    "CWD",
+    "STATE",
+    "TURNS",
+    "MODEL",
+    "SIZE",
+    "FIRST PROMPT",
+];
+
 /// Widest a column other than the prompt gets.
 const CWD_MAX: usize = 32;
 const MODEL_MAX: usize = 20;
@@ -29,16 +44,38 @@ const PROMPT_MIN: usize = 24;
 const NARROWEST: usize = 6;
 
 /// The table's lines (headings first), each fitted to `width` columns when given (a
-/// terminal too narrow for every column leaves out the size, then the model, then the cwd).
-/// `now_ms` is the clock the "last active" column counts from (milliseconds since the Unix
-/// epoch), so the same rows and clock always give the same bytes.
+/// terminal too narrow for every column leaves out the size, then the model, then the cwd;
+/// narrower still, the table turns compact — one space between columns, `ACTIVE` as `2h`,
+/// short state words — so the ID, last activity, state, turns and a cut prompt still fit at
+/// 60 columns). `now_ms` is the clock the "last active" column counts from (milliseconds
+/// since the Unix epoch), so the same rows and clock always give the same bytes.
 pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<String> {
-    let cells: Vec<[String; 8]> = rows.iter().map(|r| cells(r, now_ms)).collect();
-    let mut widths = [0usize; 8];
-    for (i, h) in HEADINGS.iter().enumerate() {
-        widths[i] = h.width();
+    match layout(rows, now_ms, width, false) {
+        Ok(lines) => lines,
+        Err(Narrow(_)) => match layout(rows, now_ms, width, true) {
+            Ok(lines) | Err(Narrow(lines)) => lines,
+        },
     }
-    for row in &cells {
+}
+
+/// The prompt got fewer than [`PROMPT_MIN`] columns: the lines as laid out anyway.
+struct Narrow(Vec<String>);
+
+/// Lays the table out, `compact` or not; `Err` when the prompt could not get its minimum.
+fn layout(
+    rows: &[Listed],
+    now_ms: u64,
+    width: Option<usize>,
+    compact: bool,
+) -> Result<Vec<String>, Narrow> {
+    let sep = if compact { 1 } else { 2 };
+    let cells: Vec<[String; 8]> = rows.iter().map(|r| cells(r, now_ms, compact)).collect();
+    let heading = match compact {
+        false => HEADINGS.map(str::to_owned),
+        true => COMPACT_HEADINGS.map(str::to_owned),
+    };
+    let mut widths = [0usize; 8];
+    for row in std::iter::once(&heading).chain(&cells) {
         for (i, c) in row.iter().enumerate() {
             widths[i] = widths[i].max(c.width());
         }
@@ -47,11 +84,12 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
     widths[5] = widths[5].min(MODEL_MAX);
     widths[7] = widths[7].min(PROMPT_UNFITTED);
     let mut shown = [true; 8];
+    let mut narrow = false;
     if let Some(total) = width {
         let fixed = |widths: &[usize; 8], shown: &[bool; 8]| {
             (0..7)
                 .filter(|&i| shown[i])
-                .map(|i| widths[i] + 2)
+                .map(|i| widths[i] + sep)
                 .sum::<usize>()
         };
         // The cwd gives way first (down to its last few characters), then the model; on a
@@ -68,10 +106,11 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
                 shown[column] = false;
             }
         }
-        widths[7] = total.saturating_sub(fixed(&widths, &shown)).max(1);
+        let room = total.saturating_sub(fixed(&widths, &shown));
+        narrow = room < PROMPT_MIN;
+        widths[7] = room.max(1);
     }
     let mut out = Vec::with_capacity(cells.len() + 1);
-    let heading = HEADINGS.map(str::to_owned);
     for row in std::iter::once(&heading).chain(cells.iter()) {
         let mut line = String::new();
         for (i, cell) in row.iter().enumerate() {
@@ -79,7 +118,7 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
                 continue;
             }
             if i > 0 {
-                line.push_str("  ");
+                line.push_str(&" ".repeat(sep));
             }
             let text = match i {
                 2 => cut_left(cell, widths[i]),
@@ -105,7 +144,10 @@ pub fn table_lines(rows: &[Listed], now_ms: u64, width: Option<usize>) -> Vec<St
             None => line.trim_end().to_owned(),
         });
     }
-    out
+    match narrow {
+        true => Err(Narrow(out)),
+        false => Ok(out),
+    }
 }
 
 /// A state as the table says it.
@@ -123,20 +165,38 @@ pub fn state_label(state: ListedState) -> &'static str {
     }
 }
 
-fn cells(r: &Listed, now_ms: u64) -> [String; 8] {
+/// A state in at most nine columns, for the compact table.
+fn short_state_label(state: ListedState) -> &'static str {
+    match state {
+        ListedState::RunningElsewhere => "running",
+        ListedState::OpenElsewhere => "open",
+        ListedState::Interrupted => "stopped",
+        other => state_label(other),
+    }
+}
+
+fn cells(r: &Listed, now_ms: u64, compact: bool) -> [String; 8] {
     // Everything but the ID and the numbers came from files a model or a user wrote.
     let prompt = match (&r.damage, &r.first_prompt) {
         (Some(d), _) => format!("damaged: {d}"),
         (None, Some(p)) => p.clone(),
+        (None, None) if r.turns == 0 => EMPTY_MARK.to_owned(),
         (None, None) => String::new(),
     };
     [
         r.id.to_string(),
-        ago(now_ms.saturating_sub(r.last_activity_ms)),
+        match compact {
+            false => ago(now_ms.saturating_sub(r.last_activity_ms)),
+            true => short_ago(now_ms.saturating_sub(r.last_activity_ms)),
+        },
         r.cwd
             .as_ref()
             .map_or_else(|| "?".to_owned(), |c| one_line(&c.display().to_string())),
-        state_label(r.state).to_owned(),
+        match compact {
+            false => state_label(r.state),
+            true => short_state_label(r.state),
+        }
+        .to_owned(),
         r.turns.to_string(),
         r.model.as_deref().map_or_else(String::new, one_line),
         size(r.bytes),
@@ -158,6 +218,17 @@ pub fn ago(ms: u64) -> String {
         3600..86_400 => format!("{} h ago", s / 3600),
         86_400..172_800 => "1 day ago".to_owned(),
         _ => format!("{} days ago", s / 86_400),
+    }
+}
+
+/// [`ago`] in at most four columns: `now`, `12m`, `5h`, `3d`.
+fn short_ago(ms: u64) -> String {
+    let s = ms / 1000;
+    match s {
+        0..60 => "now".to_owned(),
+        60..3600 => format!("{}m", s / 60),
+        3600..86_400 => format!("{}h", s / 3600),
+        _ => format!("{}d", s / 86_400),
     }
 }
 
@@ -288,5 +359,60 @@ mod tests {
             "{}",
             lines[1]
         );
+    }
+
+    #[test]
+    fn at_60_columns_the_id_activity_state_turns_and_a_cut_prompt_stay() {
+        let mut running = row("run the whole test suite and report every failure");
+        running.state = ListedState::RunningElsewhere;
+        running.turns = 1234;
+        let mut interrupted = row("refactor the lexer");
+        interrupted.state = ListedState::Interrupted;
+        let mut rows = [
+            row("fix the parser and then write the tests for it"),
+            running,
+            interrupted,
+        ];
+        let now = 10_000_000;
+        for r in &mut rows {
+            r.last_activity_ms = now - 2 * 3_600_000;
+        }
+        // `/sessions` at 60 columns has 56 (a notice's indent), the picker 58.
+        for width in [56, 58, 60] {
+            let lines = table_lines(&rows, now, Some(width));
+            for line in &lines {
+                assert!(line.width() <= width, "{width}: {line:?}");
+            }
+            for heading in ["ID", "ACTIVE", "STATE", "TURNS"] {
+                assert!(lines[0].contains(heading), "{width}: {}", lines[0]);
+            }
+            for (line, (state, turns, prompt)) in lines[1..].iter().zip([
+                ("paused", "3", "fix"),
+                ("running", "1234", "run"),
+                ("stopped", "3", "ref"),
+            ]) {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                assert_eq!(words[0], "20261205-041138-068646-0cbf06", "{width}: {line}");
+                assert_eq!(words[1], "2h", "{width}: {line}");
+                assert_eq!(words[2], state, "{width}: {line}");
+                assert_eq!(words[3], turns, "{width}: {line}");
+                assert!(words[4].starts_with(prompt), "{width}: {line}");
+                assert!(line.ends_with('…'), "the prompt is cut: {line}");
+            }
+        }
+        // Wide enough for the ordinary layout, it is unchanged.
+        let wide = table_lines(&rows, now, Some(100));
+        assert!(wide[0].contains("LAST ACTIVE"), "{}", wide[0]);
+        assert!(wide[2].contains("running elsewhere"), "{}", wide[2]);
+    }
+
+    #[test]
+    fn a_session_without_turns_is_marked_empty() {
+        let mut empty = row("");
+        empty.first_prompt = None;
+        empty.turns = 0;
+        empty.state = ListedState::New;
+        let lines = table_lines(&[empty], 0, None);
+        assert!(lines[1].ends_with(EMPTY_MARK), "{}", lines[1]);
     }
 }

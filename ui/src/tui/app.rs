@@ -72,6 +72,8 @@ pub(crate) struct App {
     pub context: Option<ContextSize>,
     /// Tokens the session used so far (live providers report them).
     pub usage: Option<SessionUsage>,
+    /// The model's window and the compaction warning (`usage.rs`).
+    pub(crate) meter: super::usage::Meter,
     /// The task being followed.
     pub task: Option<Task>,
     /// Tasks typed ahead while `task` runs, in the runtime's FIFO order.
@@ -139,6 +141,7 @@ impl App {
             cursor: None,
             flags: Flags::default(),
             usage: None,
+            meter: super::usage::Meter::default(),
             context: None,
             task: None,
             queued: Vec::new(),

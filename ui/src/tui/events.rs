@@ -160,6 +160,7 @@ impl App {
         self.flags.storage_failed = s.storage_failed;
         self.usage = s.usage.or(self.usage);
         self.context = s.context.or(self.context);
+        self.check_context_fill();
         let approval = s.approval.clone();
         if first {
             self.mode = s.mode;

@@ -1,5 +1,5 @@
 //! The history pane: older dialog, read page by page from the journal's transcript with
-//! `transcript` commands and shown in the live region (the scrollback above keeps only what
+//! `story` commands (`replay/` keeps each turn's tool rows) and shown in the live region (the scrollback above keeps only what
 //! was committed, in order, once). Ctrl+F opens and closes it, PgUp/PgDn scroll it and load
 //! the next page when the loaded entries run out. Viewing never calls the provider or tools.
 
@@ -7,7 +7,7 @@ use ansa_sessions::protocol::CommandBody;
 use ansa_sessions::{Role, TranscriptEntry, TranscriptPage, TranscriptQuery};
 
 use super::app::App;
-use super::blocks::{history_lines, pane_rows};
+use super::blocks::pane_rows;
 use super::model::{Action, Entry, Notice, Purpose, Tone};
 
 /// Exchanges shown on open.
@@ -19,13 +19,7 @@ const MAX_LOADED: usize = 64;
 
 impl App {
     fn pane_lines(&self) -> usize {
-        history_lines(
-            &self.history.entries,
-            &self.history.rewound,
-            self.width,
-            self.theme,
-        )
-        .len()
+        self.pane_text(&self.history.entries, self.width).len()
     }
 
     fn pane_rows(&self) -> usize {
@@ -36,7 +30,7 @@ impl App {
         if self.history.loading {
             return;
         }
-        if self.ask_transcript(query, Purpose::Pane(older), out) {
+        if self.ask_story(query, Purpose::Pane(older), out) {
             self.history.loading = true;
         }
     }
@@ -133,7 +127,7 @@ impl App {
             }
             self.history.at_start = new.first().is_some_and(|e| e.index <= 1);
             let first_load = self.history.entries.is_empty();
-            let added = history_lines(&new, &self.history.rewound, self.width, self.theme).len();
+            let added = self.pane_text(&new, self.width).len();
             let mut entries = new;
             entries.append(&mut self.history.entries);
             entries.truncate(MAX_LOADED);
@@ -158,8 +152,7 @@ impl App {
             let excess = self.history.entries.len().saturating_sub(MAX_LOADED);
             if excess > 0 {
                 let dropped: Vec<TranscriptEntry> = self.history.entries.drain(..excess).collect();
-                let gone =
-                    history_lines(&dropped, &self.history.rewound, self.width, self.theme).len();
+                let gone = self.pane_text(&dropped, self.width).len();
                 self.history.top = self.history.top.saturating_sub(gone);
                 self.history.at_start = false;
             }

@@ -41,6 +41,7 @@ mod streamed;
 pub mod tail;
 pub(crate) mod terminal;
 pub mod theme;
+mod usage;
 mod view;
 mod viewer;
 pub mod wrap;
@@ -75,6 +76,9 @@ pub struct TuiInfo {
     pub sandbox: SandboxInfo,
     /// What tools may do without asking, for the footer and `/status`.
     pub access: AccessInfo,
+    /// The model's context window in tokens (`models.<model>.context_window`), for the
+    /// footer's and `/status`'s fill; `None` shows `?`.
+    pub context_window: Option<u64>,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
     /// The workspace `@` completes paths of (none: no completion).

@@ -232,6 +232,9 @@ pub(crate) struct HistoryPane {
     pub rewound: BTreeSet<RequestId>,
     /// `checkpoints` was asked for the marks since the TUI opened.
     pub marks_asked: bool,
+    /// The steps (commentary, tool rows) of the loaded entries' turns, from the `story`
+    /// pages the pane loads (`replay/pane.rs`).
+    pub stories: std::collections::BTreeMap<RequestId, ansa_sessions::protocol::TurnStory>,
 }
 
 impl HistoryPane {

@@ -12,8 +12,8 @@ use ratatui::text::{Line, Span};
 
 use super::app::App;
 use super::blocks::{
-    INDENT, PROMPT, fmt_duration, history_lines, input_columns, notice_lines, one_line, pane_rows,
-    tool_lines, truncate, user_lines,
+    INDENT, PROMPT, fmt_duration, input_columns, notice_lines, one_line, pane_rows, tool_lines,
+    truncate, user_lines,
 };
 use super::keys;
 use super::markdown::render_markdown;
@@ -88,7 +88,7 @@ fn pane(app: &App, width: u16) -> Vec<Line<'static>> {
         truncate(&title, usize::from(width)),
         theme.accent(),
     )];
-    let text = history_lines(&h.entries, &h.rewound, width, theme);
+    let text = app.pane_text(&h.entries, width);
     let rows = pane_rows(app.height);
     lines.extend(text.into_iter().skip(h.top).take(rows));
     lines
@@ -116,35 +116,6 @@ fn state_text(app: &App) -> (String, Style) {
         return ("paused".to_owned(), theme.accent());
     }
     ("idle".to_owned(), theme.dim())
-}
-
-/// The context's size against the compaction budget: `120 KiB of 256 KiB before compaction`.
-fn context_text(app: &App) -> String {
-    let kib = |b: u64| {
-        if b < 10 * 1024 {
-            format!("{:.1} KiB", b as f64 / 1024.0)
-        } else {
-            format!("{} KiB", b / 1024)
-        }
-    };
-    match app.context {
-        Some(c) => format!(
-            "{} of {} before compaction ({}%)",
-            kib(c.bytes),
-            kib(c.budget),
-            c.bytes.saturating_mul(100) / c.budget.max(1)
-        ),
-        None => "not known yet".to_owned(),
-    }
-}
-
-/// A token count in a few characters: `950`, `12.3k`, `4.1M`.
-fn tokens(n: u64) -> String {
-    match n {
-        0..=999 => n.to_string(),
-        1_000..=999_999 => format!("{:.1}k", n as f64 / 1e3),
-        _ => format!("{:.1}M", n as f64 / 1e6),
-    }
 }
 
 fn footer(
@@ -238,12 +209,8 @@ fn footer(
             .short(format!("sandbox {}", app.sandbox.abbreviated())),
         });
     }
-    if let Some(u) = app.usage {
-        fields.push(Field::new(
-            Priority::USAGE,
-            format!("{} tok", tokens(u.input_tokens + u.output_tokens)),
-            theme.dim(),
-        ));
+    if let Some(field) = super::usage::footer_field(app) {
+        fields.push(field);
     }
     for (n, hint) in hints.iter().enumerate() {
         let priority = Priority(
@@ -305,15 +272,6 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if app.flags.read_only {
         journal.push("read-only");
     }
-    let tokens_used = match app.usage {
-        Some(u) => format!(
-            "{} in ({} cached) · {} out",
-            tokens(u.input_tokens),
-            tokens(u.cached_tokens),
-            tokens(u.output_tokens)
-        ),
-        None => "none reported yet".to_owned(),
-    };
     let or_unknown = |s: &str| {
         if s.is_empty() {
             "—".to_owned()
@@ -332,8 +290,8 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         ("state", state_text(app).0),
         ("request", request),
         ("turn", app.turn().to_string()),
-        ("tokens", tokens_used),
-        ("context", context_text(app)),
+        ("tokens", super::usage::status_tokens(app)),
+        ("context", super::usage::status_context(app)),
         ("journal", journal.join(", ")),
     ];
     let mut lines = vec![Line::styled("  /status", theme.accent())];

@@ -47,13 +47,31 @@ impl App {
     }
 
     /// A `story` page arrived.
-    pub(crate) fn on_story(&mut self, page: StoryPage, _: &mut Vec<Action>) {
+    pub(crate) fn on_story(&mut self, page: StoryPage, out: &mut Vec<Action>) {
         let Some(i) = self.queries.iter().position(|p| p.query == page.page.query) else {
             return;
         };
-        if self.queries.remove(i).purpose == Purpose::Replay {
-            self.history.rewound.extend(rewound(&page));
-            self.replay_opening(page);
+        match self.queries.remove(i).purpose {
+            Purpose::Replay => {
+                self.history.rewound.extend(rewound(&page));
+                self.replay_opening(page);
+            }
+            Purpose::Pane(older) => {
+                let StoryPage { page, turns } = page;
+                self.history
+                    .rewound
+                    .extend(turns.iter().filter(|t| t.rewound).map(|t| t.request_id));
+                self.history
+                    .stories
+                    .extend(turns.into_iter().map(|t| (t.request_id, t)));
+                self.on_pane_page(page, older, out);
+                // Only the loaded entries' turns are drawn.
+                let loaded: std::collections::BTreeSet<RequestId> =
+                    self.history.entries.iter().map(|e| e.request_id).collect();
+                self.history.stories.retain(|id, _| loaded.contains(id));
+            }
+            // Answered by transcript pages (`events.rs`), never by a story page.
+            Purpose::Opening | Purpose::Recover(_) => {}
         }
     }
 
@@ -64,11 +82,14 @@ impl App {
         let Some(i) = self.queries.iter().position(|p| &p.id == id) else {
             return false;
         };
-        if self.queries[i].purpose != Purpose::Replay {
-            return false;
-        }
+        let fallback = match self.queries[i].purpose {
+            Purpose::Replay => Purpose::Opening,
+            // The pane shows the page without the turns' steps.
+            Purpose::Pane(older) => Purpose::Pane(older),
+            Purpose::Opening | Purpose::Recover(_) => return false,
+        };
         let pending = self.queries.remove(i);
-        self.ask_transcript(pending.query, Purpose::Opening, out);
+        self.ask_transcript(pending.query, fallback, out);
         true
     }
 
@@ -180,8 +201,7 @@ pub(crate) fn replay_entries(
     out
 }
 
-/// A step as the live events would have committed it (a call left without an outcome reads
-/// `stopped`, as when its turn ended under it live).
+/// A step as the live events would have committed it.
 fn step_entry(step: &StoryStep, now: Instant) -> Entry {
     match step {
         StoryStep::Commentary { text } => Entry::Commentary(text.clone()),
@@ -196,7 +216,9 @@ fn step_entry(step: &StoryStep, now: Instant) -> Entry {
             name: tool.clone(),
             target: target.clone(),
             phase: *status,
-            // Durations are not journaled: a replayed row shows none rather than a made-up one.
+            // Durations are not journaled: a replayed row shows none rather than a made-up
+            // one; a call left without an outcome reads `stopped`, as when its turn ended
+            // under it live.
             started: None,
             ended: (*status == ToolPhase::Started).then_some(now),
             report: report.clone(),
@@ -230,6 +252,8 @@ fn rewound(page: &StoryPage) -> impl Iterator<Item = RequestId> + '_ {
         .filter(|t| t.rewound)
         .map(|t| t.request_id)
 }
+
+mod pane;
 
 #[cfg(test)]
 mod tests;

@@ -284,3 +284,97 @@ fn a_story_the_runtime_cannot_read_falls_back_to_prompts_and_answers() {
             .contains("journal could not be read")
     );
 }
+
+/// The history pane's rows as a person pages through them: PgUp to the top, then PgDn to the
+/// end, every row seen once in order.
+fn paged_pane(h: &mut Harness) -> Vec<String> {
+    use crossterm::event::KeyCode;
+    let shown = |h: &Harness| -> Vec<String> {
+        let lines = super::super::view::live(&h.app).lines;
+        lines.iter().map(super::super::tests::line_text).collect()
+    };
+    for _ in 0..20 {
+        h.press(KeyCode::PageUp);
+    }
+    let mut rows = Vec::new();
+    let mut top = usize::MAX;
+    while h.app.history.top != top {
+        top = h.app.history.top;
+        rows.push(shown(h));
+        h.press(KeyCode::PageDown);
+    }
+    rows.concat()
+}
+
+#[test]
+fn the_history_pane_shows_the_tool_rows_of_older_turns_like_the_expanded_ones() {
+    for (width, height) in [(60, 20), (100, 32), (120, 40)] {
+        let mut h = opened(width, height);
+        let expanded = h.scrollback_text();
+        h.ctrl('f');
+        let query = match &h.last().body {
+            CommandBody::Story(query) => *query,
+            other => panic!("the pane asks for a story page, not {other:?}"),
+        };
+        let (entries, turns) = session();
+        h.event(EventBody::Story(StoryPage {
+            page: TranscriptPage {
+                begin: 1,
+                end: 7,
+                total: entries.len() as u64,
+                entries: entries[0..6].to_vec(),
+                query,
+            },
+            turns: turns[0..2].to_vec(),
+        }));
+        let seen = paged_pane(&mut h).join("\n");
+        for row in ["✓ read", "README.md", "12 lines", "! exec", "✓ edit"] {
+            assert!(
+                seen.contains(row),
+                "{width}×{height}: `{row}` never shown while paging:\n{seen}"
+            );
+        }
+        let pane: Vec<String> = h
+            .app
+            .pane_text(&h.app.history.entries, width)
+            .iter()
+            .map(super::super::tests::line_text)
+            .collect();
+        let text = pane.join("\n");
+        let at = |needle: &str| {
+            text.find(needle)
+                .unwrap_or_else(|| panic!("{width}×{height}: `{needle}` missing in\n{text}"))
+        };
+        let order = [
+            at("old question two"),
+            at("✓ read"),
+            at("README.md"),
+            at("12 lines"),
+            at("old answer two"),
+            at("fix the failing test"),
+            at("Let me run the tests first."),
+            at("! exec"),
+            at("test result: FAILED"),
+            at("✓ edit"),
+            at("a + b"),
+            at("Fixed: the sign was wrong."),
+        ];
+        assert!(
+            order.windows(2).all(|w| w[0] < w[1]),
+            "{width}×{height}: out of order {order:?} in\n{text}"
+        );
+        // Turn 3's rows are the very rows its expanded exchange drew in the scrollback.
+        let rows = |lines: &[String]| -> Vec<String> {
+            let from = lines
+                .iter()
+                .position(|l| l.contains("! exec"))
+                .unwrap_or_else(|| panic!("{width}×{height}: no exec row in {lines:#?}"));
+            let to = lines
+                .iter()
+                .position(|l| l.contains("Fixed: the sign"))
+                .unwrap_or_else(|| panic!("{width}×{height}: no answer in {lines:#?}"));
+            lines[from..to].to_vec()
+        };
+        assert_eq!(rows(&pane), rows(&expanded), "{width}×{height}");
+    }
+}

@@ -69,6 +69,14 @@ pub(super) fn snapshot_body(transcript_size: u64) -> SnapshotEvent {
     }
 }
 
+/// The `story` page the history pane asks for, its turns without steps.
+pub(super) fn pane_page(page: TranscriptPage) -> EventBody {
+    EventBody::Story(ansa_sessions::protocol::StoryPage {
+        page,
+        turns: Vec::new(),
+    })
+}
+
 pub(super) fn entry(index: u64, role: Role, text: &str) -> TranscriptEntry {
     TranscriptEntry {
         index,

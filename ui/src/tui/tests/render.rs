@@ -153,19 +153,17 @@ fn history_pane() {
     let mut h = Harness::opened(60, 16, false, exchanges(6));
     h.ctrl('f');
     let query = match h.last().body.clone() {
-        ansa_sessions::protocol::CommandBody::Transcript(q) => q,
+        ansa_sessions::protocol::CommandBody::Story(q) => q,
         other => panic!("{other:?}"),
     };
     let all = exchanges(6);
-    h.event(ansa_sessions::protocol::EventBody::Transcript(
-        ansa_sessions::TranscriptPage {
-            begin: 1,
-            end: 7,
-            total: 12,
-            entries: all[0..6].to_vec(),
-            query,
-        },
-    ));
+    h.event(super::pane_page(ansa_sessions::TranscriptPage {
+        begin: 1,
+        end: 7,
+        total: 12,
+        entries: all[0..6].to_vec(),
+        query,
+    }));
     insta::assert_snapshot!(screen(&h));
 }
 
@@ -328,7 +326,10 @@ fn usage_reports_show_in_the_footer() {
     });
     let live = view::live(&h.app);
     let footer = line_text(live.lines.last().unwrap());
-    assert!(footer.contains("basic · idle · 12.3k tok"), "{footer}");
+    assert!(
+        footer.contains("basic · idle · 12.0k in (0 cached) · 345 out"),
+        "{footer}"
+    );
 }
 
 fn sandbox(refused: Option<&str>) -> crate::tui::SandboxInfo {

@@ -380,7 +380,7 @@ fn the_history_pane_marks_turns_the_transcript_flags_rewound() {
     let mut h = Harness::opened(80, 40, true, exchanges(6));
     h.ctrl('f');
     let query = match h.last().body.clone() {
-        CommandBody::Transcript(q) => q,
+        CommandBody::Story(q) => q,
         other => panic!("{other:?}"),
     };
     // The checkpoints list knows of no rewind: the transcript's own flag is enough.
@@ -389,7 +389,7 @@ fn the_history_pane_marks_turns_the_transcript_flags_rewound() {
     for e in entries.iter_mut().filter(|e| e.request_id == RequestId(3)) {
         e.rewound = true;
     }
-    h.event(EventBody::Transcript(TranscriptPage {
+    h.event(super::pane_page(TranscriptPage {
         begin: 1,
         end: 7,
         total: 12,
@@ -419,11 +419,11 @@ fn the_history_pane_marks_rewound_turns() {
     h.ctrl('f');
     assert_eq!(h.sent[h.sent.len() - 2].body, CommandBody::Checkpoints);
     let query = match h.last().body.clone() {
-        CommandBody::Transcript(q) => q,
+        CommandBody::Story(q) => q,
         other => panic!("{other:?}"),
     };
     h.event(EventBody::Checkpoints { items });
-    h.event(EventBody::Transcript(TranscriptPage {
+    h.event(super::pane_page(TranscriptPage {
         begin: 1,
         end: 7,
         total: 12,
