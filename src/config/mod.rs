@@ -6,6 +6,7 @@ mod env;
 mod error;
 mod layer;
 mod load;
+mod models;
 mod output;
 mod sandbox;
 mod strict;
@@ -20,6 +21,7 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use models::ModelTable;
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
 
@@ -219,6 +221,8 @@ pub struct Config {
     /// Whether Responses requests ask for reasoning: `models.<model>.reasoning`, else OpenAI's
     /// catalog for api.openai.com, else no.
     pub reasoning: bool,
+    /// What the config says about each model's reasoning (for a model chosen later).
+    pub model_table: ModelTable,
     /// API key from the environment, if any (login tokens live elsewhere).
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.
