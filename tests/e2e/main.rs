@@ -29,6 +29,7 @@ mod malformed;
 mod mentions;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
+mod model_bind;
 mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
@@ -39,6 +40,7 @@ mod recovery;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
+mod resume_access;
 mod rewind;
 mod rewind_gaps;
 mod sandbox;
