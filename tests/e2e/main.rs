@@ -52,6 +52,7 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_model;
 mod tui_resume;
 mod tui_rewind;
 mod tui_stream;
