@@ -372,6 +372,8 @@ pub enum Record {
     Checkpoint(Checkpoint),
     /// A rewind took back code, conversation or both.
     Rewind(Rewind),
+    /// The session's model (or reasoning effort) changed for the following turns.
+    Rebinding(crate::rebinding::Rebinding),
 }
 
 macro_rules! record_kinds {
@@ -413,4 +415,5 @@ record_kinds! {
     ApprovalDecided => "approval_decided",
     Checkpoint => "checkpoint",
     Rewind => "rewind",
+    Rebinding => "rebinding",
 }

@@ -77,6 +77,7 @@ pub enum ApprovalStanding {
 #[derive(Debug, Default)]
 pub struct SessionState {
     binding: Option<Binding>,
+    rebinding: Option<crate::rebinding::Rebinding>,
     turns: BTreeMap<RequestId, Turn>,
     commands: HashMap<CommandId, (RequestId, AcceptedAction)>,
     open_intents: BTreeMap<(RequestId, CallId), OpenIntent>,
@@ -110,6 +111,20 @@ impl SessionState {
     /// The binding, once recorded.
     pub fn binding(&self) -> Option<&Binding> {
         self.binding.as_ref()
+    }
+
+    /// The latest `rebinding`, if the model was ever changed.
+    pub fn rebinding(&self) -> Option<&crate::rebinding::Rebinding> {
+        self.rebinding.as_ref()
+    }
+
+    /// The model in force: the latest rebinding's, else the initial binding's.
+    pub fn model_in_force(&self) -> Option<&str> {
+        match (&self.rebinding, &self.binding) {
+            (Some(r), _) => Some(&r.to.model),
+            (None, Some(b)) => Some(&b.requested_model),
+            (None, None) => None,
+        }
     }
 
     /// All turns in request order.
@@ -293,6 +308,7 @@ impl SessionState {
                 self.touch(c.request_id, seq);
             }
             Record::Rewind(r) => self.rewinds.push((seq, r.clone())),
+            Record::Rebinding(r) => self.rebinding = Some(r.clone()),
             Record::ToolIntent(i) => {
                 self.intent_tools
                     .entry(i.request_id)

@@ -55,6 +55,12 @@ pub struct Args {
     #[arg(long, value_name = "EXACT")]
     pub returned_model: Option<String>,
 
+    /// The reasoning effort of a reasoning model: minimal, low, medium or high, as the
+    /// catalog allows (Responses `reasoning.effort`). With --continue/--session, --model and
+    /// --effort switch the session's model for the following turns (a journaled rebinding).
+    #[arg(long, value_name = "EFFORT", value_parser = parse_effort)]
+    pub effort: Option<ansa_sessions::Effort>,
+
     /// List the provider's model catalog.
     #[arg(long, conflicts_with_all = ["offline_jsonl", "live_jsonl", "offline_demo", "self_check", "print_config"])]
     pub models: bool,
@@ -272,6 +278,11 @@ impl From<SandboxFlag> for SandboxMode {
             SandboxFlag::ReadOnly => SandboxMode::ReadOnly,
         }
     }
+}
+
+/// `--effort`'s value.
+fn parse_effort(text: &str) -> Result<ansa_sessions::Effort, String> {
+    text.parse()
 }
 
 impl Args {

@@ -11,6 +11,7 @@ mod demo;
 mod exit;
 mod interrupt;
 mod models;
+mod resume_access;
 mod self_check;
 mod sessions;
 mod shell;

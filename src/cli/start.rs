@@ -334,6 +334,20 @@ pub fn start(
         plan = Plan::for_cwd(home, env, args, &cwd)?;
         refuse_unaskable(&plan.config, can_ask)?;
     }
+    // A resumed session keeps the access mode and sandbox it was started with.
+    if let Some(bound) = session.state().binding() {
+        super::resume_access::restore(&mut plan.config, bound, args, &session.id().to_string())?;
+        plan.config
+            .sandbox
+            .check_workspace(&cwd, home.root())
+            .map_err(Failure::config)?;
+        if plan.config.access_mode == config::AccessMode::Ask && !can_ask {
+            return Err(Failure::usage(format!(
+                "session {} was started in ask mode (every command and change waits for your approval) and resumes in it, but stdin is not a terminal; run ansa in a terminal, or drive it with --offline-jsonl/--live-jsonl and answer with `approve` commands",
+                session.id()
+            )));
+        }
+    }
     let instructions = instructions::discover(home, &cwd).map_err(Failure::config)?;
     let hint = session_hint(&session, home);
     let (provider, credentials) = describe(args, &plan);
@@ -342,6 +356,7 @@ pub fn start(
     setup.previews = previews;
     let exclusion = setup.tools.exclusion().clone();
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
+    let in_force = handle.model().to_string();
     Ok(Started {
         link,
         handle,
@@ -361,7 +376,7 @@ pub fn start(
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
-            (None, false) => plan.config.model.clone(),
+            (None, false) => in_force,
         },
         cwd,
     })
@@ -588,6 +603,21 @@ fn setup_for(
             "cannot locate the ansa executable to supervise commands: {e}"
         ))
     })?;
+    // A rewind makes no request, so it neither switches nor checks the model.
+    let rebind = match args.rewind {
+        Some(_) => runtime::OpenRebind::default(),
+        None => runtime::OpenRebind {
+            model: args.model.clone(),
+            returned_model: args.returned_model.clone(),
+            effort: args.effort,
+        },
+    };
+    let model = ansa_sessions::ModelBinding {
+        model: binding.requested_model.clone(),
+        returned_model: binding.returned_model.clone(),
+        reasoning: config.reasoning,
+        effort: None,
+    };
     Ok(RuntimeSetup {
         session,
         provider,
@@ -595,6 +625,8 @@ fn setup_for(
         tools,
         prompt,
         binding,
+        model,
+        rebind,
         limits: Limits {
             tool_rounds: config.tool_rounds,
             tool_calls: config.tool_calls,
@@ -698,6 +730,8 @@ pub fn session_failure(e: SessionError) -> Failure {
 fn runtime_failure(e: RuntimeError) -> Failure {
     match e {
         RuntimeError::Session(s) => session_failure(s),
+        RuntimeError::Model(runtime::OpenRebindError::Session(s)) => session_failure(s),
+        RuntimeError::Model(m) => Failure::usage(m.to_string()),
         other => Failure::session(other),
     }
 }

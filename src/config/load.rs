@@ -201,23 +201,23 @@ pub(crate) fn finish(
     for name in &exec_env_deny {
         withheld.add(name);
     }
-    let entry = layer
+    let context_window = layer
         .models
         .as_ref()
         .and_then(|m| m.iter().find(|(name, _)| *name == model))
-        .map(|(_, entry)| entry);
-    let configured = entry.and_then(|e| e.reasoning);
-    let context_window = entry.and_then(|e| e.context_window);
-    let reasoning = configured.unwrap_or_else(|| match &provider {
-        Provider::Responses { base_url } => crate::provider::live::catalog_reasoning(
-            &crate::provider::live::host_of(base_url.as_str()),
-            &model,
-        ),
-        Provider::Chat { .. } | Provider::Offline => false,
-    });
+        .and_then(|(_, entry)| entry.context_window);
+    let model_table = super::models::ModelTable::new(
+        layer
+            .models
+            .into_iter()
+            .flatten()
+            .filter_map(|(name, entry)| entry.reasoning.map(|r| (name, r))),
+    );
+    let reasoning = model_table.reasoning_for(&provider, &model);
     Ok(Config {
         reasoning,
         context_window,
+        model_table,
         auth_issuer: layer
             .auth_issuer
             .map_or_else(|| DEFAULT_AUTH_ISSUER.to_owned(), |e| e.as_str().to_owned()),

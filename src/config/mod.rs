@@ -6,6 +6,7 @@ mod env;
 mod error;
 mod layer;
 mod load;
+mod models;
 mod output;
 mod sandbox;
 mod strict;
@@ -20,6 +21,7 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use models::ModelTable;
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
 
@@ -222,6 +224,8 @@ pub struct Config {
     /// The model's context window in tokens (`models.<model>.context_window`), which the TUI
     /// measures the context against; not bound to a session (it changes no request).
     pub context_window: Option<u64>,
+    /// What the config says about each model's reasoning (for a model chosen later).
+    pub model_table: ModelTable,
     /// API key from the environment, if any (login tokens live elsewhere).
     pub api_key: Option<ApiKey>,
     /// Extra PEM roots (`AI_CA_FILE`), canonicalised.

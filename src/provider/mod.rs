@@ -1,5 +1,6 @@
 //! Model providers behind one trait: a generation turns the saved context into a model turn.
 
+pub mod catalog;
 pub mod chat;
 pub mod http;
 pub mod live;
@@ -102,6 +103,9 @@ pub struct GenerationRequest<'a> {
     pub tools: &'a [ProviderTool],
     /// Set when the turn is cancelled; long generations must poll it.
     pub cancel: &'a AtomicBool,
+    /// The model binding in force when this request's turn started: the model, the exact
+    /// model the response must report, and the reasoning parameters (live providers).
+    pub model: &'a ansa_sessions::ModelBinding,
     /// Tool outputs of the session that compaction removed from `context` (they come
     /// before every output still in it).
     pub compacted_outputs: u64,
@@ -253,6 +257,16 @@ pub trait Provider: Send + Sync {
         None
     }
 
+    /// The models this provider can be asked for (`GET /models` for live providers), each
+    /// with the reasoning efforts it takes; `None`: only the session's own model (offline).
+    fn catalog(
+        &self,
+        cancel: &AtomicBool,
+    ) -> Result<Option<Vec<ansa_sessions::protocol::CatalogModel>>, ProviderError> {
+        let _ = cancel;
+        Ok(None)
+    }
+
     /// [`Provider::generate`] with the native items and usage; live adapters override this.
     fn generate_full(
         &self,
@@ -265,5 +279,16 @@ pub trait Provider: Send + Sync {
             native: Vec::new(),
             usage: None,
         })
+    }
+}
+
+/// A model binding for unit tests of providers that ignore it.
+#[cfg(test)]
+pub(crate) fn test_model() -> ansa_sessions::ModelBinding {
+    ansa_sessions::ModelBinding {
+        model: "test".into(),
+        returned_model: "test".into(),
+        reasoning: false,
+        effort: None,
     }
 }

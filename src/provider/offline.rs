@@ -99,6 +99,7 @@ mod tests {
             context,
             tools: &[],
             cancel: &cancel,
+            model: &crate::provider::test_model(),
             compacted_outputs: 0,
             on_retry: None,
             on_reasoning: None,

@@ -52,7 +52,7 @@ impl fmt::Display for BindingMismatch {
         }
         write!(
             f,
-            "; start a new session (without --continue/--session) or restore the earlier {what}"
+            "; start a new session (without --continue/--session; /new in the TUI) or restore the earlier {what}"
         )
     }
 }
@@ -94,8 +94,16 @@ pub fn check_or_record(session: &mut Session, current: &Binding) -> Result<(), B
             (Some(was), Some(now)) => config_changes(was, now),
             _ => Vec::new(),
         };
-        let (was, now) = (short(&bound.config_digest), short(&current.config_digest));
-        return Err(mismatch("configuration", was, now, changes));
+        // The model is switched by a journaled rebinding (`runtime::model`), not here.
+        let bound_otherwise = !changes.is_empty()
+            && changes
+                .iter()
+                .all(|(key, _)| MODEL_FIELDS.contains(&key.as_str()));
+        if !bound_otherwise {
+            let changes = changes.into_iter().map(|(_, words)| words).collect();
+            let (was, now) = (short(&bound.config_digest), short(&current.config_digest));
+            return Err(mismatch("configuration", was, now, changes));
+        }
     }
     if bound.instructions_digest != current.instructions_digest {
         let changes = if bound.instruction_sources.is_empty() {
@@ -110,24 +118,15 @@ pub fn check_or_record(session: &mut Session, current: &Binding) -> Result<(), B
         );
         return Err(mismatch(what, was, now, changes));
     }
-    let models = [
-        ("model", &bound.requested_model, &current.requested_model),
-        (
-            "returned model",
-            &bound.returned_model,
-            &current.returned_model,
-        ),
-    ];
-    for (what, was, now) in models {
-        if was != now {
-            return Err(mismatch(what, short(was), short(now), Vec::new()));
-        }
-    }
     Ok(())
 }
 
-/// The top-level config fields that differ, as `` `field` was X, now Y ``.
-fn config_changes(was: &Value, now: &Value) -> Vec<String> {
+/// The config fields a journaled rebinding changes (`--model`, `/model`); a change of any
+/// other field still needs a new session.
+const MODEL_FIELDS: [&str; 3] = ["model", "returned_model", "reasoning"];
+
+/// The top-level config fields that differ, each with `` `field` was X, now Y ``.
+fn config_changes(was: &Value, now: &Value) -> Vec<(String, String)> {
     let (Value::Object(was), Value::Object(now)) = (was, now) else {
         return Vec::new();
     };
@@ -138,7 +137,8 @@ fn config_changes(was: &Value, now: &Value) -> Vec<String> {
         .filter(|k| was.get(*k) != now.get(*k))
         .map(|k| {
             let shown = |v: Option<&Value>| v.map_or_else(|| "unset".to_owned(), value_text);
-            format!("`{k}` was {}, now {}", shown(was.get(k)), shown(now.get(k)))
+            let words = format!("`{k}` was {}, now {}", shown(was.get(k)), shown(now.get(k)));
+            (k.clone(), words)
         })
         .collect()
 }
@@ -199,8 +199,12 @@ mod tests {
     fn a_config_change_names_each_field_with_both_values() {
         let was = json!({"model": "gpt-5.5", "tool_rounds": 20, "exclude": []});
         let now = json!({"model": "gpt-5.5", "tool_rounds": 3, "reasoning": "high"});
+        let words: Vec<String> = config_changes(&was, &now)
+            .into_iter()
+            .map(|(_, w)| w)
+            .collect();
         assert_eq!(
-            config_changes(&was, &now),
+            words,
             [
                 "`exclude` was [], now unset",
                 "`reasoning` was unset, now \"high\"",
@@ -246,7 +250,7 @@ mod tests {
         };
         assert_eq!(
             m.to_string(),
-            "session S1 is bound to a different configuration: `tool_rounds` was 20, now 3; start a new session (without --continue/--session) or restore the earlier configuration"
+            "session S1 is bound to a different configuration: `tool_rounds` was 20, now 3; start a new session (without --continue/--session; /new in the TUI) or restore the earlier configuration"
         );
     }
 }

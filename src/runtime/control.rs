@@ -1,6 +1,7 @@
 //! The control thread: every message from the frontend is handed to the core's transitions,
 //! under the lock.
 
+use std::sync::Arc;
 use std::sync::mpsc::Receiver;
 
 use ansa_sessions::protocol::{Command, CommandBody, ErrorCode};
@@ -8,15 +9,21 @@ use ansa_sessions::{Inbound, ToRuntime};
 
 use super::core::{Decision, RewindJob, Shared};
 use super::mention::MentionCheck;
+use super::model::{self, ModelSwitch};
 
 /// Runs until the input is closed and the worker has stopped. Interrupts keep arriving after
 /// the frontend closed its input (a one-shot closes it right after acceptance), so the loop
 /// ends only when both happened.
-pub fn run(shared: &Shared, mentions: &MentionCheck, inbound: Receiver<Inbound>) {
+pub fn run(
+    shared: &Arc<Shared>,
+    mentions: &MentionCheck,
+    models: &ModelSwitch,
+    inbound: Receiver<Inbound>,
+) {
     for message in inbound.iter() {
         match message {
             Inbound::Frontend(ToRuntime::Command(command)) => {
-                if refused(shared, mentions, &command) {
+                if refused(shared, mentions, &command) || model::handles(shared, models, &command) {
                     continue;
                 }
                 handle(shared, command)
@@ -112,6 +119,8 @@ fn handle(shared: &Shared, command: Command) {
         }),
         CommandBody::Diff => core.ask_diff(id),
         CommandBody::Compact => core.ask_compact(id),
+        // Answered from their own thread (`model::handles`) before this match.
+        CommandBody::Models | CommandBody::Model(_) => {}
     }
     drop(core);
     shared.notify();

@@ -10,6 +10,7 @@ mod core;
 mod crash;
 mod events;
 mod mention;
+mod model;
 mod reconcile;
 mod rewind;
 mod stop;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::sync::mpsc::channel;
 use std::thread::JoinHandle;
 
-use ansa_sessions::{Binding, Session, SessionError};
+use ansa_sessions::{Binding, ModelBinding, Session, SessionError};
 use ansa_sessions::{CommandSender, SessionLink};
 
 use crate::environment::PendingEnvironment;
@@ -33,6 +34,8 @@ use crate::tools::{ToolExecutor, ToolRegistry};
 pub use binding::{BindingError, BindingMismatch};
 pub use context::ContextError;
 pub use events::EVENT_QUEUE;
+pub use model::OpenRebindError;
+pub use model::{ModelRefusal, OpenRebind};
 pub use rewind::RewindOnly;
 
 /// Per-turn limits and the context budget.
@@ -65,6 +68,11 @@ pub struct RuntimeSetup {
     pub prompt: Prompt,
     /// What the session is (or must be) bound to.
     pub binding: Binding,
+    /// The model binding this run's config gives a new session (model, exact returned model,
+    /// reasoning; no effort).
+    pub model: ModelBinding,
+    /// What `--model`, `--returned-model` and `--effort` ask of the session's model.
+    pub rebind: OpenRebind,
     /// Limits.
     pub limits: Limits,
     /// Publish `text_preview` events while generating (off by default in JSONL).
@@ -102,6 +110,9 @@ pub enum RuntimeError {
     /// The journal holds something this runtime cannot replay.
     #[error(transparent)]
     Context(#[from] ContextError),
+    /// The model asked for at open was refused, or differs from the session's.
+    #[error(transparent)]
+    Model(#[from] OpenRebindError),
     /// A thread could not be started.
     #[error("cannot start the runtime's {what} thread: {source}")]
     Thread {
@@ -117,9 +128,15 @@ pub enum RuntimeError {
 pub struct RuntimeHandle {
     control: JoinHandle<()>,
     worker: JoinHandle<()>,
+    model: ModelBinding,
 }
 
 impl RuntimeHandle {
+    /// The session's model binding in force when the runtime started.
+    pub fn model(&self) -> &ModelBinding {
+        &self.model
+    }
+
     /// Waits until the runtime has stopped (input closed and accepted work finished).
     pub fn join(self) {
         let _ = self.control.join();
@@ -137,6 +154,8 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         mut tools,
         prompt,
         binding,
+        model,
+        rebind,
         limits,
         previews,
         evidence_dir,
@@ -144,6 +163,13 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         checkpoints,
     } = setup;
     binding::check_or_record(&mut session, &binding)?;
+    let provider: Arc<dyn Provider> = Arc::from(provider);
+    let (switch, rebound) = model::at_open(
+        &mut session,
+        |initial| model::ModelSwitch::new(Arc::clone(&provider), initial),
+        &model,
+        &rebind,
+    )?;
     // The engine recovered the workspace when the tools opened it, before anything ran.
     let recovered = tools.take_recovered();
     let reconciled = reconcile::open_intents(&mut session, &registry, &evidence_dir, &recovered)?;
@@ -170,11 +196,25 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let environment = fresh.then(|| {
         PendingEnvironment::collect(session.meta().cwd.clone(), tools.sandbox_description())
     });
+    let in_force = switch.in_force(&session);
+    let started_with = in_force.clone();
     let (sink, events) = events::EventSink::new(EVENT_QUEUE);
     let (commands_tx, commands_rx) = channel();
     let core = core::Core::new(session, sink, limits.queue, previews);
     let shared = Arc::new(core::Shared::new(core));
     core::announce(&shared, &reconciled);
+    if let Some(r) = rebound {
+        shared
+            .lock()
+            .answer(ansa_sessions::protocol::EventBody::Rebound(
+                ansa_sessions::protocol::Rebound {
+                    command_id: None,
+                    from: r.from,
+                    to: r.to,
+                    source: r.source,
+                },
+            ));
+    }
     if let Some((request_id, message)) = recovered_rewind {
         shared.lock().checkpoint_notice(
             request_id,
@@ -189,6 +229,8 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
+        model: switch.clone(),
+        in_force,
         registry,
         tools,
         prompt,
@@ -212,7 +254,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let control_shared = Arc::clone(&shared);
     let control = std::thread::Builder::new()
         .name("ansa-control".into())
-        .spawn(move || control::run(&control_shared, &mentions, commands_rx))
+        .spawn(move || control::run(&control_shared, &mentions, &switch, commands_rx))
         .map_err(|source| RuntimeError::Thread {
             what: "control",
             source,
@@ -222,6 +264,10 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
             commands: CommandSender::new(commands_tx),
             events,
         },
-        RuntimeHandle { control, worker },
+        RuntimeHandle {
+            control,
+            worker,
+            model: started_with,
+        },
     ))
 }

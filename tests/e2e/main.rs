@@ -29,6 +29,7 @@ mod malformed;
 mod mentions;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;
+mod model_bind;
 mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
@@ -40,6 +41,7 @@ mod recovery;
 mod redaction;
 #[path = "../support/responses_script.rs"]
 mod responses_script;
+mod resume_access;
 mod rewind;
 mod rewind_gaps;
 mod sandbox;
@@ -51,6 +53,7 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_model;
 mod tui_resume;
 mod tui_rewind;
 mod tui_stream;

@@ -102,7 +102,7 @@ fn first_request_bodies_match_the_golden_files() {
         prompt.for_mode(Mode::Basic),
         &input,
         &tools,
-        false,
+        None,
     )
     .unwrap();
     golden(

@@ -27,7 +27,7 @@ fn responses_body_matches_the_recorded_request() {
         "",
         &[ResponsesInput::User("hi".into())],
         &[read_tool()],
-        true,
+        Some(None),
     )
     .unwrap();
     let expected = r#"{"model":"gpt-5.5","stream":true,"store":false,"prompt_cache_key":"01JSESSION","include":["reasoning.encrypted_content"],"reasoning":{"summary":"auto"},"input":[{"role":"user","content":"hi"}],"tools":[{"type":"function","name":"read","description":"Read files","strict":true,"parameters":{"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},"mode":{"type":"string","enum":["lines","bytes"]},"offset":{"type":"integer"},"length":{"type":"integer"}},"required":["paths","mode","offset","length"],"additionalProperties":false}}]}"#;
@@ -47,7 +47,7 @@ fn a_model_without_reasoning_gets_no_reasoning_parameters() {
         "",
         &[ResponsesInput::User("hi".into())],
         &[],
-        false,
+        None,
     )
     .unwrap();
     let text = String::from_utf8(body).unwrap();
@@ -78,7 +78,7 @@ fn responses_tool_round_resends_items_byte_for_byte() {
         call_id: done.tool_calls[0].call_id.clone(),
         output: "line 1\n\"quoted\"".into(),
     });
-    let body = responses::request_body(MODEL, "", "Be brief.", &input, &[], true).unwrap();
+    let body = responses::request_body(MODEL, "", "Be brief.", &input, &[], Some(None)).unwrap();
     let text = String::from_utf8(body).unwrap();
     let items = done_items("responses-tool.sse");
     let expected_input = format!(
@@ -101,7 +101,7 @@ fn responses_other_inputs() {
         }),
     ];
     let body: Value =
-        serde_json::from_slice(&responses::request_body(MODEL, "", "", &input, &[], true).unwrap())
+        serde_json::from_slice(&responses::request_body(MODEL, "", "", &input, &[], Some(None)).unwrap())
             .unwrap();
     assert_eq!(
         body["input"],

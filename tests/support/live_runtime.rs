@@ -43,7 +43,6 @@ pub fn start(
         Credential::Key(None),
         &ClientOptions::default(),
         "gpt-5.5",
-        "gpt-5.5",
     )
     .unwrap();
     let policy = ToolPolicy {
@@ -83,6 +82,14 @@ pub fn start(
             instruction_sources: Vec::new(),
         },
         prompt,
+        model: ansa_sessions::ModelBinding {
+            model: "gpt-5.5".into(),
+            returned_model: "gpt-5.5".into(),
+            // A loopback server gets no reasoning parameters (the catalog's rule).
+            reasoning: false,
+            effort: None,
+        },
+        rebind: ansa::runtime::OpenRebind::default(),
         limits: Limits {
             tool_rounds: 64,
             tool_calls: 256,

@@ -128,7 +128,7 @@ impl Summary {
             last_activity_ms,
             turns: state.turns().count() as u64,
             last_state: state.latest_turn().map(|t| t.state),
-            model: state.binding().map(|b| b.requested_model.clone()),
+            model: state.model_in_force().map(str::to_owned),
             first_prompt: state
                 .turns()
                 .next()

@@ -92,6 +92,11 @@ pub enum CommandBody {
 
     /// Page through the transcript with each turn's steps (answered by `story`).
     Story(TranscriptQuery),
+    /// List the models a `model` command may name (answered by `model_catalog`).
+    Models,
+    /// Change the session's model (and reasoning effort) for the following turns (answered by
+    /// `rebound` once the `rebinding` record is durable, or an `error` `model_refused`).
+    Model(super::model::ModelChoice),
 }
 
 impl CommandBody {
@@ -111,6 +116,8 @@ impl CommandBody {
             CommandBody::Compact => "compact",
 
             CommandBody::Story(_) => "story",
+            CommandBody::Models => "models",
+            CommandBody::Model(_) => "model",
         }
     }
 }
@@ -176,7 +183,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints, rewind or story"
+         tool_output, approve, checkpoints, rewind, story, models or model"
     )]
     UnknownType(String),
 }
@@ -477,6 +484,8 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "compact" => CommandBody::Compact,
 
         "story" => CommandBody::Story(transcript_query(&mut o)?),
+        "models" => CommandBody::Models,
+        "model" => CommandBody::Model(super::model::take_model_choice(&mut o)?),
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -554,7 +563,16 @@ impl Command {
                     put("reason", r.as_str().into());
                 }
             }
-            CommandBody::Checkpoints | CommandBody::Diff | CommandBody::Compact => {}
+            CommandBody::Checkpoints
+            | CommandBody::Diff
+            | CommandBody::Compact
+            | CommandBody::Models => {}
+            CommandBody::Model(choice) => {
+                put("model", choice.model.as_str().into());
+                if let Some(e) = choice.effort {
+                    put("effort", e.as_str().into());
+                }
+            }
             CommandBody::Rewind {
                 target,
                 scope,
@@ -596,6 +614,8 @@ impl Command {
             "offset",
             "limit",
             "forward",
+            "model",
+            "effort",
         ];
         let mut out = String::from("{");
         for key in order {

@@ -95,6 +95,9 @@ pub enum ErrorCode {
     /// workspace, excluded, ignored, binary): nothing was accepted; the message says which
     /// and why.
     MentionRefused,
+    /// A `model` command names a model the catalog does not list, an effort the model does
+    /// not take, or the catalog cannot be read: nothing changed; the message lists the models.
+    ModelRefused,
 }
 
 /// Token usage summed over a session's generations.
@@ -321,6 +324,10 @@ pub enum EventBody {
 
     /// A transcript page with each of its turns' steps (answers `story`).
     Story(StoryPage),
+    /// The models a `model` command may name (answers `models`).
+    ModelCatalog(super::model::ModelCatalog),
+    /// The session's model changed for the following turns (durable).
+    Rebound(super::model::Rebound),
 }
 
 /// One event line.

@@ -6,6 +6,7 @@ mod event;
 mod maintenance;
 
 mod mention;
+mod model;
 mod report;
 mod rewind;
 mod story;
@@ -34,6 +35,7 @@ pub use rewind::{
     PathKind, PlannedPath, RewindConflict, RewindDone, RewindPlan,
 };
 
+pub use model::{CatalogModel, MAX_MODEL_BYTES, ModelCatalog, ModelChoice, Rebound};
 pub use story::{MAX_STORY_STEPS, StoryPage, StoryStep, TurnStory};
 
 use crate::ids::{Incarnation, Profile};

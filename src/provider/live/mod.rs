@@ -67,11 +67,16 @@ pub struct LiveProvider {
     headers: Headers,
     account: Option<Box<SignedInAccount>>,
     /// The sign-in epoch whose model catalog listed the model (checked once per auth session).
-    catalog_checked: Mutex<Option<u64>>,
+    catalog_checked: Mutex<Option<(u64, String)>>,
+    /// The configured model: what the catalog check of [`Self::models`]' callers and a
+    /// request built outside a session name; requests carry their own binding.
     model: String,
-    returned_model: String,
     profile: StreamProfile,
-    reasoning: bool,
+    /// The host whose catalog rule says which models reason (`None`: Chat, which never
+    /// sends reasoning parameters).
+    host: Option<String>,
+    /// The config's per-model reasoning settings, for the catalog's efforts.
+    table: crate::config::ModelTable,
 }
 
 /// Why one attempt failed: a refused credential is kept apart, because a signed-in account
@@ -147,22 +152,9 @@ impl LiveProvider {
             }
             (None, _) => Credential::Key(None),
         };
-        Ok(Self::new(
-            wire,
-            base.as_str(),
-            credential,
-            &options,
-            &config.model,
-            &config.returned_model,
-        )?
-        .with_reasoning(config.reasoning))
-    }
-
-    /// Sends (or leaves out) the reasoning parameters of Responses requests, whatever the
-    /// catalog says.
-    pub fn with_reasoning(mut self, reasoning: bool) -> Self {
-        self.reasoning = reasoning;
-        self
+        let mut live = Self::new(wire, base.as_str(), credential, &options, &config.model)?;
+        live.table = config.model_table.clone();
+        Ok(live)
     }
 
     /// The cheap checks of [`Self::from_config`] (no client is built, no network): a live
@@ -196,7 +188,6 @@ impl LiveProvider {
         credential: Credential,
         options: &ClientOptions,
         model: &str,
-        returned_model: &str,
     ) -> Result<Self, LiveSetupError> {
         let client = HttpClient::new(base_url, options).map_err(LiveSetupError::Http)?;
         let (headers, account) = match credential {
@@ -215,22 +206,24 @@ impl LiveProvider {
             account,
             catalog_checked: Mutex::new(None),
             model: model.to_owned(),
-            returned_model: returned_model.to_owned(),
             profile: StreamProfile::for_host(&host),
-            reasoning: catalog_reasoning(&host, model),
+            host: (wire == Wire::Responses).then_some(host),
+            table: crate::config::ModelTable::default(),
         })
     }
 
     /// The model catalog (`GET {base}/models`): model IDs in the provider's order.
     pub fn models(&self, cancel: &AtomicBool) -> Result<Vec<String>, ProviderError> {
-        self.authorized(cancel, |headers, cancel, _| self.catalog(headers, cancel))
+        self.authorized(&self.model, cancel, |headers, cancel, _| {
+            self.catalog(headers, cancel)
+        })
     }
 
     fn catalog(&self, headers: &Headers, cancel: &AtomicBool) -> Result<Vec<String>, Failure> {
         let body = self
             .client
             .get_json("/models", headers, &Limits::json(), cancel)
-            .map_err(|e| self.http_failure(e))?;
+            .map_err(|e| self.http_failure(e, &self.model))?;
         Ok(errors::model_ids(&body)?)
     }
 
@@ -239,12 +232,13 @@ impl LiveProvider {
     /// sign-out while an attempt runs stops it.
     fn authorized<T>(
         &self,
+        model: &str,
         cancel: &AtomicBool,
         mut attempt: impl FnMut(&Headers, &AtomicBool, Option<u64>) -> Result<T, Failure>,
     ) -> Result<T, ProviderError> {
         let Some(account) = &self.account else {
             return attempt(&self.headers, cancel, None)
-                .map_err(|f| self.final_failure(f, &self.headers));
+                .map_err(|f| self.final_failure(f, &self.headers, model));
         };
         let mut force = false;
         loop {
@@ -262,7 +256,7 @@ impl LiveProvider {
             }
             match watched.out {
                 Err(Failure::Unauthorized(_)) if !force => force = true,
-                other => return other.map_err(|f| self.final_failure(f, &headers)),
+                other => return other.map_err(|f| self.final_failure(f, &headers, model)),
             }
         }
     }
@@ -270,22 +264,22 @@ impl LiveProvider {
     /// A failure as the runtime sees it, once no attempt is left: whatever part of its text
     /// came from the server (an error body, an error event of the stream) is searched for the
     /// credential the attempt sent, in any encoding.
-    fn final_failure(&self, f: Failure, sent: &Headers) -> ProviderError {
+    fn final_failure(&self, f: Failure, sent: &Headers, model: &str) -> ProviderError {
         let redactor = Redactor::new(sent.secret());
         let e = match f {
             Failure::Other(e) => e,
             Failure::Unauthorized(e) if self.account.is_some() => ProviderError::Auth(format!(
                 "{e}; the token was refused even after a refresh: run `ansa --login`, then resume"
             )),
-            Failure::Unauthorized(e) => errors::from_http(e, &self.model),
+            Failure::Unauthorized(e) => errors::from_http(e, model),
         };
         e.redacted(&redactor)
     }
 
-    fn http_failure(&self, e: super::http::HttpError) -> Failure {
+    fn http_failure(&self, e: super::http::HttpError, model: &str) -> Failure {
         match e {
             e @ super::http::HttpError::Auth { .. } => Failure::Unauthorized(e),
-            e => Failure::Other(errors::from_http(e, &self.model)),
+            e => Failure::Other(errors::from_http(e, model)),
         }
     }
 
@@ -296,26 +290,28 @@ impl LiveProvider {
         headers: &Headers,
         cancel: &AtomicBool,
         epoch: u64,
+        model: &str,
     ) -> Result<(), Failure> {
-        let seen = self
-            .catalog_checked
-            .lock()
-            .is_ok_and(|checked| *checked == Some(epoch));
+        let seen = self.catalog_checked.lock().is_ok_and(|checked| {
+            checked
+                .as_ref()
+                .is_some_and(|(e, m)| *e == epoch && m == model)
+        });
         if seen {
             return Ok(());
         }
         let ids = self.catalog(headers, cancel)?;
-        if !ids.iter().any(|id| id == &self.model) {
+        if !ids.iter().any(|id| id == model) {
             let shown: Vec<&str> = ids.iter().take(12).map(String::as_str).collect();
             return Err(Failure::Other(ProviderError::Rejected(format!(
                 "the model `{}` is not in the signed-in account's catalog ({}{}); choose one with --model or \"model\" in the config",
-                self.model,
+                model,
                 shown.join(", "),
                 if ids.len() > shown.len() { ", …" } else { "" }
             ))));
         }
         if let Ok(mut checked) = self.catalog_checked.lock() {
-            *checked = Some(epoch);
+            *checked = Some((epoch, model.to_owned()));
         }
         Ok(())
     }
@@ -323,15 +319,15 @@ impl LiveProvider {
     fn body(&self, request: &GenerationRequest<'_>) -> Result<Vec<u8>, ProviderError> {
         let encoded = match self.wire {
             Wire::Responses => responses_body(
-                &self.model,
+                &request.model.model,
                 request.session_id,
                 request.instructions,
                 &context::responses_input(request.context),
                 request.tools,
-                self.reasoning,
+                request.model.reasoning.then_some(request.model.effort),
             ),
             Wire::Chat => chat_body(
-                &self.model,
+                &request.model.model,
                 request.instructions,
                 &context::chat_messages(request.context),
                 request.tools,
@@ -387,7 +383,7 @@ impl LiveProvider {
                 ))
                 .into())
             }
-            Err(StreamError::Request(e)) => Err(self.http_failure(e)),
+            Err(StreamError::Request(e)) => Err(self.http_failure(e, &request.model.model)),
         }
     }
 
@@ -413,7 +409,7 @@ impl LiveProvider {
             Wire::Responses => {
                 let fresh = || {
                     ResponsesReducer::with_profile(
-                        &self.returned_model,
+                        &request.model.returned_model,
                         SseLimits::default(),
                         self.profile,
                     )
@@ -449,7 +445,7 @@ impl LiveProvider {
                 })
             }
             Wire::Chat => {
-                let fresh = || ChatReducer::new(&self.returned_model);
+                let fresh = || ChatReducer::new(&request.model.returned_model);
                 let mut reducer = fresh();
                 self.stream(headers, request, &mut reducer, &fresh, |r, chunk| {
                     r.push(chunk, &mut preview).map_err(|e| e.to_string())
@@ -486,13 +482,29 @@ impl Provider for LiveProvider {
         request: &GenerationRequest<'_>,
         preview: &mut dyn FnMut(&str),
     ) -> Result<Generated, ProviderError> {
-        self.authorized(request.cancel, |headers, cancel, epoch| {
-            if let Some(epoch) = epoch {
-                self.check_catalog(headers, cancel, epoch)?;
-            }
-            let request = GenerationRequest { cancel, ..*request };
-            self.generate_once(headers, &request, &mut *preview)
-        })
+        self.authorized(
+            &request.model.model,
+            request.cancel,
+            |headers, cancel, epoch| {
+                if let Some(epoch) = epoch {
+                    self.check_catalog(headers, cancel, epoch, &request.model.model)?;
+                }
+                let request = GenerationRequest { cancel, ..*request };
+                self.generate_once(headers, &request, &mut *preview)
+            },
+        )
+    }
+
+    fn catalog(
+        &self,
+        cancel: &AtomicBool,
+    ) -> Result<Option<Vec<ansa_sessions::protocol::CatalogModel>>, ProviderError> {
+        let ids = self.models(cancel)?;
+        Ok(Some(super::catalog::entries(
+            self.host.as_deref(),
+            &self.table,
+            ids,
+        )))
     }
 
     fn summarize(

@@ -4,6 +4,8 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use ansa_sessions::Effort;
+
 use crate::provider::ToolCall;
 use crate::tools::ProviderTool;
 
@@ -82,6 +84,8 @@ impl Serialize for ResponsesInput {
 
 #[derive(Serialize)]
 struct Reasoning {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    effort: Option<&'static str>,
     summary: &'static str,
 }
 
@@ -114,28 +118,32 @@ struct Body<'a> {
 }
 
 /// The JSON body of a streaming, stateless (`store:false`) Responses request. For a reasoning
-/// model (`reasoning`) it asks for re-sendable reasoning
-/// (`include:["reasoning.encrypted_content"]`) and reasoning summaries; for others both are
-/// left out, since servers reject them there. `instructions` is omitted when empty, `tools`
-/// when there are none; every tool is strict. `prompt_cache_key` (the session's id; omitted
-/// when empty) keeps a session's requests on the provider cache that holds their common
-/// prefix: the instructions, the tools and the earlier input, which a session sends
-/// byte-identical request after request.
+/// model (`reasoning` is `Some`) it asks for re-sendable reasoning
+/// (`include:["reasoning.encrypted_content"]`), reasoning summaries and the chosen
+/// `reasoning.effort` (when one was chosen); for others all are left out, since servers
+/// reject them there. `instructions` is omitted when empty, `tools` when there are none;
+/// every tool is strict. `prompt_cache_key` (the session's id; omitted when empty) keeps a
+/// session's requests on the provider cache that holds their common prefix: the
+/// instructions, the tools and the earlier input, which a session sends byte-identical
+/// request after request.
 pub fn request_body(
     model: &str,
     prompt_cache_key: &str,
     instructions: &str,
     input: &[ResponsesInput],
     tools: &[ProviderTool],
-    reasoning: bool,
+    reasoning: Option<Option<Effort>>,
 ) -> Result<Vec<u8>, serde_json::Error> {
     serde_json::to_vec(&Body {
         model,
         stream: true,
         store: false,
         prompt_cache_key,
-        include: reasoning.then_some(["reasoning.encrypted_content"]),
-        reasoning: reasoning.then_some(Reasoning { summary: "auto" }),
+        include: reasoning.map(|_| ["reasoning.encrypted_content"]),
+        reasoning: reasoning.map(|effort| Reasoning {
+            effort: effort.map(Effort::as_str),
+            summary: "auto",
+        }),
         instructions,
         input,
         tools: tools

@@ -1,5 +1,7 @@
 //! Strict parsing of scripted-provider files: `{"turns":[…]}` with positions in every error.
 
+use ansa_sessions::Effort;
+use ansa_sessions::protocol::CatalogModel;
 use serde_json::{Map, Value};
 
 /// Longest accepted `delay_ms`, matching the longest process timeout.
@@ -49,6 +51,9 @@ pub struct Script {
     pub file: String,
     /// Turns in generation order.
     pub turns: Vec<ScriptTurn>,
+    /// The model catalog the script's provider offers (`"models"`); `None`: only the
+    /// session's own model.
+    pub models: Option<Vec<CatalogModel>>,
 }
 
 /// One scripted model turn.
@@ -169,7 +174,7 @@ impl Script {
         })?;
         let parser = Parser { file };
         let top = parser.object(&doc, None, "the script")?;
-        parser.only_keys(top, None, "the script", &["turns"])?;
+        parser.only_keys(top, None, "the script", &["turns", "models"])?;
         let turns = match top.get("turns") {
             Some(Value::Array(turns)) if !turns.is_empty() => turns,
             Some(Value::Array(_)) => return Err(parser.invalid(None, "turns", "has no turns")),
@@ -181,9 +186,14 @@ impl Script {
             .enumerate()
             .map(|(index, turn)| parser.turn(index, turn))
             .collect::<Result<_, _>>()?;
+        let models = match top.get("models") {
+            None => None,
+            Some(v) => Some(parser.models(v)?),
+        };
         Ok(Self {
             file: file.to_owned(),
             turns,
+            models,
         })
     }
 }
@@ -193,6 +203,54 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// `"models": [{"id": "m", "efforts": ["low", "high"]}, …]`.
+    fn models(&self, v: &Value) -> Result<Vec<CatalogModel>, ScriptError> {
+        let Value::Array(entries) = v else {
+            return Err(self.invalid(
+                None,
+                "models",
+                "must be an array of {\"id\", \"efforts\"} objects",
+            ));
+        };
+        let mut out = Vec::new();
+        for (i, entry) in entries.iter().enumerate() {
+            let at = format!("models[{i}]");
+            let map = self.object(entry, None, &at)?;
+            self.only_keys(map, None, &at, &["id", "efforts"])?;
+            let id = match map.get("id") {
+                Some(Value::String(id)) if !id.trim().is_empty() => id.clone(),
+                _ => {
+                    return Err(self.invalid(
+                        None,
+                        &format!("{at}.id"),
+                        "must be a non-empty string",
+                    ));
+                }
+            };
+            let efforts = match map.get("efforts") {
+                None => Vec::new(),
+                Some(Value::Array(list)) => list
+                    .iter()
+                    .map(|e| {
+                        e.as_str()
+                            .ok_or_else(|| "must be a string".to_owned())
+                            .and_then(str::parse::<Effort>)
+                            .map_err(|reason| self.invalid(None, &format!("{at}.efforts"), reason))
+                    })
+                    .collect::<Result<_, _>>()?,
+                Some(_) => {
+                    return Err(self.invalid(
+                        None,
+                        &format!("{at}.efforts"),
+                        "must be an array of efforts",
+                    ));
+                }
+            };
+            out.push(CatalogModel { id, efforts });
+        }
+        Ok(out)
+    }
+
     fn invalid(&self, turn: Option<usize>, field: &str, reason: impl Into<String>) -> ScriptError {
         ScriptError::Invalid {
             file: self.file.to_owned(),

@@ -58,6 +58,13 @@ impl Provider for ScriptedProvider {
         "scripted"
     }
 
+    fn catalog(
+        &self,
+        _cancel: &std::sync::atomic::AtomicBool,
+    ) -> Result<Option<Vec<ansa_sessions::protocol::CatalogModel>>, ProviderError> {
+        Ok(self.script.models.clone())
+    }
+
     fn generate(
         &self,
         request: &GenerationRequest<'_>,

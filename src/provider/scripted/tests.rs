@@ -1,7 +1,7 @@
 use std::sync::atomic::AtomicBool;
 
 use super::*;
-use crate::provider::{ContextItem, ScriptError, TextTemplate};
+use crate::provider::{ContextItem, Script, ScriptError, TextTemplate};
 
 fn provider(text: &str) -> ScriptedProvider {
     ScriptedProvider::new(Script::parse("s.json", text).unwrap())
@@ -24,6 +24,7 @@ fn run(
         context,
         tools: &[],
         cancel: &cancel,
+        model: &crate::provider::test_model(),
         compacted_outputs: 0,
         on_retry: None,
         on_reasoning: None,
@@ -153,6 +154,7 @@ fn cancellation_interrupts_a_delay() {
         context: &[],
         tools: &[],
         cancel: &cancel,
+        model: &crate::provider::test_model(),
         compacted_outputs: 0,
         on_retry: None,
         on_reasoning: None,
@@ -197,7 +199,7 @@ fn malformed_scripts_name_file_turn_and_field() {
             r#"{"turns":[],"x":1}"#,
             None,
             "the script",
-            "unknown field `x` (allowed: turns)",
+            "unknown field `x` (allowed: turns, models)",
         ),
         (r#"{}"#, None, "the script", "missing `turns`"),
         (r#"{"turns":[]}"#, None, "turns", "has no turns"),
@@ -290,4 +292,26 @@ fn load_reports_unreadable_files() {
         ScriptedProvider::load(&path).unwrap().script().turns.len(),
         1
     );
+}
+
+#[test]
+fn a_script_offers_a_model_catalog_with_efforts() {
+    let script = Script::parse(
+        "s.json",
+        r#"{"models":[{"id":"a"},{"id":"b","efforts":["low","high"]}],"turns":[{"text":"x"}]}"#,
+    )
+    .unwrap();
+    let models = script.models.unwrap();
+    assert_eq!(models[0].id, "a");
+    assert!(models[0].efforts.is_empty());
+    assert_eq!(
+        models[1].efforts,
+        [ansa_sessions::Effort::Low, ansa_sessions::Effort::High]
+    );
+    let bad = Script::parse(
+        "s.json",
+        r#"{"models":[{"id":"b","efforts":["extreme"]}],"turns":[{"text":"x"}]}"#,
+    )
+    .unwrap_err();
+    assert!(bad.to_string().contains("models[0].efforts"), "{bad}");
 }

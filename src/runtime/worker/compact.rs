@@ -41,6 +41,7 @@ impl Worker {
             instructions: COMPACTION_PROMPT,
             context: &split.old,
             tools: &[],
+            model: &self.in_force,
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
             on_retry: Some(Notify(&on_retry)),

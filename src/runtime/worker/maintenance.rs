@@ -93,6 +93,8 @@ impl Worker {
             Err(NotDue::TooFewTurns | NotDue::UnderBudget) => return Err(nothing()),
         };
         let before = context_bytes(&self.context.items);
+        // A compaction between turns asks the model in force now.
+        self.in_force = self.model.in_force(self.shared.lock().session());
         match self.compact_split(id, split) {
             Ok(()) => {}
             Err(Stop::Cancelled) => return Err("compaction cancelled; nothing changed".into()),

@@ -18,8 +18,8 @@ use ansa_sessions::Inbound;
 
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{
-    CallId, Mode, OpaqueJson, ProviderItem, Record, RequestId, SessionId, StoredOutput, ToolIntent,
-    ToolOutcome, ToolOutcomeStatus, UsageRecord,
+    CallId, Mode, ModelBinding, OpaqueJson, ProviderItem, Record, RequestId, SessionId,
+    StoredOutput, ToolIntent, ToolOutcome, ToolOutcomeStatus, UsageRecord,
 };
 use ash_engine::exec::LiveOutput;
 use ash_engine::exec::supervisor::Supervision;
@@ -27,6 +27,7 @@ use ash_engine::exec::supervisor::Supervision;
 use super::Limits;
 use super::context::{PendingCall, Replayed, encode_item, encode_output};
 use super::core::{Job, Shared};
+use super::model::ModelSwitch;
 use super::reconcile::{evidence_path, txn_tag};
 use super::rewind::Checkpointer;
 use super::stop::{Failure, Pause, Stop};
@@ -45,7 +46,12 @@ pub struct Worker {
     /// Shared with the control thread.
     pub shared: Arc<Shared>,
     /// The model.
-    pub provider: Box<dyn Provider>,
+    pub provider: Arc<dyn Provider>,
+    /// The session's model binding in force, and how to read it again.
+    pub model: ModelSwitch,
+    /// The binding the current turn (or resumed segment) started with: every request of it
+    /// is built from this one, whatever rebinding is recorded meanwhile.
+    pub in_force: ModelBinding,
     /// Tool descriptors.
     pub registry: ToolRegistry,
     /// Tool executors.
@@ -161,7 +167,12 @@ impl Worker {
     }
 
     fn turn(&mut self, id: RequestId) -> Step<()> {
-        let started = self.shared.lock().start(id)?;
+        let started = {
+            let mut core = self.shared.lock();
+            let started = core.start(id)?;
+            self.in_force = self.model.in_force(core.session());
+            started
+        };
         let mode = started.mode;
         if !self.context.started.contains(&id) {
             self.introduce(id)?;
@@ -312,6 +323,7 @@ impl Worker {
             instructions: self.prompt.for_mode(mode),
             context: &self.context.items,
             tools: &tools,
+            model: &self.in_force,
             cancel: &flag,
             compacted_outputs: self.context.compacted_outputs,
             on_retry: Some(Notify(&on_retry)),

@@ -73,6 +73,8 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ProviderNotice(_) => "provider_notice",
 
         EventBody::Story(_) => "story",
+        EventBody::ModelCatalog(_) => "model_catalog",
+        EventBody::Rebound(_) => "rebound",
     }
 }
 

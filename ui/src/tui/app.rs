@@ -105,6 +105,8 @@ pub(crate) struct App {
     pub rewind: Option<super::rewind::Rewind>,
     /// The `/diff` pane, while open.
     pub diff: Option<super::diff::DiffView>,
+    /// `/model`: the picker and the model in force.
+    pub model_switch: super::model_picker::ModelSwitch,
     /// When Esc was last pressed on an empty input (a second one soon after opens the rewind).
     pub last_esc: Option<Instant>,
     /// A Ctrl+C was the last key: another one exits.
@@ -158,6 +160,7 @@ impl App {
             recent_calls: Vec::new(),
             rewind: None,
             diff: None,
+            model_switch: super::model_picker::ModelSwitch::default(),
             last_esc: None,
             armed: false,
             exit_after_task: false,
@@ -275,7 +278,7 @@ impl App {
         {
             return out;
         }
-        if self.diff_key(intent) {
+        if self.diff_key(intent) || self.model_key(intent, &mut out) {
             return out;
         }
         let columns = self.input_columns();
@@ -445,6 +448,7 @@ impl App {
                 format!("{word} is not a command ({SLASH_HELP}); your text is kept"),
             ),
             Slash::Sessions => super::sessions::slash_sessions(self),
+            Slash::Model => self.open_model_picker(out),
         }
     }
 

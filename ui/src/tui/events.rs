@@ -131,6 +131,8 @@ impl App {
                 code,
                 message,
             } => self.on_error(command_id, code, message, &mut out),
+            EventBody::ModelCatalog(catalog) => self.on_model_catalog(catalog),
+            EventBody::Rebound(rebound) => self.on_rebound(rebound),
             _ => {}
         }
         if gap {
@@ -549,6 +551,7 @@ impl App {
         self.diff_refused(command_id.as_ref());
         if let Some(id) = &command_id {
             if self.on_output_error(id, &message)
+                || self.model_refused(id, &message)
                 || self.on_rewind_error(id, &message, out)
                 || self.on_story_error(id, out)
             {

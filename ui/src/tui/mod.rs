@@ -31,6 +31,7 @@ mod keys;
 pub mod markdown;
 pub mod mention;
 mod model;
+mod model_picker;
 pub mod prompts;
 mod renew;
 mod replay;

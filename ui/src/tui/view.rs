@@ -136,6 +136,8 @@ fn footer(
         hints
     } else if let Some(hints) = super::diff::hints(app) {
         hints
+    } else if let Some(hints) = super::model_picker::hints(app) {
+        hints
     } else if keys::slash_completion(app.input.text()).is_some() {
         &["Tab complete", "Enter run"]
     } else if !keys::slash_matches(app.input.text()).is_empty() {
@@ -280,7 +282,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
         }
     };
     let rows = [
-        ("model", or_unknown(&app.model)),
+        ("model", super::model_picker::status_text(app)),
         ("provider", or_unknown(&app.provider)),
         ("auth", or_unknown(&app.credentials)),
         ("sandbox", sandbox_text(&app.sandbox)),
@@ -473,7 +475,17 @@ pub(crate) fn live(app: &App) -> Live {
     if footer_row {
         bottom.push(footer(app, width, window));
     }
-    let mut lines = if app.diff.is_some() {
+    let mut lines = if app.model_switch.picker.is_some() {
+        // The picker takes the region above the input, like the diff pane.
+        let notice = app
+            .notice
+            .as_ref()
+            .map(|n| notice_lines(n, width, theme))
+            .unwrap_or_default();
+        let mut lines = super::model_picker::lines(app, width, room.saturating_sub(notice.len()));
+        lines.extend(notice);
+        lines
+    } else if app.diff.is_some() {
         // The diff pane takes the region above the input, like the rewind screens.
         let notice = app
             .notice

@@ -1,0 +1,90 @@
+//! `/model` in a real terminal (tmux) at 60×20 and 120×40: the picker lists a long catalog
+//! (scrolling with the highlighted row), asks a reasoning model's effort, and the switch is
+//! a line in the history, in `/status` and a `rebinding` in the journal before the next turn.
+
+use serde_json::json;
+
+use crate::harness::{World, journal_text};
+use crate::tmux::Tmux;
+
+/// The screen's words with every run of blanks (line ends included) made one space, so text
+/// the TUI wrapped at narrow widths still matches.
+fn flat(screen: &str) -> String {
+    screen.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A script whose catalog has `alpha`, `beta` (a reasoning model) and many long-named models.
+fn script(w: &World) -> std::path::PathBuf {
+    let mut models = vec![
+        json!({"id": "alpha"}),
+        json!({"id": "beta", "efforts": ["low", "medium", "high"]}),
+    ];
+    for i in 0..30 {
+        models.push(json!({"id": format!("model-{i:02}-with-a-long-name-that-does-not-fit-in-sixty-columns")}));
+    }
+    let p = w.path("models.json");
+    std::fs::write(
+        &p,
+        json!({"models": models, "turns": [{"text": "answered by beta"}]}).to_string(),
+    )
+    .unwrap();
+    p
+}
+
+fn switch_in(width: u16, height: u16) {
+    let w = World::new();
+    let script = script(&w);
+    let session = w.path("session");
+    let t = Tmux::start_with_env(
+        &w,
+        "",
+        &[
+            "--offline",
+            "--script",
+            script.to_str().unwrap(),
+            "--session",
+            session.to_str().unwrap(),
+        ],
+        &[("AI_MODEL", "alpha".to_owned())],
+        width,
+        height,
+    );
+    t.wait_text("basic · idle");
+    t.type_text("/model");
+    t.keys(&["Enter"]);
+    t.wait_text("› alpha (current)");
+    // The last model is far below: End goes there and the list scrolls to show it.
+    t.keys(&["End"]);
+    t.wait_for("the last model highlighted", |s| s.contains("› model-29"));
+    t.keys(&["Home", "Down"]);
+    t.wait_text("› beta");
+    t.keys(&["Enter"]);
+    t.wait_text("reasoning effort");
+    t.keys(&["Down", "Down", "Down", "Enter"]);
+    t.wait_for("the rebinding line", |s| {
+        flat(s).contains("model: alpha → beta (effort high) from the next turn")
+    });
+    assert!(journal_text(&session).contains("\"kind\":\"rebinding\""));
+    t.type_text("hello");
+    t.keys(&["Enter"]);
+    t.wait_text("answered by beta");
+    t.type_text("/status");
+    t.keys(&["Enter"]);
+    t.wait_for("the model in /status", |s| {
+        flat(s).contains("beta · effort high")
+    });
+    t.keys(&["Escape"]);
+    t.type_text("/exit");
+    t.keys(&["Enter"]);
+    t.wait_text("[ansa exited 0]");
+}
+
+#[test]
+fn model_switches_in_a_60_by_20_terminal() {
+    switch_in(60, 20);
+}
+
+#[test]
+fn model_switches_in_a_120_by_40_terminal() {
+    switch_in(120, 40);
+}
