@@ -41,7 +41,10 @@ fn model_commands_and_events_round_trip_byte_exact() {
     let CommandBody::Model(choice) = &bodies[1] else {
         panic!("{:?}", bodies[1]);
     };
-    assert_eq!((choice.model.as_str(), choice.effort), ("gpt-6.1-sol", Some(Effort::High)));
+    assert_eq!(
+        (choice.model.as_str(), choice.effort),
+        ("gpt-6.1-sol", Some(Effort::High))
+    );
     let mut kinds = Vec::new();
     for line in lines {
         let event = Event::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));

@@ -100,9 +100,10 @@ fn responses_other_inputs() {
             arguments: "{}".into(),
         }),
     ];
-    let body: Value =
-        serde_json::from_slice(&responses::request_body(MODEL, "", "", &input, &[], Some(None)).unwrap())
-            .unwrap();
+    let body: Value = serde_json::from_slice(
+        &responses::request_body(MODEL, "", "", &input, &[], Some(None)).unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         body["input"],
         json!([

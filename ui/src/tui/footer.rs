@@ -106,6 +106,29 @@ pub(crate) fn lay_out(fields: &[Field], width: u16, dim: Style) -> Line<'static>
             break;
         }
     }
+    // Giving way goes by priority, so a long field that was then shortened may have pushed
+    // out shorter, less important ones that fit beside its short form (a key hint beside the
+    // shortened usage at 60 columns): bring them back, most important first, whole if that
+    // fits else short, stopping at the first that fits in neither form.
+    let mut left: Vec<usize> = (0..fields.len())
+        .filter(|&i| shown[i] == Shown::Left)
+        .collect();
+    left.sort_by_key(|&i| (std::cmp::Reverse(fields[i].priority), i));
+    for i in left {
+        let forms = [Shown::Whole, Shown::Short];
+        let fits = forms.into_iter().find(|&form| {
+            if form == Shown::Short && fields[i].short.is_none() {
+                return false;
+            }
+            let mut tried = shown.clone();
+            tried[i] = form;
+            used(&tried) <= usize::from(width)
+        });
+        match fits {
+            Some(form) => shown[i] = form,
+            None => break,
+        }
+    }
     let mut spans = Vec::new();
     for (i, field) in fields.iter().enumerate() {
         let Some(t) = text(i, &shown) else {
@@ -125,6 +148,34 @@ mod tests {
 
     fn plain(line: &Line<'_>) -> String {
         line.spans.iter().map(|s| s.content.as_ref()).collect()
+    }
+
+    #[test]
+    fn a_hint_pushed_out_before_a_long_field_was_shortened_comes_back_if_it_fits() {
+        let s = Style::default();
+        let fields = [
+            Field::new(Priority::MODE, "basic", s),
+            Field::new(Priority::STATE, "idle", s),
+            Field::new(Priority::ACCESS, "ask", s),
+            Field::new(
+                Priority::USAGE,
+                "48.2k in (31.5k cached) · 1.9k out · ctx 36% of 272k",
+                s,
+            )
+            .short("ctx 36% of 272k"),
+            Field::new(Priority::HINTS, "Enter send", s),
+            Field::new(Priority(Priority::HINTS.0 - 1), "/ commands", s),
+            Field::new(Priority(Priority::HINTS.0 - 2), "Tab mode", s),
+        ];
+        let at = |w| plain(&lay_out(&fields, w, s));
+        // The usage gives way to its short form only after every hint was left out; the first
+        // hint fits beside it again, the second does not, and none after it is tried.
+        assert_eq!(at(60), "basic · idle · ask · ctx 36% of 272k · Enter send");
+        assert_eq!(
+            at(120),
+            "basic · idle · ask · 48.2k in (31.5k cached) · 1.9k out · ctx 36% of 272k · Enter send · / commands · Tab mode"
+        );
+        assert_eq!(at(36), "basic · idle · ask · ctx 36% of 272k");
     }
 
     #[test]
