@@ -38,6 +38,7 @@ mod replay;
 mod rewind;
 mod run;
 mod sessions;
+mod status_fit;
 mod streamed;
 pub mod tail;
 pub(crate) mod terminal;

@@ -249,7 +249,11 @@ fn sandbox_text(sandbox: &super::SandboxInfo) -> String {
     }
 }
 
-fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
+/// The `/status` panel within `room` rows (its blank line above included). When the wrapped
+/// panel does not fit (60×20 with the usage rows), each row is cut to one line and the rows
+/// that still do not fit are left out from the bottom, saying how many, so the title and the
+/// model, which come first, are never the rows the region trims from its top.
+fn status_lines(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     let profile = app.cursor.as_ref().map(|c| c.context().session);
     let hint = (!app.session_hint.is_empty()).then_some(app.session_hint.as_str());
@@ -281,36 +285,38 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
             s.to_owned()
         }
     };
-    let rows = [
-        ("model", super::model_picker::status_text(app)),
-        ("provider", or_unknown(&app.provider)),
-        ("auth", or_unknown(&app.credentials)),
-        ("sandbox", sandbox_text(&app.sandbox)),
-        ("cwd", or_unknown(&app.cwd)),
-        ("session", session),
-        ("mode", format!("{mode} · {}", app.access.status())),
-        ("state", state_text(app).0),
-        ("request", request),
-        ("turn", app.turn().to_string()),
-        ("tokens", super::usage::status_tokens(app)),
-        ("context", super::usage::status_context(app)),
-        ("journal", journal.join(", ")),
+    use super::status_fit::Row;
+    // Left out first when the panel does not fit: what is seldom news (no request, the turn
+    // number, a durable journal), then the running request's id, then what the user set up
+    // and knows.
+    let journal_row = match journal.as_slice() {
+        ["durable"] => Row::spare("journal", journal.join(", "), 2),
+        _ => Row::kept("journal", journal.join(", ")),
+    };
+    let rows = vec![
+        Row::kept("model", super::model_picker::status_text(app)),
+        Row::spare("provider", or_unknown(&app.provider), 5),
+        Row::spare("auth", or_unknown(&app.credentials), 4),
+        Row::kept("sandbox", sandbox_text(&app.sandbox)),
+        Row::spare("cwd", or_unknown(&app.cwd), 6),
+        Row::kept("session", session),
+        Row::kept("mode", format!("{mode} · {}", app.access.status())),
+        Row::kept("state", state_text(app).0),
+        Row::spare(
+            "request",
+            request.clone(),
+            if request == "none" { 0 } else { 3 },
+        ),
+        Row::spare("turn", app.turn().to_string(), 1),
+        Row::kept("tokens", super::usage::status_tokens(app)),
+        Row::kept("context", super::usage::status_context(app)),
+        journal_row,
     ];
-    let mut lines = vec![Line::styled("  /status", theme.accent())];
-    for (key, value) in rows {
-        lines.extend(wrap_prefixed(
-            &[Span::raw(one_line(&value))],
-            width,
-            &[Span::styled(format!("    {key:<9}"), theme.dim())],
-            &[Span::raw(" ".repeat(13))],
-        ));
-    }
-    lines.push(Line::styled("  (Esc closes)", theme.dim()));
-    lines
+    super::status_fit::lines(rows, width, room, theme)
 }
 
 /// The part above the input: pane, pending text, tools, preview, paused turn, status, notice.
-fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
+fn upper(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
     let theme = app.theme;
     let mut lines = Vec::new();
     if app.output.open {
@@ -386,15 +392,18 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
         lines.push(Line::default());
         lines.extend(notice_lines(&Notice::new(Tone::Warn, text), width, theme));
     }
+    // What comes below the status panel is drawn first, so the panel knows its room.
+    let mut below = Vec::new();
+    if let Some(notice) = &app.notice {
+        below.extend(notice_lines(notice, width, theme));
+    }
+    below.extend(slash_menu(app, width));
+    below.extend(super::mention::menu(app, width));
     if app.status_open {
         lines.push(Line::default());
-        lines.extend(status_lines(app, width));
+        lines.extend(status_lines(app, width, room.saturating_sub(below.len())));
     }
-    if let Some(notice) = &app.notice {
-        lines.extend(notice_lines(notice, width, theme));
-    }
-    lines.extend(slash_menu(app, width));
-    lines.extend(super::mention::menu(app, width));
+    lines.extend(below);
     lines
 }
 
@@ -506,7 +515,7 @@ pub(crate) fn live(app: &App) -> Live {
         lines.extend(notice);
         lines
     } else {
-        upper(app, width)
+        upper(app, width, room.saturating_sub(approval.len()))
     };
     let room_above = room.saturating_sub(approval.len());
     if lines.len() > room_above {

@@ -13,6 +13,7 @@ mod prompts;
 mod render;
 mod rewind;
 mod scrollback;
+mod status;
 mod streaming;
 mod viewer;
 
