@@ -1,6 +1,6 @@
-//! `ansa sessions` (table, `--here`, `--json`), `sessions rm` and `sessions prune`, the one-shot's
-//! `session ID` line and its exact pause hint, and line mode's `/resume`, `/status`, `/exit`,
-//! all through the built binary.
+//! `ansa sessions` (table, `--here`, `--json`), `sessions rm` and `sessions prune`, the
+//! one-shot's `session ID` line and its exact pause hint, and line mode's `/resume`, `/cancel`,
+//! `/status`, `/exit`, all through the built binary.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -357,4 +357,49 @@ fn line_mode_resumes_a_paused_task_with_slash_resume() {
         !journal.contains(r#""text":"/status""#),
         "not sent as a task"
     );
+}
+
+#[test]
+fn line_mode_drops_a_paused_task_with_slash_cancel_and_runs_the_next() {
+    let w = World::new();
+    w.project_config(json!({"schema_version": 1, "tool_rounds": 1}));
+    let script = w.script(
+        "s.json",
+        json!([
+            {"tool_calls": [{"name": "get_test_value", "arguments": {"key": "a"}}]},
+            {"text": "the next one answered"}
+        ]),
+    );
+    let out = lines(
+        &w,
+        &["--offline", "--script", script.to_str().unwrap()],
+        "the task\n/cancel\n/cancel\nthe next task\n/status\n",
+    );
+    let (stdout, stderr) = (text(&out.stdout), text(&out.stderr));
+    assert!(stderr.contains("task paused"), "{stderr}");
+    // The second `/cancel` has nothing left to act on, and says so instead of sending it.
+    assert!(
+        stderr.contains("no paused task here to resume or cancel"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("turn 2"),
+        "/status after the next task: {stderr}"
+    );
+    assert_eq!(stdout, "the next one answered\n", "{stderr}");
+    let journal = crate::harness::journal_text(&crate::harness::only_session_dir(&w));
+    assert!(journal.contains("the next task"), "{journal}");
+    assert!(
+        !journal.contains(r#""text":"/cancel""#),
+        "not sent as a task"
+    );
+    assert!(
+        journal.contains(r#""action":{"type":"cancel","target":1}"#),
+        "/cancel is the cancel command of the paused turn: {journal}"
+    );
+    assert!(
+        journal.contains(r#""request_id":1,"state":"cancelled""#),
+        "{journal}"
+    );
+    assert!(stderr.contains("task cancelled"), "{stderr}");
 }
