@@ -487,14 +487,15 @@ impl ToolExecutor {
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
         let live = self.live.take();
-        let (tool, request, place) = match prepared.kind {
+        let (tool, request, place, preimages) = match prepared.kind {
             PreparedKind::Local(output) => return Ok(output),
             PreparedKind::Engine {
                 tool,
                 request,
                 place,
+                preimages,
                 ..
-            } => (tool, request, place),
+            } => (tool, request, place, preimages),
         };
         let attached = Attachments {
             supervision: supervision.filter(|_| tool == "exec"),
@@ -525,6 +526,8 @@ impl ToolExecutor {
                     plane: &self.plane,
                     exec_limit: self.policy.exec_limit(),
                     sandbox_refused: outcome.refused().is_some(),
+                    op: Some(&request.op),
+                    preimages: &preimages,
                 },
             )
         };

@@ -39,18 +39,18 @@ fn text_or_null(what: &str) -> Value {
 fn read() -> ToolSpec {
     ToolSpec {
         name: "read",
-        description: "Read line or byte ranges of files.",
+        description: "Read files, numbered by line. Whole file: mode \"lines\", offset 1, length null.",
         schema: object(
             json!({
                 "paths": paths(),
                 "mode": {"type": "string", "enum": ["lines", "bytes"]},
                 "offset": {"type": "integer", "minimum": 0, "description": "1-based line or 0-based byte."},
-                "length": {"type": "integer", "minimum": 1}
+                "length": {"type": ["integer", "null"], "minimum": 1, "description": "null = to the end (as far as the budget goes)."}
             }),
             &["paths", "mode", "offset", "length"],
         ),
         read_only: true,
-        implementation_revision: 2,
+        implementation_revision: 3,
         unoffered_defaults: &[],
         parse: |value| {
             let args: ReadArgs = typed(value)?;
@@ -87,7 +87,7 @@ fn list() -> ToolSpec {
 fn search() -> ToolSpec {
     ToolSpec {
         name: "search",
-        description: "Find lines containing a text or regex.",
+        description: "Find text or a regex in files: every match of every line.",
         schema: object(
             json!({
                 "query": {"type": "string"},
@@ -189,9 +189,9 @@ fn exec(sandbox: SandboxArgument) -> ToolSpec {
         "program": {"type": "string"},
         "args": {"type": "array", "items": {"type": "string"}},
         "cwd": {"type": "string", "description": "\".\" = working dir."},
-        "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
-        "stdin": {"type": ["string", "null"]},
-        "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."}
+        "env": {"type": "array", "items": {"type": "string"}, "description": "Usually []. NAME=value or -NAME."},
+        "stdin": {"type": ["string", "null"], "description": "Usually null."},
+        "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "Usually null (the default)."}
     });
     let mut required = vec!["program", "args", "cwd", "env", "stdin", "timeout_ms"];
     let unoffered_defaults: &'static [(&'static str, &'static str)] = match sandbox {

@@ -1,0 +1,116 @@
+//! The words the model reads instead of numbers to decode: the status, the error and the
+//! result flags. The canonical answer keeps the numbers (the journal has it byte for byte).
+
+use ash_engine::protocol::{ErrorCode, Flags, Status};
+
+/// The word of status `s`.
+pub fn status(status: Status) -> &'static str {
+    match status {
+        Status::Success => "ok",
+        Status::Invalid => "invalid",
+        Status::Unsupported => "unsupported",
+        Status::Denied => "denied",
+        Status::NotFound => "not_found",
+        Status::Failed => "failed",
+        Status::TimedOut => "timed_out",
+        Status::Cancelled => "cancelled",
+        Status::Conflict => "conflict",
+        Status::BudgetExceeded => "over_budget",
+        Status::Internal => "internal",
+    }
+}
+
+/// The word of an error code (`error:`).
+pub fn error(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::InvalidArgument => "invalid_argument",
+        ErrorCode::UnsupportedOperation => "unsupported_operation",
+        ErrorCode::DuplicateRequest => "duplicate_request",
+        ErrorCode::WorkspaceEscape => "outside_workspace",
+        ErrorCode::PathNotFound => "path_not_found",
+        ErrorCode::WrongFileType => "wrong_file_type",
+        ErrorCode::CapabilityDenied => "not_allowed",
+        ErrorCode::PermitRequired => "needs_approval",
+        ErrorCode::PermitInvalid => "approval_invalid",
+        ErrorCode::SpawnFailed => "spawn_failed",
+        ErrorCode::ProcessFailed => "exit_nonzero",
+        ErrorCode::TimedOut => "deadline",
+        ErrorCode::Cancelled => "cancelled",
+        ErrorCode::Filesystem => "filesystem",
+        ErrorCode::ContentConflict => "changed_since_read",
+        ErrorCode::RecoveryRequired => "recovery_required",
+        ErrorCode::OutputBudget => "answer_too_large",
+        ErrorCode::StorageBudget => "size_limit",
+        ErrorCode::ConcurrencyBudget => "busy",
+        ErrorCode::UnknownReference => "unknown_ref",
+        ErrorCode::ReferenceBusy => "ref_busy",
+        ErrorCode::BatchFailed => "batch_failed",
+        ErrorCode::Internal => "internal",
+    }
+}
+
+/// Every flag bit and its word, in bit order.
+pub const FLAGS: [(Flags, &str); 6] = [
+    (Flags::TRUNCATED, "cut"),
+    (Flags::REDUCED, "reduced"),
+    (Flags::NORMALIZED, "crlf_as_lf"),
+    (Flags::RETAINED, "retained"),
+    (Flags::PARTIAL, "partial"),
+    (Flags::REDACTED, "redacted"),
+];
+
+/// The words of the set bits of `flags`, in bit order.
+pub fn flags(flags: Flags) -> Vec<&'static str> {
+    FLAGS
+        .iter()
+        .filter(|(bit, _)| flags.contains(*bit))
+        .map(|(_, word)| *word)
+        .collect()
+}
+
+/// Why a call was refused before anything ran: the `error` word of a refusal answer (the
+/// engine's words where one fits, so the legend has few to explain).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Refusal {
+    /// No tool has that name.
+    UnknownTool,
+    /// The arguments are not JSON, or break the schema or a rule of the tool (an `edit`'s
+    /// `old` text that does not match included).
+    InvalidArgument,
+    /// The mode, the session's settings or the sandbox forbid it.
+    NotAllowed,
+    /// It needs the user's approval, which was not given.
+    NotApproved,
+    /// It did not run because another call of the same response was refused.
+    NotRun,
+    /// The turn was cancelled before it started.
+    Cancelled,
+    /// The file it works on could not be read.
+    Filesystem,
+}
+
+impl Refusal {
+    /// The `error` word and the `s` word of the refusal.
+    pub fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Refusal::UnknownTool => ("unknown_tool", "invalid"),
+            Refusal::InvalidArgument => ("invalid_argument", "invalid"),
+            Refusal::NotAllowed => ("not_allowed", "denied"),
+            Refusal::NotApproved => ("not_approved", "denied"),
+            Refusal::NotRun => ("not_run", "invalid"),
+            Refusal::Cancelled => ("cancelled", "cancelled"),
+            Refusal::Filesystem => ("filesystem", "failed"),
+        }
+    }
+
+    /// Every refusal, for the legend's test.
+    pub const ALL: [Refusal; 7] = [
+        Refusal::UnknownTool,
+        Refusal::InvalidArgument,
+        Refusal::NotAllowed,
+        Refusal::NotApproved,
+        Refusal::NotRun,
+        Refusal::Cancelled,
+        Refusal::Filesystem,
+    ];
+}
