@@ -215,6 +215,47 @@ fn answers() -> Vec<(String, String)> {
         "snapshot",
         r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":"@5"}"#,
     );
+    answer(
+        &mut h,
+        "exec-not-executable",
+        "exec",
+        &exec("data/long.txt", "[]"),
+    );
+    answer(
+        &mut h,
+        "exec-timed-out",
+        "exec",
+        r#"{"program":"sleep","args":["5"],"cwd":".","env":[],"stdin":null,"timeout_ms":300}"#,
+    );
+    answer(
+        &mut h,
+        "read-not-text",
+        "read",
+        r#"{"paths":["data/blob.bin"],"mode":"bytes","offset":0,"length":null}"#,
+    );
+    answer(
+        &mut h,
+        "evidence-not-text",
+        "evidence",
+        r#"{"ref":"@7","kind":"search","offset":0,"length":null,"query":"old","regex":false,"case_insensitive":false}"#,
+    );
+    let many: Vec<&str> = std::iter::repeat_n("README.md", 1001).collect();
+    answer(
+        &mut h,
+        "read-too-many",
+        "read",
+        &format!(
+            r#"{{"paths":{},"mode":"lines","offset":1,"length":1}}"#,
+            serde_json::to_string(&many).unwrap()
+        ),
+    );
+    std::os::unix::fs::symlink(h.home.path(), h.dir.path().join("outside")).unwrap();
+    answer(
+        &mut h,
+        "list-outside",
+        "list",
+        r#"{"paths":["outside"],"depth":1,"include_hidden":false,"kind":"all"}"#,
+    );
     out
 }
 
@@ -370,14 +411,22 @@ fn every_field_and_code_of_an_answer_is_in_the_legend() {
     };
     let s = words_line("- `s`");
     for n in 0..=10u8 {
-        let word = words::status(Status::from_u8(n).unwrap());
-        assert!(s.contains(&format!(" {word}")), "status {word}: {s}");
+        let status = Status::from_u8(n).unwrap();
+        let word = words::status(status);
+        assert!(
+            words::UNREACHABLE_STATUS.contains(&status) || s.contains(&format!(" {word}")),
+            "status {word}: {s}"
+        );
     }
     let e = words_line("- `error`");
     for n in 0..=1000u16 {
         if let Some(code) = ErrorCode::from_u16(n) {
             let word = words::error(code);
-            assert!(e.contains(&format!(" {word}")), "error {word}: {e}");
+            let unreachable = words::UNREACHABLE.iter().any(|(c, _)| *c == code);
+            assert!(
+                unreachable || e.contains(&format!(" {word}")),
+                "error {word}: {e}"
+            );
         }
     }
     for refusal in Refusal::ALL {
@@ -409,66 +458,32 @@ fn without_parentheses(text: &str) -> String {
         .collect()
 }
 
-/// Codes a session's tools cannot produce on a fixture, each with the reason; every other
-/// legend entry must occur in some golden answer.
-const NOT_PRODUCIBLE: [(&str, &str); 18] = [
-    (
-        "size_limit",
-        "a file over 128 MiB or a million entries: too large for a golden",
-    ),
-    (
-        "unsupported",
-        "status of an operation outside the session's mask: ansa offers no such tool",
-    ),
-    (
-        "timed_out",
-        "status of a deadline: covered by tests/tools_execute/exec.rs, too slow for a golden",
-    ),
+/// Codes of the legend a session's tools cannot produce on a small fixture, each with the
+/// reason; every other legend entry must occur in some golden answer. (Codes no tool call can
+/// get at all are `words::UNREACHABLE`, and the legend leaves them out.)
+const NOT_PRODUCIBLE: [(&str, &str); 7] = [
     (
         "over_budget",
-        "status of a budget error: a read-side answer over 32 KiB is retained, not refused",
+        "a read-side answer that does not fit is retained and cut, not refused; a refusal needs a request whose smallest answer passes 32 KiB",
+    ),
+    ("answer_too_large", "see over_budget"),
+    (
+        "size_limit",
+        "a file over 64 MiB or a million entries: too large for a golden",
     ),
     ("internal", "an engine invariant failure"),
     (
-        "unsupported_operation",
-        "not reachable from ansa's tools (ASH/1 §4)",
+        "needs_approval",
+        "ask mode's permit challenge, which ansa turns into a question to the user (tests/tools_execute/ask.rs)",
     ),
-    (
-        "duplicate_request",
-        "the executor numbers every request afresh",
-    ),
-    (
-        "outside_workspace",
-        "needs a symlink out of the workspace: tests/tools_execute/read_side.rs",
-    ),
-    (
-        "wrong_file_type",
-        "covered by tests/tools_execute/edit.rs (a directory as an edit target)",
-    ),
-    ("needs_approval", "ask mode: tests/tools_execute/ask.rs"),
     (
         "approval_invalid",
-        "ask mode with a forged permit: tests/tools_execute/ask.rs",
-    ),
-    (
-        "spawn_failed",
-        "needs a non-executable program file; covered by tests/tools_execute/exec.rs",
-    ),
-    (
-        "deadline",
-        "the error of a timed-out command (see timed_out)",
+        "a bad permit, which ansa never sends (tests/tools_execute/ask.rs)",
     ),
     (
         "recovery_required",
-        "an interrupted transaction: tests/e2e/txn_recovery.rs",
+        "an interrupted transaction (tests/e2e/txn_recovery.rs)",
     ),
-    ("answer_too_large", "see over_budget"),
-    ("busy", "the RPC in-flight window (ash rpc only)"),
-    (
-        "ref_busy",
-        "release of a leased value: no tool releases values",
-    ),
-    ("batch_failed", "no tool sends a batch"),
 ];
 
 /// Refusals the runtime writes (not the tools), covered by the e2e tests.
@@ -551,6 +566,12 @@ fn every_legend_entry_occurs_in_some_golden_answer() {
         assert!(
             exempt(word) || all.contains(&format!("error:{word}\n")),
             "error {word} occurs in no golden answer"
+        );
+    }
+    for (word, why) in NOT_PRODUCIBLE.iter().chain(&RUNTIME_REFUSALS) {
+        assert!(
+            !all.contains(&format!("error:{word}\n")) && !all.contains(&format!("s:{word}\n")),
+            "{word} is listed as not producible ({why}) but a golden answer has it"
         );
     }
     for (_, word) in words::FLAGS {

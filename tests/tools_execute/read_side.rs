@@ -176,7 +176,7 @@ fn the_model_sees_changes_not_digests_and_a_large_capture_as_a_count() {
         r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":"@1"}"#,
     );
     assert!(
-        delta.starts_with("s:ok\np[1]{i,v}:\n5,src/f03.txt\nd[1]{p,c,k,z}:\n5,2,0,8\n"),
+        delta.starts_with("s:ok\np[1]{i,v}:\n5,src/f03.txt\nd[1]{p,c,k,z}:\n5,modified,file,8\n"),
         "{delta}"
     );
     // The request number is not a retained value: the answer says so in words.

@@ -14,6 +14,7 @@ mod error;
 mod files;
 mod hide;
 mod ledger;
+mod location;
 mod policy;
 mod protected;
 mod requests;
@@ -586,7 +587,7 @@ impl ToolExecutor {
         // learns what was wrong instead of a bare `100` answer.
         request.validate().map_err(|e| ToolExecError::Invalid {
             tool,
-            detail: e.schema_error().to_string(),
+            detail: location::detail(tool, e.schema_error()),
         })?;
         Ok(request)
     }

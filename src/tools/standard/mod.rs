@@ -45,7 +45,7 @@ fn read() -> ToolSpec {
                 "paths": paths(),
                 "mode": {"type": "string", "enum": ["lines", "bytes"]},
                 "offset": {"type": "integer", "minimum": 0, "description": "1-based line or 0-based byte."},
-                "length": {"type": ["integer", "null"], "minimum": 1, "description": "null = to the end (as far as the budget goes)."}
+                "length": {"type": ["integer", "null"], "minimum": 1, "description": "null = to the end."}
             }),
             &["paths", "mode", "offset", "length"],
         ),

@@ -22,17 +22,6 @@ pub(super) struct Changed {
 /// The columns of an edit answer's rows.
 pub const COLUMNS: [&str; 5] = ["file", "state", "added", "removed", "at"];
 
-/// The word of a file's state in an edit (or files) answer.
-pub fn state(state: MutationState) -> &'static str {
-    match state {
-        MutationState::Committed => "committed",
-        MutationState::Conflict => "conflict",
-        MutationState::RolledBack => "rolled_back",
-        MutationState::RecoveryRequired => "recovery_required",
-        MutationState::Skipped => "skipped",
-    }
-}
-
 /// Rewrites the rows of a patch answer as `d[N]{file,state,added,removed,at}`: each file
 /// named, its state in a word, and for a committed file the lines added and removed and
 /// where the change now is (`~` otherwise).
@@ -46,7 +35,7 @@ pub(super) fn summarize(value: &mut Value, rows: &[PatchRow], cx: &ViewContext<'
         let name = cx.names.get(row.path).unwrap_or("?");
         let mut cells = vec![
             Cell::Atom(Atom::text(name)),
-            Cell::Atom(Atom::text(state(row.state))),
+            Cell::Atom(Atom::text(super::words::state(row.state))),
         ];
         let changed = (row.state == MutationState::Committed)
             .then_some(patch)

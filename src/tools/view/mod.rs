@@ -124,6 +124,7 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
         if cut {
             flags = flags.with(Flags::TRUNCATED);
         }
+        words::name_codes(&mut value, data);
         for column in TEXT_COLUMNS {
             lift_text(&mut value, column, &mut blocks);
         }

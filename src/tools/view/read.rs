@@ -29,7 +29,7 @@ const MIN_SHOWN_BYTES: usize = 2048;
 pub const COLUMNS: [&str; 4] = ["file", "from", "count", "text"];
 
 /// Rewrites the rows as `d[N]{file,from,count,text}`: each file named, its text a numbered
-/// block headed by its path; the head of a file too large to answer inline is shown from its
+/// block (headed by its path when the answer has several); the head of a file too large to answer inline is shown from its
 /// retained copy (`more` names it). True when some file is shown only in part.
 pub(super) fn shape(
     value: &mut Value,
@@ -91,7 +91,8 @@ pub(super) fn shape(
         };
         blocks.push(Block {
             text: shown,
-            header: Some(path.to_owned()),
+            // One file's block follows its row; several are each headed by their path.
+            header: (rows.len() > 1).then(|| path.to_owned()),
         });
         cells[3] = Cell::Atom(Atom::text(block_marker(blocks.len())));
         table_rows.push(cells);

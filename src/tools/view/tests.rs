@@ -86,7 +86,7 @@ fn a_read_in_bytes_is_not_numbered() {
         count: 4,
     });
     let text = view_of("read", &response, &names, Some(&op), &[]);
-    assert!(text.ends_with(">>>1 a.txt\nab\ncd\n"), "{text}");
+    assert!(text.ends_with(",>>>1\n>>>1\nab\ncd\n"), "{text}");
 }
 
 #[test]
