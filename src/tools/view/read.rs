@@ -65,7 +65,9 @@ pub(super) fn shape(
             (Some(text), _) => text.clone(),
             (None, Some(reference)) => {
                 match cut_from_retained(cx, reference, row, lines, room, path) {
-                    Some((head, note)) => {
+                    Some((head, shown, note)) => {
+                        // `count` is what the answer shows; `more` says how much was asked.
+                        cells[2] = Cell::Atom(Atom::uint(shown));
                         more.push(note);
                         cut = true;
                         head
@@ -110,8 +112,8 @@ pub(super) fn numbered(text: &str, first: u64) -> String {
     out
 }
 
-/// The whole lines of a retained read that fit `room` bytes, and the note saying what was
-/// left out; `None` when the value is not UTF-8 text.
+/// The whole lines of a retained read that fit `room` bytes, how many lines (or bytes) that
+/// is, and the note saying what was left out; `None` when the value is not UTF-8 text.
 fn cut_from_retained(
     cx: &ViewContext<'_>,
     reference: u64,
@@ -119,7 +121,7 @@ fn cut_from_retained(
     lines: bool,
     room: usize,
     path: &str,
-) -> Option<(String, String)> {
+) -> Option<(String, u64, String)> {
     let body = cx.store.get(reference)?;
     let bytes = body.read_all().ok()?;
     let text = String::from_utf8(bytes).ok()?;
@@ -150,5 +152,6 @@ fn cut_from_retained(
             text.len()
         )
     };
-    Some((head, note))
+    let shown = if lines { kept } else { end as u64 };
+    Some((head, shown, note))
 }
