@@ -8,7 +8,13 @@
 //! - `failing-build`: a check that prints 3,000 lines with one failure in the middle, found
 //!   through the cut's note and one `evidence` call;
 //! - `edit-20`: a search, one read of two files, one 20-file `edit`, one check;
-//! - `rename-16`: one search, one 16-file `edit`, one check.
+//! - `rename-16`: one search, one 16-file `edit`, one check;
+//! - `feature`: a regex search for three functions of a 1,500-line module, a read of each, one
+//!   edit changing all three, a read of the tests, an edit adding two, one check.
+//!
+//! Codex's total is modelled from issue 14's measurement of Codex CLI: every request carries
+//! its fixed prefix (1,932 tokens of tool schemas and about 6,000 of instructions), the same
+//! conversation items as ansa's, and the Codex-format outputs of every earlier call.
 //!
 //! For the tool outputs, the same calls are also rendered the way Codex CLI's shell tool
 //! answers them (`Exit code: N`, `Wall time: …`, `Output:` then the raw command output of the
@@ -41,12 +47,48 @@ fn main() {
     let bpe = tiktoken_rs::o200k_base_singleton();
     println!("tokens per task (o200k_base); every request body of the task counted");
     println!(
-        "{:<14} {:>4} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>9}",
-        "task", "req", "instr", "tools", "items", "outputs", "total", "out-once", "codex-fmt"
+        "{:<14} {:>4} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>9} {:>11} {:>6}",
+        "task",
+        "req",
+        "instr",
+        "tools",
+        "items",
+        "outputs",
+        "total",
+        "out-once",
+        "codex-fmt",
+        "codex-total",
+        "ratio"
     );
     for task in tasks() {
         run(&task, bpe);
     }
+    gutters(bpe);
+}
+
+/// Codex CLI's fixed prefix per request, from issue 14: 1,932 tokens of tool schemas and
+/// about 6,000 of instructions.
+const CODEX_PREFIX: usize = 1_932 + 6_000;
+
+/// The token cost of each candidate line-number gutter on the files the tasks read, to pick
+/// the cheapest unambiguous one (`src/tools/view/read.rs`).
+fn gutters(bpe: &CoreBPE) {
+    let mut files = tasks::python_project();
+    files.extend(tasks::ledger_library());
+    let text: String = files.iter().map(|(_, t)| t.as_str()).collect();
+    let plain = bpe.encode_ordinary(&text).len();
+    print!("  line-number gutters on the tasks' files ({plain} tokens bare):");
+    for sep in ["→", "│", ":", "\t", " "] {
+        let mut numbered = String::new();
+        for (_, body) in &files {
+            for (n, line) in body.split_inclusive('\n').enumerate() {
+                numbered.push_str(&format!("{}{sep}{line}", n + 1));
+            }
+        }
+        let cost = bpe.encode_ordinary(&numbered).len();
+        print!(" {sep:?} +{}", cost - plain);
+    }
+    println!();
 }
 
 fn run(task: &Task, bpe: &CoreBPE) {
@@ -73,7 +115,26 @@ fn run(task: &Task, bpe: &CoreBPE) {
         .filter(|i| i["type"] == "function_call_output")
         .map(|i| count(i["output"].as_str().unwrap()))
         .sum();
-    let codex: usize = codex_outputs(task, &ws).iter().map(|o| count(o)).sum();
+    let per_turn: Vec<usize> = codex_outputs(task, &ws)
+        .iter()
+        .map(|outputs| outputs.iter().map(|o| count(o)).sum())
+        .collect();
+    let codex: usize = per_turn.iter().sum();
+    // Request k carries the outputs of the calls of turns 0..k.
+    let codex_total: usize = bodies
+        .iter()
+        .enumerate()
+        .map(|(k, body)| {
+            let items: usize = body["input"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|i| i["type"] != "function_call_output")
+                .map(|i| count(&i.to_string()))
+                .sum();
+            CODEX_PREFIX + items + per_turn.iter().take(k).sum::<usize>()
+        })
+        .sum();
     if std::env::var_os("ANSA_TOKENS_SHOW").is_some() {
         for item in last["input"].as_array().unwrap() {
             if let Some(o) = item["output"].as_str() {
@@ -81,17 +142,20 @@ fn run(task: &Task, bpe: &CoreBPE) {
             }
         }
     }
+    let total = instr + tools + items + outputs;
     println!(
-        "{:<14} {:>4} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>9}",
+        "{:<14} {:>4} {:>7} {:>7} {:>7} {:>8} {:>8} {:>9} {:>9} {:>11} {:>6.3}",
         task.name,
         bodies.len(),
         instr,
         tools,
         items,
         outputs,
-        instr + tools + items + outputs,
+        total,
         once,
-        codex
+        codex,
+        codex_total,
+        total as f64 / codex_total as f64
     );
     if task.name == "ten-call" {
         let plan = ansa::prompt::Prompt::new("", "");
@@ -111,11 +175,13 @@ fn run(task: &Task, bpe: &CoreBPE) {
     }
 }
 
-/// What Codex CLI's shell tool would return for each call of the task, on the same files.
-fn codex_outputs(task: &Task, ws: &Path) -> Vec<String> {
-    let mut out = Vec::new();
+/// What Codex CLI's shell tool would return for each call of the task, on the same files,
+/// turn by turn.
+fn codex_outputs(task: &Task, ws: &Path) -> Vec<Vec<String>> {
+    let mut turns = Vec::new();
     for turn in &task.turns {
         let Turn::Calls(calls) = turn else { continue };
+        let mut out = Vec::new();
         for (name, args) in calls {
             let text = match *name {
                 "read" => read_like_sed(ws, args),
@@ -129,13 +195,14 @@ fn codex_outputs(task: &Task, ws: &Path) -> Vec<String> {
                 "Exit code: 0\nWall time: 0.1 seconds\nOutput:\n{text}"
             ));
         }
+        turns.push(out);
     }
-    out
+    turns
 }
 
 fn read_like_sed(ws: &Path, args: &Value) -> String {
     let first = args["offset"].as_u64().unwrap() as usize;
-    let len = args["length"].as_u64().unwrap() as usize;
+    let len = args["length"].as_u64().map_or(usize::MAX, |n| n as usize);
     let mut text = String::new();
     for path in args["paths"].as_array().unwrap() {
         let body = std::fs::read_to_string(ws.join(path.as_str().unwrap())).unwrap();
@@ -149,10 +216,15 @@ fn read_like_sed(ws: &Path, args: &Value) -> String {
 
 fn search_like_rg(ws: &Path, args: &Value) -> String {
     let query = args["query"].as_str().unwrap();
+    let pattern = if args["regex"] == true {
+        regex::Regex::new(query).unwrap()
+    } else {
+        regex::Regex::new(&regex::escape(query)).unwrap()
+    };
     let mut rows = Vec::new();
     for (path, body) in walk(ws) {
         for (n, line) in body.lines().enumerate() {
-            if line.contains(query) {
+            if pattern.is_match(line) {
                 rows.push(format!("{path}:{}:{line}", n + 1));
             }
         }

@@ -12,8 +12,9 @@ pub struct ReadArgs {
     pub mode: ReadMode,
     /// First line (1-based) or byte (0-based).
     pub offset: u64,
-    /// Number of lines or bytes.
-    pub length: u64,
+    /// Number of lines or bytes; `None` reads to the end of the file (the answer shows as
+    /// much as the read budget allows and says where it stopped).
+    pub length: Option<u64>,
 }
 
 /// Unit of a `read` range.

@@ -11,7 +11,7 @@ mod schema;
 mod spec;
 mod standard;
 mod test_value;
-mod view;
+pub mod view;
 
 pub use args::{
     EditArgs, EnvChange, EvidenceArgs, EvidenceKind, ExecArgs, FileAction, FileActionKind,
@@ -33,3 +33,4 @@ pub use standard::{
     standard_specs_with,
 };
 pub use test_value::{TestValue, execute_get_test_value, test_value};
+pub use view::{Refusal, call_error, exec_error, refusal};

@@ -74,8 +74,33 @@ impl SearchArgs {
         if self.query.is_empty() {
             return Err(bad("query", "is empty", "pass the text to search for"));
         }
+        regex_syntax(&self.query, self.regex, self.case_insensitive)?;
         non_empty_paths(&self.paths)
     }
+}
+
+/// Checks a regex query's syntax at admission, so the model hears which argument is wrong in
+/// its own terms (the engine would answer the same with a location in ASH/1's).
+fn regex_syntax(query: &str, regex: bool, case_insensitive: bool) -> Result<(), Violation> {
+    if !regex {
+        return Ok(());
+    }
+    regex_syntax::ParserBuilder::new()
+        .case_insensitive(case_insensitive)
+        .build()
+        .parse(query)
+        .map(drop)
+        .map_err(|e| {
+            let reason = e.to_string();
+            // The parser's message spans lines (the pattern, a caret, the reason): keep its
+            // last line, which says what is wrong.
+            let reason = reason.lines().last().unwrap_or("invalid syntax").trim();
+            bad(
+                "query",
+                format!("is not a regex this tool supports ({reason})"),
+                "use Rust regex syntax (no look-around or backreferences), or pass regex false to search for the text as written",
+            )
+        })
 }
 
 impl SnapshotArgs {
@@ -106,6 +131,9 @@ impl EvidenceArgs {
             )),
             (EvidenceKind::Search, Some(query)) if query.is_empty() => {
                 Err(bad("query", "is empty", "pass the text to search for"))
+            }
+            (EvidenceKind::Search, Some(query)) => {
+                regex_syntax(query, self.regex, self.case_insensitive)
             }
             (EvidenceKind::Bytes | EvidenceKind::Lines, Some(_)) => Err(bad(
                 "query",

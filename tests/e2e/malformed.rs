@@ -28,14 +28,16 @@ fn bad_json_arguments_run_nothing() {
         {"text": "0={{tool_output:0}} 1={{tool_output:1}}"}
     ]));
     assert!(!touched, "a tool ran from an inadmissible response");
+    // Every refusal answers in the error shape: status, error word, why, next.
     assert!(
-        answer.contains("0=Not executed: call 2 (`read`)"),
+        answer.contains("0=s:invalid\nerror:not_run\nwhy:\"Not executed: call 2 (`read`)"),
         "{answer}"
     );
     assert!(
-        answer.contains("not valid JSON") || answer.contains("JSON"),
+        answer.contains("1=s:invalid\nerror:invalid_argument\nwhy:\"The arguments for tool `read` are not valid JSON"),
         "{answer}"
     );
+    assert!(answer.contains("\nnext:\""), "{answer}");
 }
 
 #[test]
@@ -46,7 +48,9 @@ fn an_unknown_tool_runs_nothing() {
     ]));
     assert!(!touched);
     assert!(
-        answer.starts_with("Unknown tool `rm_rf`. Nothing was executed."),
+        answer.starts_with(
+            "s:invalid\nerror:unknown_tool\nwhy:\"Unknown tool `rm_rf`. Nothing was executed.\"\nnext:\"Call one of the available tools:"
+        ),
         "{answer}"
     );
     assert!(
@@ -93,7 +97,9 @@ fn a_huge_refused_argument_costs_a_bounded_journal_and_says_what_was_left_out() 
     let answer = s.answer(rid);
     s.finish();
     assert!(
-        answer.starts_with("Invalid arguments for tool `read`"),
+        answer.starts_with(
+            "s:invalid\nerror:invalid_argument\nwhy:\"Invalid arguments for tool `read`"
+        ),
         "{}",
         &answer[..200]
     );

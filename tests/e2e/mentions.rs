@@ -55,11 +55,17 @@ fn a_mentioned_file_is_attached_as_a_read_and_journaled_with_the_turn() {
     assert!(user.contains("@src/lib.rs (attached read)"), "{user}");
     assert!(user.contains("pub fn answer() -> u32 { 42 }"), "{user}");
     assert!(user.contains("@long.txt (attached read)"), "{user}");
-    // Over the read budget the text is not inlined: retained as `@1`, as a `read` call answers.
+    // Over the read budget only the head is shown, numbered; the whole file is retained as
+    // `@1`, as a `read` call answers, and `more` says where the head stops.
     assert!(
-        user.contains(r#"long.txt\nd[1]{p,o,n,t,r}:\n2,1,20000,~,@1"#),
+        user.contains(
+            r#"long.txt (attached read)\ns:ok\nd[1]{file,from,count,text}:\nlong.txt,1,20000,>>>1"#
+        ),
         "{user}"
     );
+    assert!(user.contains("long.txt: lines 1-"), "{user}");
+    assert!(user.contains("lines 1-687 of the 20000"), "{user}");
+    assert!(user.contains("offset 688 or evidence"), "{user}");
     assert!(!user.contains("line 20000 of a long file"), "{user}");
 }
 

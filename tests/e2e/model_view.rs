@@ -114,10 +114,12 @@ fn first_request_bodies_match_the_golden_files() {
 /// What a top-level field of a model view means, for the annotations of `docs/agent.md`.
 fn field_meaning(key: &str) -> &'static str {
     match key {
-        "s" => "status (0 ok, 5 failed, …; the legend lists all)",
+        "s" => "status in a word (ok, failed, …; the legend lists all)",
+        "error" => "what went wrong, in a word the legend names",
+        "why" => "what was wrong with a call refused before it ran",
         "next" => "what to do about the error",
         "more" => "what was left out and the evidence call that reads it",
-        "z" => "flags: 1 truncated, 2 reduced, 4 CRLF as LF, 8 retained, 16 partial",
+        "flags" => "what was done to the answer: cut, reduced, crlf_as_lf, retained, partial",
         "r" => "the retained value of the whole result",
         _ => "(not in the legend)",
     }
@@ -129,10 +131,12 @@ fn columns_meaning(line: &str) -> &'static str {
         .find('{')
         .map_or("", |at| &line[at..line.len().saturating_sub(1)]);
     match cols {
-        "{p,o,n,t,r}" => {
-            "read rows: p path id, o first line, n lines returned, t text, r retained text when not inline"
+        "{file,from,count,text}" => {
+            "read rows: the file, first line, lines returned, the text (numbered lines)"
         }
-        "{p,l,c,t}" => "search rows: p path id, l line, c byte column, t the whole line",
+        "{files,lines,matches,text}" => {
+            "search: files, lines and matches found, the text (each file's path, then its numbered lines)"
+        }
         "{k,c,ms,o,e,ro,re}" => {
             "exec: k how it ended (0 exited), c exit code, ms elapsed, o stdout, e stderr, ro/re the retained streams"
         }
@@ -144,10 +148,11 @@ fn columns_meaning(line: &str) -> &'static str {
         "{p,c,k,z}" => {
             "snapshot rows: p path id, c change (0 captured, 1 added, 2 modified, 3 removed), k kind, z size"
         }
-        "{p,s}" => "edit rows: p path id, s state (0 committed)",
+        "{file,state,added,removed,at}" => {
+            "edit rows: the file, its state, lines added and removed, where the change is now"
+        }
         "{i,k,p,q,s}" => "files rows: i action, k kind, p path id, q destination id, s state",
         "{i,v}" => "path ids used by this answer's rows, defined here",
-        "{c,q,p,x,a}" => "error record: c code, q retry class, p stage, x evidence, a argument",
         _ => "(not in the legend)",
     }
 }
@@ -213,7 +218,8 @@ fn annotate(output: &str) -> String {
 fn docs_agent_md_shows_real_answers_annotated() {
     let all = tasks::tasks();
     let mut generated = String::new();
-    for task in all.iter().take(2) {
+    let shown = ["ten-call", "failing-build", "feature"];
+    for task in all.iter().filter(|t| shown.contains(&t.name)) {
         let dir = tempfile::tempdir().unwrap();
         let bodies = tasks::run(task, dir.path());
         let last = bodies.last().unwrap();
@@ -267,8 +273,8 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
         );
     };
     // Turn 1 introduces the ids of a.txt and b.txt in a search; turns 2 and 3 fill the
-    // context; turn 4 compacts first (one summary request), then reads b.txt, whose id came
-    // from the compacted search.
+    // context; turn 4 compacts first (one summary request), then lists b.txt, whose id came
+    // from the compacted search, and reads it (a read names its file in its rows).
     push(0, search_call("a"));
     push(1, Turn::Text("t1"));
     push(2, search_call("beta"));
@@ -276,7 +282,16 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
     push(4, search_call("alpha"));
     push(5, Turn::Text("t3"));
     push(6, Turn::Text("summary of turns 1-3"));
-    push(7, Turn::Calls(vec![tasks::read(&["b.txt"], 1)]));
+    push(
+        7,
+        Turn::Calls(vec![
+            (
+                "list",
+                serde_json::json!({"paths": ["b.txt"], "depth": 0, "include_hidden": false, "kind": "all"}),
+            ),
+            tasks::read(&["b.txt"], 1),
+        ]),
+    );
     push(8, Turn::Text("t4"));
     let link = live_runtime::start(&mock.base_url(), Wire::Responses, dir.path(), &ws, 16_384);
     for n in 1..=4 {
@@ -304,11 +319,20 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
     assert_eq!(after["input"][0], environment, "kept by the compaction");
     let text = serde_json::to_string(&after["input"]).unwrap();
     assert!(text.contains("summary of turns 1-3"), "{text}");
-    let read = &bodies[8]["input"].as_array().unwrap().last().unwrap()["output"];
-    let read = read.as_str().unwrap();
+    let outputs: Vec<&str> = bodies[8]["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|i| i["output"].as_str())
+        .collect();
+    let (list, read) = (outputs[outputs.len() - 2], outputs[outputs.len() - 1]);
     assert!(
-        read.starts_with("s:0\np[1]{i,v}:\n2,b.txt\n"),
-        "the id from the compacted search is defined again: {read}"
+        list.starts_with("s:ok\np[1]{i,v}:\n2,b.txt\n"),
+        "the id from the compacted search is defined again: {list}"
+    );
+    assert!(
+        read.starts_with("s:ok\nd[1]{file,from,count,text}:\nb.txt,1,1,"),
+        "the read names its file: {read}"
     );
 
     // A restart replays the same context: nothing is regenerated.

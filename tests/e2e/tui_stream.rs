@@ -266,7 +266,7 @@ fn tool_output_shows_a_running_commands_output_and_a_finished_calls_text() {
         "the model view is the default: {model}"
     );
     let first = model["lines"][0].as_str().unwrap_or_default();
-    assert!(first.starts_with("s:0"), "ASON: {model}");
+    assert!(first.starts_with("s:ok"), "ASON: {model}");
     s.finish();
 }
 
@@ -310,10 +310,10 @@ fn ctrl_o_shows_a_running_commands_output_and_then_its_readable_text() {
         t.keys(&["C-o"]);
         t.keys(&["C-o"]);
         let screen = t.wait_for("the readable text", |s| s.contains("── stdout"));
-        assert!(!screen.contains("s:0"), "readable first: {screen}");
+        assert!(!screen.contains("s:ok"), "readable first: {screen}");
         t.keys(&["Tab"]);
         t.wait_for("the model's view", |s| {
-            s.contains("what the model got") && s.contains("s:0")
+            s.contains("what the model got") && s.contains("s:ok")
         });
     }
 }

@@ -66,6 +66,14 @@ pub fn read(paths: &[&str], length: u64) -> (&'static str, Value) {
     )
 }
 
+/// `read` of `length` lines of `path` from line `offset`.
+pub fn read_at(path: &str, offset: u64, length: u64) -> (&'static str, Value) {
+    (
+        "read",
+        json!({"paths": [path], "mode": "lines", "offset": offset, "length": length}),
+    )
+}
+
 pub fn search(query: &str, paths: &[&str]) -> (&'static str, Value) {
     (
         "search",
@@ -102,7 +110,42 @@ pub fn python_project() -> Vec<(String, String)> {
     ]
 }
 
-/// The benchmark's tasks: `ten-call`, `failing-build`, `edit-20`, `rename-16`.
+/// A 1,500-line library module of 60 functions, three of which (`format_amount`,
+/// `parse_amount`, `total`) the feature task changes, and its test file.
+pub fn ledger_library() -> Vec<(String, String)> {
+    let mut lib =
+        "\"\"\"ledger: amounts, accounts and reports.\"\"\"\n\nfrom decimal import Decimal\n\n"
+            .to_owned();
+    for n in 0..60 {
+        let name = match n {
+            17 => "format_amount".to_owned(),
+            33 => "parse_amount".to_owned(),
+            48 => "total".to_owned(),
+            _ => format!("helper_{n:02}"),
+        };
+        lib += &format!(
+            "\ndef {name}(value, places=2):\n    \"\"\"{name}: step {n} of the ledger pipeline.\n\n    Takes a value and the number of decimal places; returns the result\n    rounded half-even, as the bookkeeping rules require.\n    \"\"\"\n    if value is None:\n        raise ValueError(\"{name}: value is required\")\n    amount = Decimal(str(value))\n    quantum = Decimal(1).scaleb(-places)\n    result = amount.quantize(quantum)\n    for _ in range({}):\n        result = result + Decimal(0)\n    if result < 0:\n        result = -result\n    checked = result.copy_abs()\n    if checked != result:\n        raise ArithmeticError(\"{name}: sign changed\")\n    return result\n\n",
+            n % 5
+        );
+    }
+    let tests = "from decimal import Decimal\n\nfrom lib.ledger import format_amount, parse_amount, total\n\n\ndef test_format_amount():\n    assert format_amount(\"1.005\") == Decimal(\"1.00\")\n\n\ndef test_parse_amount():\n    assert parse_amount(2) == Decimal(\"2.00\")\n\n\ndef test_total():\n    assert total(\"3.10\") == Decimal(\"3.10\")\n".to_owned();
+    vec![
+        ("lib/ledger.py".into(), lib),
+        ("tests/test_ledger.py".into(), tests),
+        (
+            "README.md".into(),
+            "# ledger\n\nAmounts and reports. Run the tests with `python -m pytest`.\n".into(),
+        ),
+    ]
+}
+
+/// The 1-based line of the first line of `file` that starts with `prefix`.
+fn line_of(files: &[(String, String)], file: &str, prefix: &str) -> u64 {
+    let text = &files.iter().find(|(p, _)| p == file).unwrap().1;
+    text.lines().position(|l| l.starts_with(prefix)).unwrap() as u64 + 1
+}
+
+/// The benchmark's tasks: `ten-call`, `failing-build`, `edit-20`, `rename-16`, `feature`.
 pub fn tasks() -> Vec<Task> {
     let failing = {
         let mut log = String::new();
@@ -189,6 +232,7 @@ pub fn tasks() -> Vec<Task> {
                 Turn::Text("All 20 services have their new timeout."),
             ],
         },
+        feature_task(),
         Task {
             name: "rename-16",
             files: rename,
@@ -201,4 +245,52 @@ pub fn tasks() -> Vec<Task> {
             ],
         },
     ]
+}
+
+/// Feature work in a large file: find the three functions, read each, change all three in one
+/// edit, read the tests, add tests for the new option, check.
+fn feature_task() -> Task {
+    let files = ledger_library();
+    let at = |name: &str| line_of(&files, "lib/ledger.py", &format!("def {name}("));
+    let signature = |name: &str| {
+        json!({"old": format!("def {name}(value, places=2):\n    \"\"\"{name}:"),
+               "new": format!("def {name}(value, places=2, currency=None):\n    \"\"\"{name} (currency: an ISO code, or None):")})
+    };
+    let guard = |name: &str| {
+        json!({"old": format!("        raise ValueError(\"{name}: value is required\")\n"),
+               "new": format!("        raise ValueError(\"{name}: value is required\")\n    if currency is not None and len(currency) != 3:\n        raise ValueError(\"{name}: currency must be an ISO code\")\n")})
+    };
+    let lib_edits = json!({"path": "lib/ledger.py", "edits": [
+        signature("format_amount"), guard("format_amount"),
+        signature("parse_amount"), guard("parse_amount"),
+        signature("total"), guard("total")]});
+    let test_edits = json!({"path": "tests/test_ledger.py", "edits": [
+        {"old": "def test_total():\n    assert total(\"3.10\") == Decimal(\"3.10\")\n",
+         "new": "def test_total():\n    assert total(\"3.10\") == Decimal(\"3.10\")\n\n\ndef test_currency_is_checked():\n    for f in (format_amount, parse_amount, total):\n        try:\n            f(1, currency=\"EURO\")\n        except ValueError:\n            continue\n        raise AssertionError(f)\n\n\ndef test_currency_keeps_the_amount():\n    assert total(\"3.10\", currency=\"EUR\") == Decimal(\"3.10\")\n"}]});
+    Task {
+        name: "feature",
+        prompt: "Add a currency option (an ISO code, checked) to format_amount, parse_amount and total, with tests.",
+        turns: vec![
+            Turn::Calls(vec![(
+                "search",
+                json!({"query": "def (format_amount|parse_amount|total)\\(", "paths": ["lib"], "regex": true, "case_insensitive": false, "include_hidden": false}),
+            )]),
+            Turn::Calls(vec![
+                read_at("lib/ledger.py", at("format_amount"), 22),
+                read_at("lib/ledger.py", at("parse_amount"), 22),
+                read_at("lib/ledger.py", at("total"), 22),
+            ]),
+            Turn::Calls(vec![("edit", json!({"files": [lib_edits]}))]),
+            Turn::Calls(vec![read(&["tests/test_ledger.py"], 40)]),
+            Turn::Calls(vec![("edit", json!({"files": [test_edits]}))]),
+            Turn::Calls(vec![exec(
+                "grep",
+                &["-c", "currency", "lib/ledger.py", "tests/test_ledger.py"],
+            )]),
+            Turn::Text(
+                "format_amount, parse_amount and total take a checked currency; two tests cover it.",
+            ),
+        ],
+        files,
+    }
 }

@@ -130,7 +130,7 @@ fn one_bad_file_leaves_every_file_of_the_edit_unchanged() {
         "edit",
         r#"{"files":[{"path":"a.rs","edits":[{"old":"x","new":"z"}]},{"path":"b.rs","edits":[{"old":"y","new":"w"}]}]}"#,
     );
-    assert!(view.starts_with("s:8\n"), "{view}");
+    assert!(view.starts_with("s:conflict\n"), "{view}");
     assert!(
         view.contains("next:\"The file changed since you last read it"),
         "{view}"

@@ -175,8 +175,10 @@ fn a_long_output_is_cut_at_lines_and_the_named_evidence_call_reads_exactly_what_
                 .sum::<usize>()
         )
     );
+    // The stated rule: the first and last 40 lines (these are short).
+    assert_eq!((head.len(), tail.len()), (40, 40), "{answer}");
     assert!(
-        answer.contains("more:\"stdout is cut at line boundaries"),
+        answer.contains("more:\"stdout: kept lines 1-40 and 4961-5000 of 5000 (the rule:"),
         "{answer}"
     );
     // The view stays within the engine's stdout budget (half of process_output_bytes).
@@ -197,7 +199,7 @@ fn a_failed_command_names_left_out_lines_that_look_like_the_failure() {
             r#"{{"program":"sh","args":["-c",{script:?}],"cwd":".","env":[],"stdin":null,"timeout_ms":null, "outside_sandbox": null}}"#
         ),
     );
-    assert!(view.starts_with("s:5\n"), "{view}");
+    assert!(view.starts_with("s:failed\n"), "{view}");
     // The failure focus keeps the anchor in view, or the note lists it with its line number.
     assert!(view.contains("FAILED tests/test_x.py::test_y"), "{view}");
 }

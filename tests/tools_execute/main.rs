@@ -8,6 +8,7 @@
 mod ask;
 mod edit;
 mod exec;
+mod golden;
 mod hidden;
 mod nested;
 mod race;

@@ -164,7 +164,7 @@ fn a_denied_write_comes_back_with_its_output_and_the_sandbox_line() {
     assert!(!target.exists());
     assert!(out.text.contains("before"), "{}", out.text);
     assert!(
-        out.text.contains("d{k,c,ms,o,e,ro,re}:\n0,2,"),
+        out.text.contains("d{k,c,ms,o,e,ro,re}:\nexited,2,"),
         "the exit status stays: {}",
         out.text
     );

@@ -25,7 +25,7 @@ pub fn prompt(
             paths: vec![path.as_str().to_owned()],
             mode: ReadMode::Lines,
             offset: 1,
-            length: WHOLE_FILE_LINES,
+            length: Some(WHOLE_FILE_LINES),
         });
         out.push_str("\n\n");
         match tools.execute(&args, cancel) {

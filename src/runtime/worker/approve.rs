@@ -9,7 +9,7 @@ use super::{Output, Worker};
 use crate::provider::ToolCall;
 use crate::runtime::crash;
 use crate::runtime::stop::{Pause, Stop};
-use crate::tools::{AdmittedCall, Approval, Prepared, ToolExecError};
+use crate::tools::{self, AdmittedCall, Approval, Prepared, Refusal, ToolExecError};
 
 /// What the user decided for one call.
 enum Verdict {
@@ -56,19 +56,28 @@ impl Worker {
             }
             Verdict::Declined(reason) => {
                 let text = declined_text(admitted.name, reason.as_deref());
+                let answer = tools::refusal(Refusal::NotApproved, &text, DECLINED_NEXT);
                 let summary = match &reason {
                     Some(r) => format!("declined: {r}"),
                     None => "declined by the user".to_owned(),
                 };
                 let report = ToolReport::new(ReportTone::Warn, summary);
-                Ok(Some((ToolOutcomeStatus::Error, Output::text(text, report))))
+                Ok(Some((
+                    ToolOutcomeStatus::Error,
+                    Output::refused(answer, text, report),
+                )))
             }
             Verdict::Cancelled => {
                 let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
+                let answer = tools::refusal(
+                    Refusal::Cancelled,
+                    text,
+                    "Do not run it again unless the user asks.",
+                );
                 let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
                 Ok(Some((
                     ToolOutcomeStatus::Cancelled,
-                    Output::text(text.into(), report),
+                    Output::refused(answer, text.into(), report),
                 )))
             }
         }
@@ -109,14 +118,15 @@ impl Worker {
     }
 }
 
-/// What the model is told when the user declined a call.
+/// What the model is told to do when the user declined a call.
+const DECLINED_NEXT: &str = "Do not retry the same action; adjust the approach or ask the user.";
+
+/// Why a call did not run when the user declined it.
 fn declined_text(tool: &str, reason: Option<&str>) -> String {
     match reason {
-        Some(reason) => format!(
-            "Not executed: the user declined this {tool} call. Their reason: {reason}\nDo not retry the same action; adjust the approach or ask the user."
-        ),
-        None => format!(
-            "Not executed: the user declined this {tool} call (no reason given). Do not retry the same action; adjust the approach or ask the user."
-        ),
+        Some(reason) => {
+            format!("Not executed: the user declined this {tool} call. Their reason: {reason}")
+        }
+        None => format!("Not executed: the user declined this {tool} call (no reason given)."),
     }
 }

@@ -38,7 +38,7 @@ use crate::provider::http::{Notify, Retrying};
 use crate::provider::{
     ContextItem, Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage,
 };
-use crate::tools::{AdmittedCall, ToolCallError, ToolExecutor, ToolRegistry};
+use crate::tools::{self, AdmittedCall, Refusal, ToolCallError, ToolExecutor, ToolRegistry};
 use checkpoint::Sync;
 
 /// The worker thread's state.
@@ -94,16 +94,15 @@ struct Output {
 }
 
 impl Output {
-    /// An outcome the runtime or the tool layer wrote itself (no engine answer).
-    fn text(text: String, report: ToolReport) -> Output {
-        // Written for the model in plain words (a refusal, a failure's whole reason).
-        let readable = Some(text.clone());
+    /// A call refused before it ran: the model reads `answer` (an error answer like the
+    /// engine's), a person the plain `text`.
+    fn refused(answer: String, text: String, report: ToolReport) -> Output {
         Output {
-            text,
+            text: answer,
             answer: None,
             instructions: Vec::new(),
             report,
-            readable,
+            readable: Some(text),
         }
     }
 }
@@ -375,11 +374,20 @@ impl Worker {
                     Err(e) => {
                         let text = rejected::bounded_reason(e.to_string());
                         let report = ToolReport::failed(&text);
-                        Output::text(text, report)
+                        Output::refused(tools::call_error(e, &text), text, report)
                     }
-                    Ok(_) => Output::text(
+                    Ok(_) => Output::refused(
+                        tools::refusal(
+                            Refusal::NotRun,
+                            &format!(
+                                "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole.",
+                                first_bad + 1,
+                                rejected::bounded_call(&calls[first_bad]).name
+                            ),
+                            "Fix that call and send the batch again.",
+                        ),
                         format!(
-                            "Not executed: call {} (`{}`) in the same response was rejected, and a response is admitted only as a whole. Fix that call and send the batch again.",
+                            "Not executed: call {} (`{}`) in the same response was rejected.",
                             first_bad + 1,
                             rejected::bounded_call(&calls[first_bad]).name
                         ),
@@ -416,6 +424,11 @@ impl Worker {
             if self.check_cancel().is_err() {
                 // Every call gets an output, so the saved context stays complete.
                 let note = "Not executed: the turn was cancelled before this call started.";
+                let answer = tools::refusal(
+                    Refusal::Cancelled,
+                    note,
+                    "Do not run it again unless the user asks.",
+                );
                 let left = std::iter::once(call)
                     .chain(rest.map(|(c, _)| c))
                     .chain(&deferred);
@@ -425,7 +438,7 @@ impl Worker {
                         id,
                         call,
                         ToolOutcomeStatus::Cancelled,
-                        Output::text(note.into(), report),
+                        Output::refused(answer.clone(), note.into(), report),
                         ToolPhase::Failed,
                     )?;
                 }
@@ -542,7 +555,7 @@ impl Worker {
             Err(e) => {
                 let text = e.to_string();
                 let report = ToolReport::failed(&text);
-                Output::text(text, report)
+                Output::refused(tools::exec_error(&e), text, report)
             }
         };
         self.outcome(id, call, status, output, phase)

@@ -51,7 +51,7 @@ pub fn current_file(
     if let Err(e) = request.validate() {
         return Err(ToolExecError::Invalid {
             tool,
-            detail: e.schema_error().to_string(),
+            detail: super::location::detail(tool, e.schema_error()),
         });
     }
     let executed = session.run(&request, CancelToken::new(), Deadline::after_ms(READ_MS));

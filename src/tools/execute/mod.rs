@@ -14,6 +14,7 @@ mod error;
 mod files;
 mod hide;
 mod ledger;
+mod location;
 mod policy;
 mod protected;
 mod requests;
@@ -487,14 +488,15 @@ impl ToolExecutor {
         supervision: Option<Supervision>,
     ) -> Result<ToolOutput, ToolExecError> {
         let live = self.live.take();
-        let (tool, request, place) = match prepared.kind {
+        let (tool, request, place, preimages) = match prepared.kind {
             PreparedKind::Local(output) => return Ok(output),
             PreparedKind::Engine {
                 tool,
                 request,
                 place,
+                preimages,
                 ..
-            } => (tool, request, place),
+            } => (tool, request, place, preimages),
         };
         let attached = Attachments {
             supervision: supervision.filter(|_| tool == "exec"),
@@ -525,6 +527,8 @@ impl ToolExecutor {
                     plane: &self.plane,
                     exec_limit: self.policy.exec_limit(),
                     sandbox_refused: outcome.refused().is_some(),
+                    op: Some(&request.op),
+                    preimages: &preimages,
                 },
             )
         };
@@ -589,7 +593,7 @@ impl ToolExecutor {
         // learns what was wrong instead of a bare `100` answer.
         request.validate().map_err(|e| ToolExecError::Invalid {
             tool,
-            detail: e.schema_error().to_string(),
+            detail: location::detail(tool, e.schema_error()),
         })?;
         Ok(request)
     }

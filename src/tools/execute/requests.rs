@@ -16,7 +16,8 @@ pub fn read(args: &tool::ReadArgs) -> Op {
             tool::ReadMode::Bytes => ReadMode::Bytes,
         },
         offset: args.offset,
-        count: args.length,
+        // To the end: the engine stops at the end of the file.
+        count: args.length.unwrap_or(u64::MAX),
     })
 }
 

@@ -97,7 +97,7 @@ mod tests {
             paths: vec!["top.txt".into()],
             mode: ReadMode::Lines,
             offset: 1,
-            length: 1,
+            length: Some(1),
         });
         assert_eq!(named(&read)[0].dir(), Path::new(""));
         assert_eq!(tool_name(&read), "read");

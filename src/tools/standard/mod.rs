@@ -39,18 +39,18 @@ fn text_or_null(what: &str) -> Value {
 fn read() -> ToolSpec {
     ToolSpec {
         name: "read",
-        description: "Read line or byte ranges of files.",
+        description: "Read files as numbered lines (or bytes); length null reads to the end.",
         schema: object(
             json!({
                 "paths": paths(),
                 "mode": {"type": "string", "enum": ["lines", "bytes"]},
                 "offset": {"type": "integer", "minimum": 0, "description": "1-based line or 0-based byte."},
-                "length": {"type": "integer", "minimum": 1}
+                "length": {"type": ["integer", "null"], "minimum": 1}
             }),
             &["paths", "mode", "offset", "length"],
         ),
         read_only: true,
-        implementation_revision: 2,
+        implementation_revision: 3,
         unoffered_defaults: &[],
         parse: |value| {
             let args: ReadArgs = typed(value)?;
@@ -63,7 +63,7 @@ fn read() -> ToolSpec {
 fn list() -> ToolSpec {
     ToolSpec {
         name: "list",
-        description: "List directory entries; symlinks are not followed.",
+        description: "List directory entries (symlinks not followed).",
         schema: object(
             json!({
                 "paths": paths(),
@@ -87,7 +87,7 @@ fn list() -> ToolSpec {
 fn search() -> ToolSpec {
     ToolSpec {
         name: "search",
-        description: "Find lines containing a text or regex.",
+        description: "Find text or a regex in files.",
         schema: object(
             json!({
                 "query": {"type": "string"},
@@ -142,7 +142,7 @@ fn snapshot() -> ToolSpec {
 fn evidence() -> ToolSpec {
     ToolSpec {
         name: "evidence",
-        description: "Read or search a retained @N instead of re-running a tool.",
+        description: "Read or search a retained @N instead of re-running.",
         schema: object(
             json!({
                 "ref": {"type": "string"},
@@ -189,9 +189,9 @@ fn exec(sandbox: SandboxArgument) -> ToolSpec {
         "program": {"type": "string"},
         "args": {"type": "array", "items": {"type": "string"}},
         "cwd": {"type": "string", "description": "\".\" = working dir."},
-        "env": {"type": "array", "items": {"type": "string"}, "description": "NAME=value or -NAME."},
-        "stdin": {"type": ["string", "null"]},
-        "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "null = default."}
+        "env": {"type": "array", "items": {"type": "string"}, "description": "Usually []. NAME=value or -NAME."},
+        "stdin": {"type": ["string", "null"], "description": "Usually null."},
+        "timeout_ms": {"type": ["integer", "null"], "minimum": 1, "maximum": 600000, "description": "Usually null (default)."}
     });
     let mut required = vec!["program", "args", "cwd", "env", "stdin", "timeout_ms"];
     let unoffered_defaults: &'static [(&'static str, &'static str)] = match sandbox {
@@ -207,7 +207,7 @@ fn exec(sandbox: SandboxArgument) -> ToolSpec {
     };
     ToolSpec {
         name: "exec",
-        description: "Run a program, no shell (for one: program \"sh\", args [\"-c\", script]).",
+        description: "Run a program without a shell.",
         schema: object(properties, &required),
         read_only: false,
         implementation_revision: 3,
@@ -222,7 +222,7 @@ fn exec(sandbox: SandboxArgument) -> ToolSpec {
 fn edit() -> ToolSpec {
     ToolSpec {
         name: "edit",
-        description: "Replace exact text in files, all or nothing; each old must occur once in the file as last read.",
+        description: "Replace exact text in files, all or nothing; each old must occur once in the file.",
         schema: object(
             json!({
                 "files": {

@@ -14,7 +14,7 @@ const SHAPES: &[(&str, &[(&str, &str)])] = &[
             ("paths", "array<string>"),
             ("mode", "string"),
             ("offset", "integer"),
-            ("length", "integer"),
+            ("length", "integer|null"),
         ],
     ),
     (

@@ -1,28 +1,42 @@
 //! The model's view of an ASH/1 answer (docs/agent.md, "Answers").
 //!
 //! The journal keeps every canonical answer byte for byte; the model receives this view of it,
-//! which leaves out only what the model cannot use and keeps everything reachable:
-//! - no `t`/`i` envelope; `z` only when nonzero and `r` only when it names a value;
+//! which leaves out only what the model cannot use, keeps everything reachable, and spells in
+//! words what the canonical answer codes in numbers:
+//! - no `t`/`i` envelope; `s` as a word (`ok`, `failed`, …); `r` only when it names a value;
+//! - `flags:[…]` words instead of the `z` bit sum, only when some flag is set;
+//! - `error:` a word for the code and `next:"…"` saying what to do, instead of the
+//!   `e{c,q,p,x,a}` record (its retry class, stage and permit challenge are the engine's);
 //! - no `h` digest columns (the `edit` and `files` tools track digests themselves);
-//! - a `p[N]{i,v}` table defining *every* path id the answer's rows use, so an answer reads on
-//!   its own after a compaction dropped the one that introduced an id (ids stay session-wide);
-//! - `next:"…"` after an error record, saying what to do about it;
-//! - `more:"…"` when rows or text were cut, naming the `evidence` call that reads the rest;
-//! - exec streams cut at line boundaries from the retained output (see [`stream`]);
+//! - a `p[N]{i,v}` table defining *every* path id the answer's rows use, in the order the rows
+//!   use them, so an answer reads on its own after a compaction dropped the one that
+//!   introduced an id (ids stay session-wide); read, search and edit answers name files;
+//! - `more:"…"` when rows or text were cut, naming the call that reads the rest;
+//! - per tool: read text numbered by line under a block header naming its file (`read`),
+//!   matching lines under their file, counting every match (`search`), lines added, removed and where (`edit`), exec
+//!   streams cut at line boundaries by a stated rule (`stream`);
 //! - multi-line texts (file text, command output) shown raw after the answer: the cell holds
-//!   `>>>N` and block N is the line `>>>N` followed by the text as it is.
+//!   `>>>N` and block N is the line `>>>N` (then the file's path, for a read) followed by the
+//!   text as it is.
 
+mod edit;
 mod hints;
+mod read;
+mod refusal;
+mod search;
 mod stream;
+pub mod words;
 
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;
-use ash_engine::protocol::{Data, Flags, Response};
+use ash_engine::protocol::{Data, Flags, Op, Response};
 use ash_engine::store::RetainedStore;
 
-use super::execute::PathNames;
+use super::execute::{CurrentFile, PathNames};
 
 pub(super) use hints::next_step;
+pub use refusal::{call_error, exec_error, refusal};
+pub use words::Refusal;
 
 /// Columns the model never needs: whole-file digests.
 const DIGEST_COLUMN: &str = "h";
@@ -33,7 +47,7 @@ pub struct ViewContext<'a> {
     pub tool: &'static str,
     /// Names of every path id of the session so far (this answer's included).
     pub names: &'a PathNames,
-    /// The retained values, for exec streams cut at line boundaries.
+    /// The retained values, for exec streams cut at line boundaries and large reads.
     pub store: &'a RetainedStore,
     /// Where reducers run.
     pub plane: &'a ComputePlane,
@@ -42,17 +56,27 @@ pub struct ViewContext<'a> {
     /// The OS sandbox refused to start the command: the `next` hint says so instead of the
     /// spawn failure's (the engine answers such a refusal as a failed spawn).
     pub sandbox_refused: bool,
+    /// The operation that was asked (a read's mode, a search's query, an edit's patch).
+    pub op: Option<&'a Op>,
+    /// The files an edit changed, as they were before it (for its line counts and ranges).
+    pub preimages: &'a [CurrentFile],
 }
 
 /// The `next` hint of a command the OS sandbox would not start (its reason is on the answer's
 /// `sandbox:` line).
 const SANDBOX_REFUSED_NEXT: &str = "The OS sandbox could not be applied, so the command was not started (the sandbox line says why): tell the user; do not retry it.";
 
+/// One raw text shown after the answer: `>>>N`, then `header` if any, then the text.
+pub(super) struct Block {
+    text: String,
+    header: Option<String>,
+}
+
 /// The model's view of `response`.
 pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
     let mut doc = Document::new().with(
         "s",
-        Value::Scalar(Atom::uint(u64::from(response.status.as_u8()))),
+        Value::Scalar(Atom::text(words::status(response.status))),
     );
     let capture = large_capture(response);
     let ids = if capture.is_some() {
@@ -72,6 +96,8 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
     }
     let mut more = Vec::new();
     let mut blocks = Vec::new();
+    // What the view itself cut is flagged like what the engine cut.
+    let mut flags = response.flags;
     if let Some(data) = &response.data {
         let mut value = data.to_value();
         drop_column(&mut value, DIGEST_COLUMN);
@@ -79,28 +105,33 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
             table.rows.clear();
             more.push(note.clone());
         }
-        if let Data::Exec(exec) = data {
-            stream::reshape(&mut value, exec, cx, &mut more);
+        let cut = match data {
+            Data::Exec(exec) => {
+                stream::reshape(&mut value, exec, cx, &mut more);
+                false
+            }
+            Data::Read(rows) => read::shape(&mut value, rows, cx, &mut more, &mut blocks),
+            Data::Search(rows) => {
+                search::shape(&mut value, rows, cx, &mut blocks);
+                false
+            }
+            Data::Patch(rows) => {
+                edit::summarize(&mut value, rows, cx);
+                false
+            }
+            _ => false,
+        };
+        if cut {
+            flags = flags.with(Flags::TRUNCATED);
         }
+        words::name_codes(&mut value, data);
         for column in TEXT_COLUMNS {
             lift_text(&mut value, column, &mut blocks);
         }
         doc.push("d", value);
     }
     if let Some(e) = &response.error {
-        doc.push(
-            "e",
-            Value::record(
-                &["c", "q", "p", "x", "a"],
-                vec![
-                    uint(u64::from(e.code.as_u16())),
-                    uint(u64::from(e.retry.as_u8())),
-                    uint(u64::from(e.stage.as_u8())),
-                    Cell::Atom(Atom::opt_ref(e.evidence)),
-                    Cell::Atom(Atom::opt_ref(e.argument)),
-                ],
-            ),
-        );
+        doc.push("error", Value::Scalar(Atom::text(words::error(e.code))));
         doc.push(
             "next",
             Value::Scalar(Atom::text(if cx.sandbox_refused {
@@ -116,21 +147,26 @@ pub fn render(response: &Response, cx: &ViewContext<'_>) -> String {
     if !more.is_empty() {
         doc.push("more", Value::Scalar(Atom::text(more.join(" "))));
     }
-    if !response.flags.is_empty() {
+    let flags = words::flags(flags);
+    if !flags.is_empty() {
         doc.push(
-            "z",
-            Value::Scalar(Atom::uint(u64::from(response.flags.bits()))),
+            "flags",
+            Value::Vector(flags.into_iter().map(Atom::text).collect()),
         );
     }
     if let Some(r) = response.reference {
         doc.push("r", Value::Scalar(Atom::Ref(r)));
     }
     let mut out = ason::encode(&doc);
-    for (n, text) in blocks.iter().enumerate() {
+    for (n, block) in blocks.iter().enumerate() {
         out.push_str(&block_marker(n + 1));
+        if let Some(header) = &block.header {
+            out.push(' ');
+            out.push_str(header);
+        }
         out.push('\n');
-        out.push_str(text);
-        if !text.ends_with('\n') {
+        out.push_str(&block.text);
+        if !block.text.ends_with('\n') {
             out.push_str(NO_FINAL_NEWLINE);
         }
     }
@@ -151,13 +187,16 @@ fn block_marker(n: usize) -> String {
 
 /// Replaces each text of two or more lines in `column` with a block marker, keeping the text in
 /// `blocks`: raw text costs fewer tokens than quoted text with escapes, and reads as written.
-fn lift_text(value: &mut Value, column: &str, blocks: &mut Vec<String>) {
+fn lift_text(value: &mut Value, column: &str, blocks: &mut Vec<Block>) {
     let mut lift = |cell: &mut Cell| {
         // One line stays inline: a block would cost more than its two escapes.
         if let Cell::Atom(Atom::Text(text)) = cell
             && text.trim_end_matches('\n').contains('\n')
         {
-            blocks.push(std::mem::take(text));
+            blocks.push(Block {
+                text: std::mem::take(text),
+                header: None,
+            });
             *cell = Cell::Atom(Atom::text(block_marker(blocks.len())));
         }
     };
@@ -178,17 +217,12 @@ fn lift_text(value: &mut Value, column: &str, blocks: &mut Vec<String>) {
     }
 }
 
-fn uint(n: u64) -> Cell {
-    Cell::Atom(Atom::uint(n))
-}
-
-/// Every path id the rows of `data` use, ascending and unique.
+/// Every path id the rows of `data` use, once each, in the order the rows first use them:
+/// the `p` table then reads in the same order as the rows. Read, search and edit answers name
+/// their files themselves, so they need no table.
 fn path_ids(data: Option<&Data>) -> Vec<u64> {
-    let mut ids: Vec<u64> = match data {
-        Some(Data::Read(rows)) => rows.iter().map(|r| r.path).collect(),
+    let all: Vec<u64> = match data {
         Some(Data::List(rows)) => rows.iter().map(|r| r.path).collect(),
-        Some(Data::Search(rows)) => rows.iter().map(|r| r.path).collect(),
-        Some(Data::Patch(rows)) => rows.iter().map(|r| r.path).collect(),
         Some(Data::Snapshot(rows)) => rows.iter().map(|r| r.path).collect(),
         Some(Data::Fs(rows)) => rows
             .iter()
@@ -197,9 +231,8 @@ fn path_ids(data: Option<&Data>) -> Vec<u64> {
         Some(Data::Materialize(m)) => vec![m.path],
         _ => Vec::new(),
     };
-    ids.sort_unstable();
-    ids.dedup();
-    ids
+    let mut seen = std::collections::HashSet::with_capacity(all.len());
+    all.into_iter().filter(|id| seen.insert(*id)).collect()
 }
 
 /// Removes column `name` from a record or table value.
@@ -275,7 +308,7 @@ fn cut_rows_note(response: &Response) -> Option<String> {
     };
     let first = shown as u64 + 3;
     Some(format!(
-        "Only the first {shown} rows are shown; @{reference} holds all of them (literal paths, one row per line from line 3). Read on with evidence {} or search it with kind \"search\".",
+        "Only the first {shown} are shown; @{reference} holds all of them (one per line from line 3, with literal paths). Read on with evidence {} or search it with kind \"search\".",
         evidence_lines(reference, first, Some(200))
     ))
 }

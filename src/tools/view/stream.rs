@@ -155,8 +155,12 @@ fn line_view(
     ))
 }
 
-/// Keeps whole lines from the start (up to half the budget) and from the end (the rest),
-/// marks the gap, and names it.
+/// Lines kept from each end of a cut stream, at most: the stated rule of every cut.
+pub const END_LINES: usize = 40;
+
+/// Keeps whole lines by one rule: the first [`END_LINES`] lines (fewer when they pass half
+/// the budget) and the last [`END_LINES`] (fewer when they pass the rest); marks the gap and
+/// names it.
 pub(super) fn cut_lines(
     text: &str,
     budget: usize,
@@ -172,13 +176,13 @@ pub(super) fn cut_lines(
     let end_of = |line: usize| starts.get(line + 1).copied().unwrap_or(text.len());
     let half = budget / 2;
     let mut head = 0;
-    while head < total && end_of(head) <= half {
+    while head < total.min(END_LINES) && end_of(head) <= half {
         head += 1;
     }
     let head_bytes = if head == 0 { 0 } else { end_of(head - 1) };
     let room = budget.saturating_sub(head_bytes);
     let mut tail = total;
-    while tail > head && text.len() - starts[tail - 1] <= room {
+    while tail > head && total - tail < END_LINES && text.len() - starts[tail - 1] <= room {
         tail -= 1;
     }
     let tail_start = if tail < total {
@@ -192,12 +196,13 @@ pub(super) fn cut_lines(
     out.push_str(&text[..head_bytes]);
     let _ = writeln!(
         out,
-        "⋯ lines {first}-{} of {name} left out ({left} lines, {left_bytes} bytes) ⋯",
-        tail
+        "⋯ lines {first}-{tail} of {name} left out ({left} lines, {left_bytes} bytes) ⋯"
     );
     out.push_str(&text[tail_start..]);
     let mut note = format!(
-        "{name} is cut at line boundaries: lines {first}-{tail} of {total} are left out; read them with evidence {} or search @{reference} with kind \"search\".",
+        "{name}: kept lines {} and {} of {total} (the rule: the first and last {END_LINES} lines, fewer when longer than half the budget each); the whole output is @{reference}: read the left-out lines with evidence {} or search it with kind \"search\".",
+        span(1, head),
+        span(tail + 1, total),
         super::evidence_lines(reference, first as u64, Some(left as u64))
     );
     if failed {
@@ -219,4 +224,13 @@ pub(super) fn cut_lines(
         }
     }
     StreamView { text: out, note }
+}
+
+/// Lines `a` to `b` in words (`none` when empty).
+fn span(a: usize, b: usize) -> String {
+    match b.checked_sub(a) {
+        None => "none".to_owned(),
+        Some(0) => format!("{a}"),
+        Some(_) => format!("{a}-{b}"),
+    }
 }

@@ -1,6 +1,9 @@
-use super::stream::{annotate_gaps, cut_lines};
+use super::stream::{END_LINES, annotate_gaps, cut_lines};
 use super::*;
-use ash_engine::protocol::{ErrorCode, ErrorRecord, ReadRow, SearchRow, Status};
+use ash_engine::protocol::{
+    Content, Digest, Edit, ErrorCode, ErrorRecord, MutationState, PatchArgs, PatchFile, PatchRow,
+    ReadArgs, ReadMode, ReadRow, SearchArgs, SearchRow, Status,
+};
 use ash_engine::store::StoreQuota;
 
 fn names(pairs: &[(u64, &str)]) -> PathNames {
@@ -12,6 +15,16 @@ fn names(pairs: &[(u64, &str)]) -> PathNames {
 }
 
 fn view(tool: &'static str, response: &Response, names: &PathNames) -> String {
+    view_of(tool, response, names, None, &[])
+}
+
+fn view_of(
+    tool: &'static str,
+    response: &Response,
+    names: &PathNames,
+    op: Option<&Op>,
+    preimages: &[CurrentFile],
+) -> String {
     let store = RetainedStore::new(StoreQuota::default());
     let plane = ComputePlane::new(1).unwrap();
     render(
@@ -23,62 +36,148 @@ fn view(tool: &'static str, response: &Response, names: &PathNames) -> String {
             plane: &plane,
             exec_limit: 16384,
             sandbox_refused: false,
+            op,
+            preimages,
         },
     )
 }
 
 #[test]
-fn read_drops_envelope_digest_and_default_trailer_and_defines_its_ids() {
-    // Id 2 was introduced by an earlier answer: the view defines it again.
+fn read_names_each_file_and_numbers_its_lines() {
+    // Id 2 was introduced by an earlier answer: the row names the file itself.
     let names = names(&[(1, "a.txt"), (2, "src/app.py")]);
+    let row = |path, text: &str| ReadRow {
+        path,
+        offset: 41,
+        len: 2,
+        digest: Digest::of(b"x\n"),
+        text: Some(text.into()),
+        reference: None,
+    };
     let mut response = Response::success(
         7,
-        Data::Read(vec![ReadRow {
-            path: 2,
-            offset: 1,
-            len: 1,
-            digest: ash_engine::protocol::Digest::of(b"x\n"),
-            text: Some("x\n".into()),
-            reference: None,
-        }]),
+        Data::Read(vec![row(2, "x = 1\ny = 2\n"), row(1, "last\nno newline")]),
     );
     response.paths.clear();
     assert_eq!(
         view("read", &response, &names),
-        "s:0\np[1]{i,v}:\n2,src/app.py\nd[1]{p,o,n,t,r}:\n2,1,1,\"x\\n\",~\n"
+        "s:ok\nd[2]{file,from,count,text}:\nsrc/app.py,41,2,>>>1\na.txt,41,2,>>>2\n>>>1 src/app.py\n41\tx = 1\n42\ty = 2\n>>>2 a.txt\n41\tlast\n42\tno newline\n(no newline at end)\n"
     );
 }
 
 #[test]
-fn multi_line_texts_are_shown_raw_after_the_answer() {
-    let names = names(&[(1, "a.py")]);
-    let row = |text: &str| ReadRow {
-        path: 1,
-        offset: 1,
-        len: 2,
-        digest: ash_engine::protocol::Digest::of(b""),
-        text: Some(text.into()),
-        reference: None,
-    };
+fn a_read_in_bytes_is_not_numbered() {
+    let names = names(&[(1, "a.txt")]);
     let response = Response::success(
-        2,
-        Data::Read(vec![row("print(\"a\")\nx = 1\n"), row("last\nno newline")]),
+        1,
+        Data::Read(vec![ReadRow {
+            path: 1,
+            offset: 0,
+            len: 4,
+            digest: Digest::of(b""),
+            text: Some("ab\ncd\n".into()),
+            reference: None,
+        }]),
     );
-    assert_eq!(
-        view("read", &response, &names),
-        "s:0\np[1]{i,v}:\n1,a.py\nd[2]{p,o,n,t,r}:\n1,1,2,>>>1,~\n1,1,2,>>>2,~\n>>>1\nprint(\"a\")\nx = 1\n>>>2\nlast\nno newline\n(no newline at end)\n"
-    );
+    let op = Op::Read(ReadArgs {
+        paths: vec!["a.txt".into()],
+        mode: ReadMode::Bytes,
+        offset: 0,
+        count: 4,
+    });
+    let text = view_of("read", &response, &names, Some(&op), &[]);
+    assert!(text.ends_with(",>>>1\n>>>1\nab\ncd\n"), "{text}");
 }
 
 #[test]
-fn an_error_names_what_to_do_next() {
+fn an_error_is_a_word_with_what_to_do_next() {
     let response = Response::error(3, ErrorRecord::typical(ErrorCode::UnknownReference));
     let text = view("snapshot", &response, &names(&[]));
     assert!(
-        text.starts_with("s:4\ne{c,q,p,x,a}:\n700,1,2,~,~\nnext:\"That @N is not a retained value"),
+        text.starts_with("s:not_found\nerror:unknown_ref\nnext:\"That @N is not a retained value"),
         "{text}"
     );
+    assert!(!text.contains("e{"), "no numeric error record: {text}");
     assert_eq!(response.status, Status::NotFound);
+}
+
+#[test]
+fn flags_are_words() {
+    let mut response = Response::success(2, Data::Search(Vec::new()));
+    response.flags = Flags::TRUNCATED | Flags::REDUCED | Flags::RETAINED | Flags::NORMALIZED;
+    response.reference = Some(5);
+    let text = view("search", &response, &names(&[]));
+    assert!(
+        text.contains("flags:[cut,reduced,crlf_as_lf,retained]\nr:@5\n"),
+        "{text}"
+    );
+    assert!(!text.contains("z:"), "{text}");
+}
+
+#[test]
+fn search_lists_lines_under_their_file_and_counts_every_match() {
+    let names = names(&[(1, "a.py"), (2, "b.py")]);
+    let row = |path, line, text: &str| SearchRow {
+        path,
+        line,
+        column: 1,
+        text: text.into(),
+    };
+    let response = Response::success(
+        2,
+        Data::Search(vec![
+            row(1, 3, "old(old(x))"),
+            row(1, 9, "old"),
+            row(2, 1, "old = 1"),
+        ]),
+    );
+    let op = Op::Search(SearchArgs {
+        query: "old".into(),
+        paths: vec![".".into()],
+        regex: false,
+        case_insensitive: false,
+        hidden: false,
+    });
+    assert_eq!(
+        view_of("search", &response, &names, Some(&op), &[]),
+        "s:ok\nd{files,lines,matches,text}:\n2,3,4,>>>1\n>>>1\na.py\n3 (2 matches)\told(old(x))\n9\told\nb.py\n1\told = 1\n"
+    );
+}
+
+#[test]
+fn an_edit_says_what_it_added_removed_and_where() {
+    let names = names(&[(1, "a.py")]);
+    let before = "one\ntwo\nthree\nfour\nfive\n";
+    let edit = |offset: u64, delete: u64, text: &str| Edit {
+        offset,
+        delete,
+        insert: Content::Text(text.into()),
+    };
+    // "two" becomes two lines; "four\n" goes.
+    let op = Op::Patch(PatchArgs {
+        files: vec![PatchFile {
+            path: "a.py".into(),
+            digest: Digest::of(before.as_bytes()),
+            edits: vec![edit(4, 4, "TWO\n2b\n"), edit(14, 5, "")],
+        }],
+    });
+    let preimages = [CurrentFile {
+        path: "a.py".into(),
+        digest: Digest::of(before.as_bytes()),
+        bytes: before.as_bytes().to_vec(),
+    }];
+    let response = Response::success(
+        4,
+        Data::Patch(vec![PatchRow {
+            path: 1,
+            state: MutationState::Committed,
+            digest: Some(Digest::of(b"")),
+        }]),
+    );
+    assert_eq!(
+        view_of("edit", &response, &names, Some(&op), &preimages),
+        "s:ok\nd[1]{file,state,added,removed,at}:\na.py,committed,2,2,[2-3,5+0]\n"
+    );
 }
 
 #[test]
@@ -97,7 +196,10 @@ fn a_cut_search_says_where_the_other_rows_are() {
     response.reference = Some(5);
     let text = view("search", &response, &names);
     assert!(text.contains("\"offset\\\":4"), "{text}");
-    assert!(text.ends_with("z:11\nr:@5\n"), "{text}");
+    assert!(
+        text.contains("flags:[cut,reduced,retained]\nr:@5\n>>>1\na.txt\n4\thit\n"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -114,6 +216,23 @@ fn a_line_cut_keeps_whole_lines_and_names_the_gap() {
             "{line}"
         );
     }
+    // The stated rule: the first and last END_LINES lines when they fit.
+    let big = cut_lines(&text, 4000, false, "stdout", 3);
+    assert!(big.text.starts_with("line 1\n"), "{}", big.text);
+    assert!(
+        big.text.contains(&format!(
+            "line {END_LINES}\n⋯ lines {}-960 of stdout left out",
+            END_LINES + 1
+        )),
+        "{}",
+        big.text
+    );
+    assert!(
+        big.note
+            .contains(&format!("kept lines 1-{END_LINES} and 961-1000 of 1000")),
+        "{}",
+        big.note
+    );
     let first: usize = view.text.lines().count();
     assert!(first > 10, "{}", view.text);
     assert!(
