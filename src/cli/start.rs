@@ -605,6 +605,7 @@ fn setup_for(
             budget_bytes: config.checkpoint_budget_bytes,
             exclude: config.exclude.clone(),
         },
+        max_children: crate::runtime::DEFAULT_MAX_CHILDREN,
     })
 }
 

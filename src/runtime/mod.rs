@@ -10,6 +10,7 @@ mod core;
 mod crash;
 mod events;
 mod mention;
+mod orchestrate;
 mod reconcile;
 mod rewind;
 mod stop;
@@ -33,6 +34,7 @@ use crate::tools::{ToolExecutor, ToolRegistry};
 pub use binding::{BindingError, BindingMismatch};
 pub use context::ContextError;
 pub use events::EVENT_QUEUE;
+pub use orchestrate::DEFAULT_MAX_CHILDREN;
 pub use rewind::RewindOnly;
 
 /// Per-turn limits and the context budget.
@@ -76,6 +78,8 @@ pub struct RuntimeSetup {
     pub supervisor: Option<PathBuf>,
     /// What checkpoints keep and how much the session's store may hold.
     pub checkpoints: CheckpointSettings,
+    /// Orchestrate mode's children at once (config `max_children`).
+    pub max_children: usize,
 }
 
 /// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
@@ -142,7 +146,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         evidence_dir,
         supervisor,
         checkpoints,
+        max_children,
     } = setup;
+    let provider: Arc<dyn Provider> = Arc::from(provider);
     binding::check_or_record(&mut session, &binding)?;
     // The engine recovered the workspace when the tools opened it, before anything ran.
     let recovered = tools.take_recovered();
@@ -186,6 +192,19 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         tools.session().workspace().root(),
         tools.exclusion().clone(),
     );
+    let live = shared.lock().live_children().clone();
+    let orchestrator = orchestrate::Orchestrator {
+        provider: Arc::clone(&provider),
+        registry: registry.clone(),
+        prompt: prompt.clone(),
+        limits,
+        max_children,
+        session_dir: shared.lock().session().dir().to_owned(),
+        parent: Arc::clone(&shared),
+        live,
+        supervisor: supervisor.clone(),
+        previews,
+    };
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
@@ -201,6 +220,8 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         environment,
         checkpoints: checkpointer,
         checkpointed: None,
+        checkpointing: true,
+        delegate: Some(Arc::new(orchestrator)),
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

@@ -65,6 +65,14 @@ pub enum Pause {
         /// What it does, in words.
         summary: String,
     },
+    /// Children of a `delegate` call paused (or the input ended while one waited for
+    /// approval): the call has no outcome yet, and Resume continues them.
+    ChildrenPaused {
+        /// How many children paused.
+        paused: usize,
+        /// The first one's reason.
+        reason: String,
+    },
 }
 
 /// Why the journal cannot take the turn's next record.
@@ -146,6 +154,12 @@ impl fmt::Display for Pause {
             Pause::ApprovalUnanswered { call, summary } => write!(
                 f,
                 "call {call} waited for approval ({summary}) when the input ended; resume to be asked again"
+            ),
+            Pause::ChildrenPaused { paused, reason } => write!(
+                f,
+                "{paused} child agent{} paused ({reason}); resume to continue {}",
+                if *paused == 1 { "" } else { "s" },
+                if *paused == 1 { "it" } else { "them" }
             ),
         }
     }

@@ -321,6 +321,10 @@ pub enum EventBody {
 
     /// A transcript page with each of its turns' steps (answers `story`).
     Story(StoryPage),
+    /// An event of an orchestrate-mode child, tagged with the child.
+    Child(super::ChildEvent),
+    /// Where a child of a `delegate` call stands.
+    ChildStatus(super::ChildStatus),
 }
 
 /// One event line.

@@ -7,6 +7,7 @@ pub mod file;
 
 use super::{GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall};
 use file::{Script, ScriptError, TurnKind};
+use std::sync::Arc;
 
 /// What `{{tool_output:K}}` shows for an output compaction removed from the context.
 const COMPACTED: &str = "[tool output removed from the context by compaction]";
@@ -56,6 +57,31 @@ fn wait(delay_ms: u64, cancel: &std::sync::atomic::AtomicBool) -> Result<(), Pro
 impl Provider for ScriptedProvider {
     fn name(&self) -> &str {
         "scripted"
+    }
+
+    fn for_child(
+        &self,
+        index: u32,
+        task: &str,
+    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
+        let position = self
+            .script
+            .children
+            .iter()
+            .position(|c| c.selector.matches(index, task));
+        let Some(position) = position else {
+            return Err(ProviderError::ScriptHasNoChild {
+                file: self.script.file.clone(),
+                index,
+                task: task.chars().take(60).collect(),
+            });
+        };
+        let script = Script {
+            file: format!("{} children[{position}]", self.script.file),
+            turns: self.script.children[position].turns.clone(),
+            children: Vec::new(),
+        };
+        Ok(Some(Arc::new(ScriptedProvider::new(script))))
     }
 
     fn generate(

@@ -73,6 +73,8 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ProviderNotice(_) => "provider_notice",
 
         EventBody::Story(_) => "story",
+        EventBody::Child(_) => "child",
+        EventBody::ChildStatus(_) => "child_status",
     }
 }
 

@@ -307,7 +307,8 @@ impl App {
             Intent::ToggleMode => {
                 self.mode = match self.mode {
                     Mode::Basic => Mode::Plan,
-                    Mode::Plan => Mode::Basic,
+                    Mode::Plan => Mode::Orchestrate,
+                    Mode::Orchestrate => Mode::Basic,
                 }
             }
             Intent::Interrupt => self.interrupt(&mut out),
@@ -413,6 +414,7 @@ impl App {
         match command {
             Slash::Basic => self.mode = Mode::Basic,
             Slash::Plan => self.mode = Mode::Plan,
+            Slash::Orchestrate => self.mode = Mode::Orchestrate,
             Slash::Status => {
                 self.status_open = true;
                 // A fresh snapshot brings the context size as of the last turn boundary.
@@ -429,7 +431,7 @@ impl App {
             Slash::Help => self.say(
                 Tone::Info,
                 format!(
-                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan · Ctrl+C \
+                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan/orchestrate · Ctrl+C \
                      cancel · Ctrl+D exit · Ctrl+F history · Ctrl+O tool output · PgUp/PgDn \
                      page"
                 ),

@@ -153,11 +153,13 @@ pub(crate) enum Slash {
     Sessions,
     /// `/new`: a new session in this TUI.
     New,
+    /// `/orchestrate`: the next task may also delegate to child agents.
+    Orchestrate,
 }
 
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact /sessions /new";
+/diff /compact /sessions /new /orchestrate";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -179,6 +181,10 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
         "list sessions, 20 at a time (ansa --resume ID opens one)",
     ),
     ("/new", "close this session and start a new one here"),
+    (
+        "/orchestrate",
+        "the next task may also delegate to child agents",
+    ),
 ];
 
 /// The commands a partly typed `/word` may be: all of them for a bare `/`, none once the
@@ -242,6 +248,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "compact" => Slash::Compact,
         "sessions" => Slash::Sessions,
         "new" => Slash::New,
+        "orchestrate" => Slash::Orchestrate,
         _ => Slash::Unknown(word.to_owned()),
     })
 }

@@ -155,6 +155,7 @@ fn footer(
     let mode = match app.mode {
         Mode::Basic => Span::styled("basic", theme.dim()),
         Mode::Plan => Span::styled("plan", theme.accent().patch(theme.bold())),
+        Mode::Orchestrate => Span::styled("orchestrate", theme.accent().patch(theme.bold())),
     };
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
@@ -280,6 +281,7 @@ fn status_lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let mode = match app.mode {
         Mode::Basic => "basic",
         Mode::Plan => "plan",
+        Mode::Orchestrate => "orchestrate",
     };
     let request = app
         .task
