@@ -203,6 +203,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         parent: Arc::clone(&shared),
         live,
         supervisor: supervisor.clone(),
+        evidence_dir: evidence_dir.clone(),
         previews,
     };
     let worker = worker::Worker {

@@ -33,6 +33,7 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
+mod orchestrate;
 mod picker;
 mod prompts;
 mod recovery;

@@ -397,10 +397,13 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                 None | Some(Value::Null) => Mode::Basic,
                 Some(Value::String(m)) if m == "basic" => Mode::Basic,
                 Some(Value::String(m)) if m == "plan" => Mode::Plan,
+                Some(Value::String(m)) if m == "orchestrate" => Mode::Orchestrate,
                 Some(Value::String(m)) => {
                     return Err(CommandError::Invalid {
                         field: "mode",
-                        reason: format!("unknown mode `{m}`; expected `basic` or `plan`"),
+                        reason: format!(
+                            "unknown mode `{m}`; expected `basic`, `plan` or `orchestrate`"
+                        ),
                     });
                 }
                 Some(_) => {
@@ -512,10 +515,12 @@ impl Command {
                 mentions,
             } => {
                 put("text", text.as_str().into());
-                put(
-                    "mode",
-                    if *mode == Mode::Plan { "plan" } else { "basic" }.into(),
-                );
+                let mode = match mode {
+                    Mode::Basic => "basic",
+                    Mode::Plan => "plan",
+                    Mode::Orchestrate => "orchestrate",
+                };
+                put("mode", mode.into());
                 if !mentions.is_empty() {
                     put(
                         "mentions",

@@ -195,7 +195,7 @@ fn malformed_scripts_name_file_turn_and_field() {
             r#"{"turns":[],"x":1}"#,
             None,
             "the script",
-            "unknown field `x` (allowed: turns)",
+            "unknown field `x` (allowed: turns, children)",
         ),
         (r#"{}"#, None, "the script", "missing `turns`"),
         (r#"{"turns":[]}"#, None, "turns", "has no turns"),

@@ -144,7 +144,10 @@ fn drive(
     mut tools: ToolExecutor,
     mut session: Session,
 ) -> ChildEnd {
-    let evidence_dir = session.dir().join("evidence");
+    let evidence_dir = o.evidence_dir.join(job.id.as_str());
+    if let Err(e) = crate::home::ensure_private_dir(&evidence_dir) {
+        return ChildEnd::failed(job, &format!("its evidence directory: {e}"));
+    }
     let reconciled = match reconcile::open_intents(&mut session, &o.registry, &evidence_dir, &[]) {
         Ok(r) => r,
         Err(e) => return ChildEnd::failed(job, &format!("its journal cannot be reconciled: {e}")),

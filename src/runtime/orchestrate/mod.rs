@@ -55,6 +55,8 @@ pub struct Orchestrator {
     pub live: LiveChildren,
     /// The exec supervisor binary, as the parent's.
     pub supervisor: Option<PathBuf>,
+    /// The parent's evidence directory: a child's is `<it>/<child id>`.
+    pub evidence_dir: PathBuf,
     /// Publish previews of children's generations.
     pub previews: bool,
 }

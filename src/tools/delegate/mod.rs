@@ -102,8 +102,7 @@ pub fn spec() -> ToolSpec {
             "properties": {
                 "tasks": {
                     "type": "array",
-                    "minItems": 1,
-                    "maxItems": MAX_TASKS,
+                    "description": "1 to 8 tasks; at most max_children run at once, the rest wait.",
                     "items": {
                         "type": "object",
                         "properties": {

@@ -224,8 +224,8 @@ impl ToolExecutor {
 
     /// An executor for a child agent (orchestrate mode) on the same engine session: the same
     /// workspace, retained store, policy and approval signer, with its own read ledger (so a
-    /// child's edit of a file another child changed since its read is refused as stale) and
-    /// path names. Nested AGENTS.md scopes are tracked per engine session, so a scope the
+    /// child's edit of a file another child changed since its read is refused as stale); path
+    /// names are shared, since the engine introduces each path once per session. Nested AGENTS.md scopes are tracked per engine session, so a scope the
     /// parent already received is not delivered to the child again. `ordinal` (from 1) keeps
     /// its request IDs apart from the parent's and the other children's on the shared session.
     pub fn for_child(&self, ordinal: u32) -> ToolExecutor {
@@ -235,7 +235,7 @@ impl ToolExecutor {
             policy: self.policy.clone(),
             exclusion: self.exclusion.clone(),
             deliveries: self.deliveries.clone(),
-            names: PathNames::default(),
+            names: self.names.linked(),
             ledger: ReadLedger::default(),
             plane: Arc::clone(&self.plane),
             next_id: (u64::from(ordinal) << 40) + 1,
