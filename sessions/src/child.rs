@@ -110,6 +110,19 @@ impl ChildState {
     }
 }
 
+/// A transcript page of a child's sub-session read from its journal without opening it (the
+/// child may be resumed at the same moment; reading takes no lock and writes nothing).
+pub fn read_transcript(
+    dir: &std::path::Path,
+    query: crate::TranscriptQuery,
+) -> crate::Result<crate::TranscriptPage> {
+    let mut state = crate::SessionState::default();
+    for (seq, record) in crate::read_records(dir)? {
+        state.apply(seq, &record);
+    }
+    Ok(crate::transcript::page(state.transcript(), query))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

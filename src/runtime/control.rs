@@ -75,8 +75,13 @@ fn refused(shared: &Shared, mentions: &MentionCheck, command: &Command) -> bool 
 }
 
 fn handle(shared: &Shared, command: Command) {
-    let mut core = shared.lock();
     let id = command.command_id;
+    if let CommandBody::Child { child, command } = command.body {
+        super::core::child_command(shared, id, child, *command);
+        shared.notify();
+        return;
+    }
+    let mut core = shared.lock();
     match command.body {
         CommandBody::Submit {
             text,
@@ -112,6 +117,8 @@ fn handle(shared: &Shared, command: Command) {
         }),
         CommandBody::Diff => core.ask_diff(id),
         CommandBody::Compact => core.ask_compact(id),
+        // Handled above, without the parent's lock.
+        CommandBody::Child { .. } => {}
     }
     drop(core);
     shared.notify();

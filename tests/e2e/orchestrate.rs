@@ -367,3 +367,56 @@ fn sigkill_while_two_children_run_then_resume_reruns_nothing() {
     assert!(text.contains("child 2 of 3"), "{text}");
     s.finish();
 }
+
+#[test]
+fn ask_mode_approval_from_a_child_waits_for_the_user_and_is_labelled() {
+    let w = World::new();
+    let proof = w.path("approved.proof");
+    let script = script(
+        &w,
+        json!([delegate(&[task("touch the proof", "full")]), {"text": QUOTE}]),
+        json!([{"index": 1, "turns": [
+            {"tool_calls": [exec(&format!("echo ran >> {}", proof.display()))]},
+            {"text": "touched"}
+        ]}]),
+    );
+    let mut s = session(&w, &w.path("session"), &script, &["--ask"]);
+    let rid = submit(&mut s, "ask first");
+    let asked = s.expect("a child's approval", |e| {
+        e["type"] == "child" && e["event"]["type"] == "approval_required"
+    });
+    let child = asked["child"].as_str().unwrap().to_owned();
+    let request = &asked["event"];
+    assert_eq!(request["tool"], "exec", "{request}");
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(!proof.exists(), "nothing runs before the user decides");
+    // An approve without the child does not reach it.
+    let wrong = s.send(
+        "approve",
+        json!({"target": request["request_id"], "call": request["call_id"], "decision": "once"}),
+    );
+    s.expect_type("error", &[("command_id", json!(wrong))]);
+    let id = s.send(
+        "child",
+        json!({"child": child, "command": "approve", "target": request["request_id"],
+            "call": request["call_id"], "decision": "once"}),
+    );
+    s.expect("the child accepted the decision", |e| {
+        e["type"] == "child"
+            && e["event"]["type"] == "command_accepted"
+            && e["event"]["command_id"] == json!(id)
+    });
+    let text = answer(&mut s, rid);
+    assert!(text.contains("touched"), "{text}");
+    assert_eq!(std::fs::read_to_string(&proof).unwrap(), "ran\n");
+    // A finished child's transcript is read from its sub-session.
+    s.send(
+        "child",
+        json!({"child": child, "command": "transcript", "before": 0, "limit": 10, "forward": true}),
+    );
+    let page = s.expect("the child's transcript", |e| {
+        e["type"] == "child" && e["event"]["type"] == "transcript"
+    });
+    assert!(page.to_string().contains("touch the proof"), "{page}");
+    s.finish();
+}

@@ -92,6 +92,14 @@ pub enum CommandBody {
 
     /// Page through the transcript with each turn's steps (answered by `story`).
     Story(TranscriptQuery),
+    /// A command for an orchestrate-mode child (`approve`, `transcript` or `tool_output`),
+    /// answered by `child` events (docs/protocol.md, "Orchestrate: children").
+    Child {
+        /// The child.
+        child: crate::child::ChildId,
+        /// What it is asked (never another `child`).
+        command: Box<CommandBody>,
+    },
 }
 
 impl CommandBody {
@@ -111,6 +119,7 @@ impl CommandBody {
             CommandBody::Compact => "compact",
 
             CommandBody::Story(_) => "story",
+            CommandBody::Child { .. } => "child",
         }
     }
 }
@@ -176,7 +185,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints, rewind or story"
+         tool_output, approve, checkpoints, rewind, story or child"
     )]
     UnknownType(String),
 }
@@ -274,6 +283,76 @@ fn approve(o: &mut Fields) -> Result<CommandBody, CommandError> {
         call: CallId(call),
         decision,
         reason,
+    })
+}
+
+fn tool_output(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let call_id = match o.take("call_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if !c.is_empty() => Some(CallId(c)),
+        Some(Value::String(_)) => {
+            return Err(CommandError::Invalid {
+                field: "call_id",
+                reason: "must not be empty; leave it out for the latest call".into(),
+            });
+        }
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "call_id",
+                expected: "a string",
+            });
+        }
+    };
+    let offset = take_u64(o, "offset")?;
+    let limit = take_u64(o, "limit")?;
+    if limit == 0 || limit > u64::from(MAX_OUTPUT_LINES) {
+        return Err(CommandError::Invalid {
+            field: "limit",
+            reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
+        });
+    }
+    let view = match o.take("view") {
+        None | Some(Value::Null) => crate::OutputView::Model,
+        Some(Value::String(v)) if v == "model" => crate::OutputView::Model,
+        Some(Value::String(v)) if v == "readable" => crate::OutputView::Readable,
+        Some(_) => {
+            return Err(CommandError::Invalid {
+                field: "view",
+                reason: "must be \"model\" or \"readable\"".into(),
+            });
+        }
+    };
+    Ok(CommandBody::ToolOutput(ToolOutputQuery {
+        call_id,
+        offset,
+        limit: limit as u32,
+        view,
+    }))
+}
+
+/// `child`: one of `approve`, `transcript` and `tool_output`, for the child named.
+fn child(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let child =
+        crate::child::ChildId::new(take_str(o, "child")?).map_err(|e| CommandError::Invalid {
+            field: "child",
+            reason: e.to_string(),
+        })?;
+    let command = match take_str(o, "command")?.as_str() {
+        "approve" => approve(o)?,
+        "transcript" => CommandBody::Transcript(transcript_query(o)?),
+        "tool_output" => tool_output(o)?,
+        other => {
+            return Err(CommandError::Invalid {
+                field: "command",
+                reason: format!(
+                    "`{other}` cannot be sent to a child; expected approve, transcript or tool_output"
+                ),
+            });
+        }
+    };
+    Ok(CommandBody::Child {
+        child,
+        command: Box::new(command),
     })
 }
 
@@ -430,49 +509,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
             after_sequence: take_u64(&mut o, "after_sequence")?,
         },
         "transcript" => CommandBody::Transcript(transcript_query(&mut o)?),
-        "tool_output" => {
-            let call_id = match o.take("call_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(c)) if !c.is_empty() => Some(CallId(c)),
-                Some(Value::String(_)) => {
-                    return Err(CommandError::Invalid {
-                        field: "call_id",
-                        reason: "must not be empty; leave it out for the latest call".into(),
-                    });
-                }
-                Some(_) => {
-                    return Err(CommandError::WrongType {
-                        field: "call_id",
-                        expected: "a string",
-                    });
-                }
-            };
-            let offset = take_u64(&mut o, "offset")?;
-            let limit = take_u64(&mut o, "limit")?;
-            if limit == 0 || limit > u64::from(MAX_OUTPUT_LINES) {
-                return Err(CommandError::Invalid {
-                    field: "limit",
-                    reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
-                });
-            }
-            let view = match o.take("view") {
-                None | Some(Value::Null) => crate::OutputView::Model,
-                Some(Value::String(v)) if v == "model" => crate::OutputView::Model,
-                Some(Value::String(v)) if v == "readable" => crate::OutputView::Readable,
-                Some(_) => {
-                    return Err(CommandError::Invalid {
-                        field: "view",
-                        reason: "must be \"model\" or \"readable\"".into(),
-                    });
-                }
-            };
-            CommandBody::ToolOutput(ToolOutputQuery {
-                call_id,
-                offset,
-                limit: limit as u32,
-                view,
-            })
-        }
+        "tool_output" => tool_output(&mut o)?,
         "approve" => approve(&mut o)?,
         "checkpoints" => CommandBody::Checkpoints,
         "rewind" => rewind(&mut o)?,
@@ -480,6 +517,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "compact" => CommandBody::Compact,
 
         "story" => CommandBody::Story(transcript_query(&mut o)?),
+        "child" => child(&mut o)?,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -508,7 +546,15 @@ impl Command {
         put("turn", self.turn.into());
         put("command_id", self.command_id.as_str().into());
         put("type", self.body.type_name().into());
-        match &self.body {
+        let body = match &self.body {
+            CommandBody::Child { child, command } => {
+                put("child", child.as_str().into());
+                put("command", command.type_name().into());
+                command.as_ref()
+            }
+            other => other,
+        };
+        match body {
             CommandBody::Submit {
                 text,
                 mode,
@@ -559,7 +605,10 @@ impl Command {
                     put("reason", r.as_str().into());
                 }
             }
-            CommandBody::Checkpoints | CommandBody::Diff | CommandBody::Compact => {}
+            CommandBody::Checkpoints
+            | CommandBody::Diff
+            | CommandBody::Compact
+            | CommandBody::Child { .. } => {}
             CommandBody::Rewind {
                 target,
                 scope,
@@ -584,6 +633,8 @@ impl Command {
             "turn",
             "command_id",
             "type",
+            "child",
+            "command",
             "text",
             "mode",
             "mentions",

@@ -29,7 +29,7 @@ use super::story::StoryIndex;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
-pub use children::LiveChildren;
+pub use children::{LiveChildren, child_command};
 pub use maintenance::Maintenance;
 pub use rewind::RewindJob;
 pub use status::announce;
