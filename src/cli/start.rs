@@ -596,6 +596,7 @@ fn setup_for(
             tool_calls: config.tool_calls,
             compact_bytes: config.compact_bytes,
             queue: DEFAULT_QUEUE,
+            tokens: None,
         },
         previews: false,
         evidence_dir,
@@ -605,7 +606,10 @@ fn setup_for(
             budget_bytes: config.checkpoint_budget_bytes,
             exclude: config.exclude.clone(),
         },
-        max_children: crate::runtime::DEFAULT_MAX_CHILDREN,
+        children: crate::runtime::ChildLimits {
+            at_once: config.max_children as usize,
+            tokens: config.child_token_budget,
+        },
     })
 }
 

@@ -34,7 +34,7 @@ use crate::tools::{ToolExecutor, ToolRegistry};
 pub use binding::{BindingError, BindingMismatch};
 pub use context::ContextError;
 pub use events::EVENT_QUEUE;
-pub use orchestrate::DEFAULT_MAX_CHILDREN;
+pub use orchestrate::ChildLimits;
 pub use rewind::RewindOnly;
 
 /// Per-turn limits and the context budget.
@@ -48,6 +48,9 @@ pub struct Limits {
     pub compact_bytes: u64,
     /// Turns that may wait in the FIFO behind the active one.
     pub queue: usize,
+    /// Tokens (input and output) per Resume segment before the turn pauses: an orchestrate
+    /// child's budget (`child_token_budget`); `None` for the session's own turns.
+    pub tokens: Option<u64>,
 }
 
 /// Default FIFO depth: enough to queue a burst of tasks, small enough to notice a runaway client.
@@ -78,8 +81,9 @@ pub struct RuntimeSetup {
     pub supervisor: Option<PathBuf>,
     /// What checkpoints keep and how much the session's store may hold.
     pub checkpoints: CheckpointSettings,
-    /// Orchestrate mode's children at once (config `max_children`).
-    pub max_children: usize,
+    /// What bounds orchestrate mode's children (config `max_children`,
+    /// `child_token_budget`).
+    pub children: ChildLimits,
 }
 
 /// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
@@ -146,7 +150,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         evidence_dir,
         supervisor,
         checkpoints,
-        max_children,
+        children,
     } = setup;
     let provider: Arc<dyn Provider> = Arc::from(provider);
     binding::check_or_record(&mut session, &binding)?;
@@ -197,8 +201,11 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         provider: Arc::clone(&provider),
         registry: registry.clone(),
         prompt: prompt.clone(),
-        limits,
-        max_children,
+        limits: Limits {
+            tokens: Some(children.tokens),
+            ..limits
+        },
+        max_children: children.at_once,
         session_dir: shared.lock().session().dir().to_owned(),
         parent: Arc::clone(&shared),
         live,

@@ -35,6 +35,13 @@ pub enum Pause {
     RoundLimit(u32),
     /// `tool_calls` calls ran in this segment.
     CallLimit(u32),
+    /// An orchestrate child's generations used its token budget in this segment.
+    TokenBudget {
+        /// Tokens the segment's generations reported.
+        used: u64,
+        /// The configured `child_token_budget`.
+        budget: u64,
+    },
     /// The model asked for more calls than remained in the segment: those that fit ran, the
     /// rest run when the turn is resumed.
     CallsOverLimit {
@@ -136,6 +143,10 @@ impl fmt::Display for Pause {
             Pause::CallLimit(n) => write!(
                 f,
                 "tool call limit reached ({n} calls, config tool_calls); resume to continue"
+            ),
+            Pause::TokenBudget { used, budget } => write!(
+                f,
+                "token budget reached ({used} tokens used of {budget}, config child_token_budget); resume to continue"
             ),
             Pause::CallsOverLimit {
                 ran,

@@ -51,6 +51,7 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_orchestrate;
 mod tui_resume;
 mod tui_rewind;
 mod tui_stream;

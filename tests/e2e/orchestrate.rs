@@ -420,3 +420,144 @@ fn ask_mode_approval_from_a_child_waits_for_the_user_and_is_labelled() {
     assert!(page.to_string().contains("touch the proof"), "{page}");
     s.finish();
 }
+
+#[test]
+fn max_children_runs_at_most_that_many_at_once_and_queues_the_rest() {
+    let w = World::new();
+    w.project_config(json!({"max_children": 2}));
+    let child = |n: u32| {
+        json!({"index": n, "turns": [
+            {"delay_ms": 300, "tool_calls": [read("a.txt")]},
+            {"text": format!("child {n} done")}
+        ]})
+    };
+    std::fs::write(w.ws().join("a.txt"), "a\n").unwrap();
+    let script = script(
+        &w,
+        json!([
+            delegate(&[task("one", "read_only"), task("two", "read_only"), task("three", "read_only")]),
+            {"text": QUOTE}
+        ]),
+        json!([child(1), child(2), child(3)]),
+    );
+    let mut s = session(&w, &w.path("session"), &script, &[]);
+    let rid = submit(&mut s, "three with two slots");
+    let text = answer(&mut s, rid);
+    assert!(text.contains("3 children ended: 3 done"), "{text}");
+    // Replay the states: never more than two running, and the third waited for a slot.
+    let mut running = std::collections::BTreeSet::new();
+    let mut most = 0;
+    let mut third_started_after_an_end = false;
+    let mut ended = 0;
+    for e in statuses(&s) {
+        let child = e["child"].as_str().unwrap().to_owned();
+        match e["state"].as_str().unwrap() {
+            "running" => {
+                if e["index"] == 3 && !running.contains(&child) {
+                    third_started_after_an_end = ended > 0;
+                }
+                running.insert(child);
+            }
+            "queued" => {}
+            _ => {
+                if running.remove(&child) {
+                    ended += 1;
+                }
+            }
+        }
+        most = most.max(running.len());
+    }
+    assert_eq!(most, 2, "{:#?}", statuses(&s));
+    assert!(third_started_after_an_end, "{:#?}", statuses(&s));
+    s.finish();
+}
+
+#[test]
+fn a_child_pauses_at_its_token_budget_and_the_parents_resume_continues_it() {
+    let w = World::new();
+    w.project_config(json!({"child_token_budget": 1000}));
+    std::fs::write(w.ws().join("a.txt"), "a\n").unwrap();
+    let script = script(
+        &w,
+        json!([delegate(&[task("costly", "read_only")]), {"text": QUOTE}]),
+        json!([{"index": 1, "turns": [
+            {"usage": {"input": 800, "output": 300}, "tool_calls": [read("a.txt")]},
+            {"usage": {"input": 900, "output": 50}, "text": "finished after resume"}
+        ]}]),
+    );
+    let mut s = session(&w, &w.path("session"), &script, &[]);
+    let rid = submit(&mut s, "spend tokens");
+    let paused = s.expect_type(
+        "turn_state",
+        &[("request_id", json!(rid)), ("state", json!("paused"))],
+    );
+    let reason = paused["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("token budget reached (1100 tokens used of 1000"),
+        "{paused}"
+    );
+    let child = statuses(&s)
+        .into_iter()
+        .find(|e| e["state"] == "paused")
+        .expect("the child paused");
+    assert!(
+        child["reason"]
+            .as_str()
+            .unwrap()
+            .contains("child_token_budget"),
+        "{child}"
+    );
+    // The parent's turn ended nothing: Resume continues the child with a new segment.
+    s.send("resume", json!({"target": rid}));
+    let text = answer(&mut s, rid);
+    assert!(text.contains("finished after resume"), "{text}");
+    assert!(text.contains("1 child ended: 1 done"), "{text}");
+    s.finish();
+}
+
+#[test]
+fn the_parent_gets_bounded_answers_and_reads_a_childs_whole_transcript_with_evidence() {
+    let w = World::new();
+    // 16 KiB of answer per child: two of them exceed the share each may bring (12 KiB).
+    let long = |n: u32| {
+        let body: String = (0..400)
+            .map(|i| format!("child {n} line {i:04} of its long answer\n"))
+            .collect();
+        format!("{body}END-OF-CHILD-{n}")
+    };
+    let evidence = json!({"name": "evidence", "arguments": {"ref": "@1", "kind": "search",
+        "offset": 0, "length": null, "query": "END-OF-CHILD-1", "regex": false,
+        "case_insensitive": false}});
+    let script = script(
+        &w,
+        json!([
+            delegate(&[task("first long answer", "read_only"), task("second long answer", "read_only")]),
+            {"tool_calls": [evidence]},
+            {"text": "delegate said:\n{{tool_output:0}}\nevidence said:\n{{tool_output:1}}"}
+        ]),
+        json!([
+            {"index": 1, "turns": [{"text": long(1)}]},
+            {"index": 2, "turns": [{"text": long(2)}]}
+        ]),
+    );
+    let mut s = session(&w, &w.path("session"), &script, &[]);
+    let rid = submit(&mut s, "long answers");
+    let text = answer(&mut s, rid);
+    let (delegated, found) = text
+        .split_once("\nevidence said:\n")
+        .expect("both outputs quoted");
+    // The delegate output fits the tool-output budget, and says where the rest is.
+    assert!(delegated.len() <= 8192 * 4, "{}", delegated.len());
+    assert!(delegated.contains("child 1 of 2"), "{delegated}");
+    assert!(delegated.contains("whole transcript: @1"), "{delegated}");
+    assert!(delegated.contains("whole transcript: @2"), "{delegated}");
+    assert!(delegated.contains("child 1 line 0000"), "{delegated}");
+    assert!(!delegated.contains("END-OF-CHILD-1"), "cut: {delegated}");
+    assert!(
+        delegated.contains("more bytes are in the child's transcript"),
+        "{delegated}"
+    );
+    // `evidence` finds the cut end in the child's retained transcript.
+    assert!(found.contains("END-OF-CHILD-1"), "{found}");
+    s.finish();
+}

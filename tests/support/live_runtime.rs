@@ -88,6 +88,7 @@ pub fn start(
             tool_calls: 256,
             compact_bytes,
             queue: DEFAULT_QUEUE,
+            tokens: None,
         },
         previews: true,
         evidence_dir: root.join("evidence"),
@@ -97,7 +98,10 @@ pub fn start(
             budget_bytes: 1 << 30,
             exclude: Vec::new(),
         },
-        max_children: ansa::runtime::DEFAULT_MAX_CHILDREN,
+        children: ansa::runtime::ChildLimits {
+            at_once: ansa::config::DEFAULT_MAX_CHILDREN as usize,
+            tokens: ansa::config::DEFAULT_CHILD_TOKEN_BUDGET,
+        },
     };
     let (link, _handle) = runtime::start(setup).unwrap();
     wait(&link, |b| matches!(b, EventBody::Snapshot(_)));

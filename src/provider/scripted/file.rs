@@ -86,6 +86,9 @@ impl ChildSelector {
 pub struct ScriptTurn {
     /// Delay before the turn is produced.
     pub delay_ms: u64,
+    /// Token usage the turn reports (`"usage": {"input": N, "output": M}`), as a live
+    /// provider would: it exercises token budgets offline.
+    pub usage: Option<(u64, u64)>,
     /// What the turn produces.
     pub kind: TurnKind,
 }
@@ -324,7 +327,16 @@ impl Parser<'_> {
         let at = format!("turns[{index}]");
         let turn = Some(index);
         let map = self.object(value, turn, &at)?;
-        self.only_keys(map, turn, &at, &["text", "tool_calls", "raw", "delay_ms"])?;
+        self.only_keys(
+            map,
+            turn,
+            &at,
+            &["text", "tool_calls", "raw", "delay_ms", "usage"],
+        )?;
+        let usage = match map.get("usage") {
+            None => None,
+            Some(value) => Some(self.usage(value, index, &format!("{at}.usage"))?),
+        };
         let delay_ms = match map.get("delay_ms") {
             None => 0,
             Some(delay) => delay
@@ -367,7 +379,30 @@ impl Parser<'_> {
                 ));
             }
         };
-        Ok(ScriptTurn { delay_ms, kind })
+        Ok(ScriptTurn {
+            delay_ms,
+            usage,
+            kind,
+        })
+    }
+
+    /// `{"input": N, "output": M}`: tokens a turn reports.
+    fn usage(&self, value: &Value, index: usize, at: &str) -> Result<(u64, u64), ScriptError> {
+        let turn = Some(index);
+        let map = self.object(value, turn, at)?;
+        self.only_keys(map, turn, at, &["input", "output"])?;
+        let count = |key: &str| {
+            map.get(key).map_or(Ok(0), |v| {
+                v.as_u64().ok_or_else(|| {
+                    self.invalid(
+                        turn,
+                        &format!("{at}.{key}"),
+                        "must be a non-negative integer",
+                    )
+                })
+            })
+        };
+        Ok((count("input")?, count("output")?))
     }
 
     fn calls(&self, index: usize, value: &Value) -> Result<Vec<ScriptedCall>, ScriptError> {

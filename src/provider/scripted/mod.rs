@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 pub mod file;
 
-use super::{GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall};
+use super::{Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage};
 use file::{Script, ScriptError, TurnKind};
 use std::sync::Arc;
 
@@ -82,6 +82,31 @@ impl Provider for ScriptedProvider {
             children: Vec::new(),
         };
         Ok(Some(Arc::new(ScriptedProvider::new(script))))
+    }
+
+    fn generate_full(
+        &self,
+        request: &GenerationRequest<'_>,
+        preview: &mut dyn FnMut(&str),
+    ) -> Result<Generated, ProviderError> {
+        let turn = self.generate(request, preview)?;
+        let usage = usize::try_from(request.generation)
+            .ok()
+            .and_then(|i| self.script.turns.get(i))
+            .and_then(|t| t.usage)
+            .map(|(input, output)| Usage {
+                input_tokens: input,
+                output_tokens: output,
+                total_tokens: input.saturating_add(output),
+                cached_tokens: None,
+                reasoning_tokens: None,
+            });
+        Ok(Generated {
+            turn,
+            commentary: None,
+            native: Vec::new(),
+            usage,
+        })
     }
 
     fn generate(

@@ -233,7 +233,7 @@ fn malformed_scripts_name_file_turn_and_field() {
             r#"{"turns":[{"raw":"r","speed":1}]}"#,
             Some(0),
             "turns[0]",
-            "unknown field `speed` (allowed: text, tool_calls, raw, delay_ms)",
+            "unknown field `speed` (allowed: text, tool_calls, raw, delay_ms, usage)",
         ),
         (
             r#"{"turns":[{"tool_calls":[]}]}"#,

@@ -29,8 +29,14 @@ use crate::tools::{ToolExecutor, ToolRegistry};
 
 pub use child::ChildEnd;
 
-/// Children that run at once unless the config says otherwise (`max_children`).
-pub const DEFAULT_MAX_CHILDREN: usize = 3;
+/// What bounds a session's children (config `max_children`, `child_token_budget`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChildLimits {
+    /// Children of one call that run at once; the rest wait in the call's order.
+    pub at_once: usize,
+    /// Tokens one child may use per Resume segment before its turn pauses.
+    pub tokens: u64,
+}
 
 /// How often a child's runner looks at its turn and the parent's cancel signal.
 const POLL: Duration = Duration::from_millis(10);

@@ -15,8 +15,16 @@ use crate::runtime::context;
 use crate::runtime::worker::Delegated;
 use crate::tools::ToolExecutor;
 
-/// Bytes of child answers one `delegate` output carries in all; the rest is in the `@N`.
-pub const ANSWERS_BYTES: usize = 24 * 1024;
+/// Bytes one `delegate` output may take: the tool-output budget of a read-side call
+/// (`READ_TOK` tokens at 4 bytes each), like any tool's output the model gets.
+pub const OUTPUT_BYTES: usize = (crate::tools::READ_TOK * 4) as usize;
+
+/// Bytes of child answers one `delegate` output carries in all (the rest of the budget is
+/// for the sections' heads and reasons); what is cut is in each child's `@N`.
+pub const ANSWERS_BYTES: usize = OUTPUT_BYTES - 8 * 1024;
+
+/// Bytes of one child's reason (a pause or failure) the output carries.
+const REASON_BYTES: usize = 512;
 
 /// The call's outcome from its children's ends.
 pub fn delegated(ends: &[ChildEnd], tools: &ToolExecutor, cancelled: bool) -> Delegated {
@@ -51,7 +59,7 @@ pub fn delegated(ends: &[ChildEnd], tools: &ToolExecutor, cancelled: bool) -> De
             }
         }
         if let Some(reason) = &end.progress.reason {
-            let _ = writeln!(text, "reason: {reason}");
+            let _ = writeln!(text, "reason: {}", bounded(reason, REASON_BYTES));
         }
         match &end.answer {
             Some(answer) => {
@@ -110,7 +118,7 @@ fn bounded(text: &str, max: usize) -> String {
         cut -= 1;
     }
     format!(
-        "{}\n[… {} more bytes of this answer are in its transcript]",
+        "{}\n[… {} more bytes are in the child's transcript]",
         &text[..cut],
         text.len() - cut
     )

@@ -127,6 +127,8 @@ enum Response {
 struct Segment {
     rounds: u32,
     calls: u32,
+    /// Tokens the segment's generations reported (input and output).
+    tokens: u64,
 }
 
 type Step<T> = Result<T, Stop>;
@@ -206,6 +208,14 @@ impl Worker {
             if segment.calls >= self.limits.tool_calls {
                 return Err(Stop::Paused(Pause::CallLimit(self.limits.tool_calls)));
             }
+            if let Some(budget) = self.limits.tokens
+                && segment.tokens >= budget
+            {
+                return Err(Stop::Paused(Pause::TokenBudget {
+                    used: segment.tokens,
+                    budget,
+                }));
+            }
             let generation = self.context.next_generation;
             let generated = match self.generate(id, generation, mode) {
                 Err(Stop::ContextTooLong(m)) if !compacted => {
@@ -230,6 +240,12 @@ impl Worker {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
             }
             self.record_usage(id, generation, generated.usage)?;
+            segment.tokens = segment
+                .tokens
+                .saturating_add(generated.usage.map_or(0, |u| {
+                    u.total_tokens
+                        .max(u.input_tokens.saturating_add(u.output_tokens))
+                }));
             let admitted = self.admit(id, generation, mode, generated.turn)?;
             self.context.generated(generation);
             match admitted {

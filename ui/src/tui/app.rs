@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use ansa_sessions::protocol::{Command, CommandBody, ContextSize, SessionUsage};
 use ansa_sessions::{Mode, TranscriptQuery};
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::blocks;
 use super::input::Input;
@@ -80,6 +80,8 @@ pub(crate) struct App {
     pub paused: Option<Paused>,
     /// Running tool calls of the task.
     pub tools: Vec<ToolLine>,
+    /// Orchestrate mode's children of the running `delegate` call (`children/`).
+    pub children: super::children::Children,
     /// The streaming answer.
     pub preview: Option<LivePreview>,
     /// The task's provider request is waiting to be tried again.
@@ -144,6 +146,7 @@ impl App {
             queued: Vec::new(),
             paused: None,
             tools: Vec::new(),
+            children: super::children::Children::default(),
             preview: None,
             retry: None,
             reasoning: None,
@@ -302,6 +305,14 @@ impl App {
             Intent::ToggleMode if keys::slash_completion(self.input.text()).is_some() => {
                 if let Some(done) = keys::slash_completion(self.input.text()) {
                     self.input.set(&done);
+                }
+            }
+            // Tab goes basic → plan → orchestrate, Shift+Tab the other way.
+            Intent::ToggleMode if key.code == KeyCode::BackTab => {
+                self.mode = match self.mode {
+                    Mode::Basic => Mode::Orchestrate,
+                    Mode::Plan => Mode::Basic,
+                    Mode::Orchestrate => Mode::Plan,
                 }
             }
             Intent::ToggleMode => {
@@ -545,6 +556,8 @@ impl App {
         self.retry = None;
         self.reasoning = None;
         self.approval = None;
+        // A paused or cancelled `delegate` call has no outcome to clear its children's rows.
+        self.children.clear();
         self.task = None;
         self.mentions.turn_ended();
         if !self.queued.is_empty() {

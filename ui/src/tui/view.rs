@@ -359,6 +359,7 @@ fn upper(app: &App, width: u16) -> Vec<Line<'static>> {
     for tool in &app.tools {
         lines.extend(tool_lines(tool, app.now, width, theme));
     }
+    lines.extend(app.children.lines(app.now, width, theme));
     if let Some(reasoning) = app.reasoning.as_ref().filter(|_| app.task.is_some()) {
         // The last few rows only: it is context for the wait, not something to read back.
         let rendered = wrap_prefixed(
