@@ -439,11 +439,20 @@ fn slash_menu(app: &App, width: u16) -> Vec<Line<'static>> {
         return Vec::new();
     }
     let mut lines = vec![Line::default()];
+    // One column for every command, so it neither moves as the list narrows nor runs a long
+    // name (`/orchestrate`) into its help.
+    let column = keys::SLASH_COMMANDS
+        .iter()
+        .map(|(name, _)| name.len() + 1)
+        .max()
+        .unwrap_or(10);
     for (name, help) in matches {
-        let room = usize::from(width).saturating_sub(INDENT.len() + 10).max(1);
+        let room = usize::from(width)
+            .saturating_sub(INDENT.len() + column)
+            .max(1);
         lines.push(Line::from(vec![
             Span::raw(INDENT),
-            Span::styled(format!("{name:<10}"), theme.accent()),
+            Span::styled(format!("{name:<column$}"), theme.accent()),
             Span::styled(truncate(help, room), theme.dim()),
         ]));
     }
