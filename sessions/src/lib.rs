@@ -7,6 +7,7 @@
 
 pub mod approval;
 pub mod catalog;
+pub mod child;
 pub mod error;
 pub mod fsutil;
 pub mod home;

@@ -114,6 +114,8 @@ pub enum Mode {
     Basic,
     /// Read-only planning.
     Plan,
+    /// Basic, plus the `delegate` tool that runs child agents (docs/orchestrate.md).
+    Orchestrate,
 }
 
 /// The action of an accepted command.

@@ -162,7 +162,10 @@ impl SessionState {
         self.turns.get(&id).is_some_and(|t| {
             t.state == TurnState::Paused
                 && !t.effect_unknown
-                && !self.open_intents.keys().any(|(r, _)| *r == id)
+                && !self
+                    .open_intents
+                    .values()
+                    .any(|i| i.request_id == id && i.tool != crate::child::DELEGATE_TOOL)
         })
     }
 

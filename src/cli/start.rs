@@ -632,6 +632,7 @@ fn setup_for(
             tool_calls: config.tool_calls,
             compact_bytes: config.compact_bytes,
             queue: DEFAULT_QUEUE,
+            tokens: None,
         },
         previews: false,
         evidence_dir,
@@ -640,6 +641,10 @@ fn setup_for(
             max_file_bytes: config.checkpoint_max_file_bytes,
             budget_bytes: config.checkpoint_budget_bytes,
             exclude: config.exclude.clone(),
+        },
+        children: crate::runtime::ChildLimits {
+            at_once: config.max_children as usize,
+            tokens: config.child_token_budget,
         },
     })
 }

@@ -50,6 +50,10 @@ pub(crate) struct Layer {
     pub(crate) auth_issuer: Option<Endpoint>,
     /// `sandbox`, `sandbox_network`, `sandbox_writable` (a project file may only tighten them).
     pub(crate) sandbox: SandboxLayer,
+    /// `max_children` (orchestrate mode).
+    pub(crate) max_children: Option<u32>,
+    /// `child_token_budget` (orchestrate mode).
+    pub(crate) child_token_budget: Option<u64>,
 }
 
 /// What the config says about one model.
@@ -117,6 +121,17 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             }
             "allow_sudo" => layer.allow_sudo = Some(r.bool(key, v)?),
             "allow_git_writes" => layer.allow_git_writes = Some(r.bool(key, v)?),
+            "max_children" => {
+                layer.max_children = Some(r.int(key, v, 1, super::MAX_CHILDREN_MAX)? as u32)
+            }
+            "child_token_budget" => {
+                layer.child_token_budget = Some(r.int(
+                    key,
+                    v,
+                    super::CHILD_TOKEN_BUDGET_MIN,
+                    super::CHILD_TOKEN_BUDGET_MAX,
+                )?)
+            }
             "exec_env_deny" => layer.exec_env_deny = Some(env_names(&r, v)?),
             "models" => layer.models = Some(models(&r, v)?),
             "auth" => layer.auth_issuer = Some(auth(&r, v)?),

@@ -127,6 +127,8 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
         access_mode: upper.access_mode.or(lower.access_mode),
         allow_sudo: upper.allow_sudo.or(lower.allow_sudo),
         allow_git_writes: upper.allow_git_writes.or(lower.allow_git_writes),
+        max_children: upper.max_children.or(lower.max_children),
+        child_token_budget: upper.child_token_budget.or(lower.child_token_budget),
         exec_env_deny: upper.exec_env_deny.or(lower.exec_env_deny),
         models: merge_models(lower.models, upper.models),
         auth_issuer: upper.auth_issuer.or(lower.auth_issuer),
@@ -238,6 +240,10 @@ pub(crate) fn finish(
         access_mode: layer.access_mode.unwrap_or(AccessMode::FullAccess),
         allow_sudo: layer.allow_sudo.unwrap_or(false),
         allow_git_writes: layer.allow_git_writes.unwrap_or(false),
+        max_children: layer.max_children.unwrap_or(super::DEFAULT_MAX_CHILDREN),
+        child_token_budget: layer
+            .child_token_budget
+            .unwrap_or(super::DEFAULT_CHILD_TOKEN_BUDGET),
         exec_env_deny,
         sandbox: SandboxSettings::from_layer(layer.sandbox),
         withheld_env: withheld,

@@ -7,6 +7,7 @@ mod error;
 mod layer;
 mod load;
 mod models;
+mod orchestrate;
 mod output;
 mod sandbox;
 mod strict;
@@ -22,6 +23,10 @@ pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, O
 pub use error::ConfigError;
 pub use load::load;
 pub use models::ModelTable;
+pub use orchestrate::{
+    CHILD_TOKEN_BUDGET_MAX, CHILD_TOKEN_BUDGET_MIN, DEFAULT_CHILD_TOKEN_BUDGET,
+    DEFAULT_MAX_CHILDREN, MAX_CHILDREN_MAX,
+};
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
 
@@ -209,6 +214,10 @@ pub struct Config {
     pub allow_sudo: bool,
     /// Whether the file tools may write inside `.git` without asking (user config only).
     pub allow_git_writes: bool,
+    /// Orchestrate mode's child agents at once (`max_children`; more wait).
+    pub max_children: u32,
+    /// Tokens one child may use per Resume segment before it pauses (`child_token_budget`).
+    pub child_token_budget: u64,
     /// Extra environment variables exec children never inherit (user config only).
     pub exec_env_deny: Vec<String>,
     /// The OS sandbox commands run under (`sandbox`, `sandbox_network`, `sandbox_writable`).

@@ -94,6 +94,13 @@ pub(crate) fn print_value(c: &Config) -> Value {
         .map(|p| p.to_string_lossy().into_owned())
         .collect();
     m.insert("sources".into(), json!(sources));
+    // Not bound (a resumed session may run more or fewer children at once); shown when set.
+    if c.max_children != super::DEFAULT_MAX_CHILDREN {
+        m.insert("max_children".into(), json!(c.max_children));
+    }
+    if c.child_token_budget != super::DEFAULT_CHILD_TOKEN_BUDGET {
+        m.insert("child_token_budget".into(), json!(c.child_token_budget));
+    }
     m.insert("digest".into(), json!(digest(c)));
     // Not part of the binding; shown only when set, so the common output stays as it was.
     if let Some(window) = c.context_window {

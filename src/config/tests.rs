@@ -710,3 +710,27 @@ fn checkpoint_limits_load_from_either_file_and_bind_only_when_not_the_default() 
     let e = user_err(r#"{"checkpoint_budget_bytes":"1G"}"#);
     assert!(e.contains("`checkpoint_budget_bytes`"), "{e}");
 }
+
+#[test]
+fn max_children_defaults_to_three_and_is_bounded() {
+    let f = fixture();
+    assert_eq!(f.load(&[]).unwrap().max_children, 3);
+    f.project(r#"{"max_children":2}"#);
+    assert_eq!(f.load(&[]).unwrap().max_children, 2);
+    let e = user_err(r#"{"max_children":9}"#);
+    assert!(e.contains("`max_children`"), "{e}");
+    let e = user_err(r#"{"max_children":0}"#);
+    assert!(e.contains("`max_children`"), "{e}");
+}
+
+#[test]
+fn child_token_budget_defaults_and_is_bounded() {
+    let f = fixture();
+    assert_eq!(f.load(&[]).unwrap().child_token_budget, 2_000_000);
+    f.project(r#"{"child_token_budget":5000}"#);
+    assert_eq!(f.load(&[]).unwrap().child_token_budget, 5000);
+    for bad in ["999", "1000000001", "\"1M\""] {
+        let e = user_err(&format!(r#"{{"child_token_budget":{bad}}}"#));
+        assert!(e.contains("`child_token_budget`"), "{bad}: {e}");
+    }
+}

@@ -12,11 +12,15 @@ pub const BASE: &str = include_str!("base.md");
 /// The addendum of a plan-mode turn.
 pub const PLAN: &str = include_str!("plan.md");
 
+/// The addendum of an orchestrate-mode turn (the `delegate` tool).
+pub const ORCHESTRATE: &str = include_str!("orchestrate.md");
+
 /// The instructions of a session, per mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Prompt {
     basic: String,
     plan: String,
+    orchestrate: String,
     agents_digest: String,
 }
 
@@ -34,6 +38,7 @@ impl Prompt {
         Prompt {
             basic: join(BASE.to_owned()),
             plan: join(format!("{BASE}{PLAN}")),
+            orchestrate: join(format!("{BASE}{ORCHESTRATE}")),
             agents_digest: agents_digest.to_owned(),
         }
     }
@@ -43,13 +48,14 @@ impl Prompt {
         match mode {
             Mode::Basic => &self.basic,
             Mode::Plan => &self.plan,
+            Mode::Orchestrate => &self.orchestrate,
         }
     }
 
     /// Digest of ansa's own instructions (the base text and the plan addendum) alone.
     pub fn base_digest() -> String {
         let mut h = blake3::Hasher::new();
-        for part in [BASE, PLAN] {
+        for part in [BASE, PLAN, ORCHESTRATE] {
             h.update(&(part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }
@@ -60,7 +66,7 @@ impl Prompt {
     pub fn digest(&self) -> String {
         let mut h = blake3::Hasher::new();
         h.update(b"ansa-prompt/1\n");
-        for part in [BASE, PLAN, &self.agents_digest] {
+        for part in [BASE, PLAN, ORCHESTRATE, &self.agents_digest] {
             h.update(&(part.len() as u64).to_le_bytes());
             h.update(part.as_bytes());
         }

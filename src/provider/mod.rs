@@ -163,6 +163,18 @@ pub enum ProviderError {
         /// Number of turns in the script.
         turns: usize,
     },
+    /// An orchestrate-mode child that no `children` entry of the script addresses.
+    #[error(
+        "script {file}: no entry of `children` is for child {index} (task {task:?}); add one with \"index\": {index} or a \"task\" text it contains"
+    )]
+    ScriptHasNoChild {
+        /// Script file.
+        file: String,
+        /// The child's place in its call, from 1.
+        index: u32,
+        /// The start of its task.
+        task: String,
+    },
     /// A `{{tool_output:K}}` placeholder points past the outputs of the session.
     #[error(
         "script {file}: turns[{turn}].text uses {{{{tool_output:{index}}}}}, but the session has only {available} tool outputs so far"
@@ -209,6 +221,7 @@ impl ProviderError {
             ProviderError::Rejected(s) => ProviderError::Rejected(redactor.redact(&s)),
             other @ (ProviderError::Cancelled
             | ProviderError::ScriptExhausted { .. }
+            | ProviderError::ScriptHasNoChild { .. }
             | ProviderError::MissingToolOutput { .. }
             | ProviderError::NoTask) => other,
         }
@@ -264,6 +277,19 @@ pub trait Provider: Send + Sync {
         cancel: &AtomicBool,
     ) -> Result<Option<Vec<ansa_sessions::protocol::CatalogModel>>, ProviderError> {
         let _ = cancel;
+        Ok(None)
+    }
+
+    /// The model of an orchestrate-mode child: `index` is its place in the `delegate` call
+    /// (from 1) and `task` its instruction. `Ok(None)`, the default, means the child uses this
+    /// same provider (the same model and binding); a scripted provider answers with the
+    /// script the file gives that child.
+    fn for_child(
+        &self,
+        index: u32,
+        task: &str,
+    ) -> Result<Option<std::sync::Arc<dyn Provider>>, ProviderError> {
+        let _ = (index, task);
         Ok(None)
     }
 

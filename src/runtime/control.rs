@@ -82,8 +82,13 @@ fn refused(shared: &Shared, mentions: &MentionCheck, command: &Command) -> bool 
 }
 
 fn handle(shared: &Shared, command: Command) {
-    let mut core = shared.lock();
     let id = command.command_id;
+    if let CommandBody::Child { child, command } = command.body {
+        super::core::child_command(shared, id, child, *command);
+        shared.notify();
+        return;
+    }
+    let mut core = shared.lock();
     match command.body {
         CommandBody::Submit {
             text,
@@ -121,6 +126,8 @@ fn handle(shared: &Shared, command: Command) {
         CommandBody::Compact => core.ask_compact(id),
         // Answered from their own thread (`model::handles`) before this match.
         CommandBody::Models | CommandBody::Model(_) => {}
+        // Handled above, without the parent's lock.
+        CommandBody::Child { .. } => {}
     }
     drop(core);
     shared.notify();

@@ -11,6 +11,7 @@ mod crash;
 mod events;
 mod mention;
 mod model;
+mod orchestrate;
 mod reconcile;
 mod rewind;
 mod stop;
@@ -36,6 +37,7 @@ pub use context::ContextError;
 pub use events::EVENT_QUEUE;
 pub use model::OpenRebindError;
 pub use model::{ModelRefusal, OpenRebind};
+pub use orchestrate::ChildLimits;
 pub use rewind::RewindOnly;
 
 /// Per-turn limits and the context budget.
@@ -49,6 +51,9 @@ pub struct Limits {
     pub compact_bytes: u64,
     /// Turns that may wait in the FIFO behind the active one.
     pub queue: usize,
+    /// Tokens (input and output) per Resume segment before the turn pauses: an orchestrate
+    /// child's budget (`child_token_budget`); `None` for the session's own turns.
+    pub tokens: Option<u64>,
 }
 
 /// Default FIFO depth: enough to queue a burst of tasks, small enough to notice a runaway client.
@@ -84,6 +89,9 @@ pub struct RuntimeSetup {
     pub supervisor: Option<PathBuf>,
     /// What checkpoints keep and how much the session's store may hold.
     pub checkpoints: CheckpointSettings,
+    /// What bounds orchestrate mode's children (config `max_children`,
+    /// `child_token_budget`).
+    pub children: ChildLimits,
 }
 
 /// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
@@ -161,9 +169,10 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         evidence_dir,
         supervisor,
         checkpoints,
+        children,
     } = setup;
-    binding::check_or_record(&mut session, &binding)?;
     let provider: Arc<dyn Provider> = Arc::from(provider);
+    binding::check_or_record(&mut session, &binding)?;
     let (switch, rebound) = model::at_open(
         &mut session,
         |initial| model::ModelSwitch::new(Arc::clone(&provider), initial),
@@ -226,6 +235,23 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         tools.session().workspace().root(),
         tools.exclusion().clone(),
     );
+    let live = shared.lock().live_children().clone();
+    let orchestrator = orchestrate::Orchestrator {
+        provider: Arc::clone(&provider),
+        registry: registry.clone(),
+        prompt: prompt.clone(),
+        limits: Limits {
+            tokens: Some(children.tokens),
+            ..limits
+        },
+        max_children: children.at_once,
+        session_dir: shared.lock().session().dir().to_owned(),
+        parent: Arc::clone(&shared),
+        live,
+        supervisor: supervisor.clone(),
+        evidence_dir: evidence_dir.clone(),
+        previews,
+    };
     let worker = worker::Worker {
         shared: Arc::clone(&shared),
         provider,
@@ -243,6 +269,8 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         environment,
         checkpoints: checkpointer,
         checkpointed: None,
+        checkpointing: true,
+        delegate: Some(Arc::new(orchestrator)),
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

@@ -74,6 +74,10 @@ pub fn open_intents(
     let session_id = session.meta().id.clone();
     let mut done = Vec::new();
     for intent in open {
+        if intent.tool == ansa_sessions::child::DELEGATE_TOOL {
+            // Resumed with its children (each reconciles its own calls), never re-run whole.
+            continue;
+        }
         let read_only = registry.get(&intent.tool).is_some_and(|t| t.read_only());
         let tag = txn_tag(&session_id, intent.request_id, &intent.call_id);
         let transaction = recovered

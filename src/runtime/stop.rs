@@ -35,6 +35,13 @@ pub enum Pause {
     RoundLimit(u32),
     /// `tool_calls` calls ran in this segment.
     CallLimit(u32),
+    /// An orchestrate child's generations used its token budget in this segment.
+    TokenBudget {
+        /// Tokens the segment's generations reported.
+        used: u64,
+        /// The configured `child_token_budget`.
+        budget: u64,
+    },
     /// The model asked for more calls than remained in the segment: those that fit ran, the
     /// rest run when the turn is resumed.
     CallsOverLimit {
@@ -64,6 +71,14 @@ pub enum Pause {
         call: CallId,
         /// What it does, in words.
         summary: String,
+    },
+    /// Children of a `delegate` call paused (or the input ended while one waited for
+    /// approval): the call has no outcome yet, and Resume continues them.
+    ChildrenPaused {
+        /// How many children paused.
+        paused: usize,
+        /// The first one's reason.
+        reason: String,
     },
 }
 
@@ -129,6 +144,10 @@ impl fmt::Display for Pause {
                 f,
                 "tool call limit reached ({n} calls, config tool_calls); resume to continue"
             ),
+            Pause::TokenBudget { used, budget } => write!(
+                f,
+                "token budget reached ({used} tokens used of {budget}, config child_token_budget); resume to continue"
+            ),
             Pause::CallsOverLimit {
                 ran,
                 waiting,
@@ -146,6 +165,12 @@ impl fmt::Display for Pause {
             Pause::ApprovalUnanswered { call, summary } => write!(
                 f,
                 "call {call} waited for approval ({summary}) when the input ended; resume to be asked again"
+            ),
+            Pause::ChildrenPaused { paused, reason } => write!(
+                f,
+                "{paused} child agent{} paused ({reason}); resume to continue {}",
+                if *paused == 1 { "" } else { "s" },
+                if *paused == 1 { "it" } else { "them" }
             ),
         }
     }

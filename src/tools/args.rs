@@ -259,6 +259,8 @@ pub enum ToolArgs {
     Files(FilesArgs),
     /// `get_test_value`.
     GetTestValue(GetTestValueArgs),
+    /// `delegate` (orchestrate mode; run by the runtime, not the executor).
+    Delegate(super::delegate::DelegateArgs),
 }
 
 /// Longest target shown on a status line.
@@ -294,6 +296,11 @@ impl ToolArgs {
                 .collect::<Vec<_>>()
                 .join(" "),
             ToolArgs::GetTestValue(a) => a.key.clone(),
+            ToolArgs::Delegate(a) => format!(
+                "{} task{}",
+                a.tasks.len(),
+                if a.tasks.len() == 1 { "" } else { "s" }
+            ),
         };
         if text.chars().nth(TARGET_CHARS).is_some() {
             let cut: String = text.chars().take(TARGET_CHARS - 1).collect();

@@ -101,5 +101,6 @@ fn mode_name(mode: Mode) -> &'static str {
     match mode {
         Mode::Basic => "basic",
         Mode::Plan => "plan",
+        Mode::Orchestrate => "orchestrate",
     }
 }

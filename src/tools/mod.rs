@@ -1,6 +1,7 @@
 //! Tools: compiled descriptors with strict schemas, typed arguments, and the pure parts of executors.
 
 mod args;
+pub mod delegate;
 mod edit;
 mod error;
 mod execute;

@@ -34,6 +34,7 @@ mod model_view;
 #[path = "../support/oidc/harness.rs"]
 mod oidc;
 mod oneshot;
+mod orchestrate;
 mod picker;
 mod prompt_cache;
 mod prompts;
@@ -54,6 +55,7 @@ mod terminal;
 mod tmux;
 mod tui;
 mod tui_model;
+mod tui_orchestrate;
 mod tui_resume;
 mod tui_rewind;
 mod tui_stream;

@@ -95,6 +95,7 @@ pub fn start(
             tool_calls: 256,
             compact_bytes,
             queue: DEFAULT_QUEUE,
+            tokens: None,
         },
         previews: true,
         evidence_dir: root.join("evidence"),
@@ -103,6 +104,10 @@ pub fn start(
             max_file_bytes: 16 << 20,
             budget_bytes: 1 << 30,
             exclude: Vec::new(),
+        },
+        children: ansa::runtime::ChildLimits {
+            at_once: ansa::config::DEFAULT_MAX_CHILDREN as usize,
+            tokens: ansa::config::DEFAULT_CHILD_TOKEN_BUDGET,
         },
     };
     let (link, _handle) = runtime::start(setup).unwrap();

@@ -27,6 +27,8 @@ const RUNS: usize = 21;
 fn main() {
     streamed_frames();
     tool_rows_frame();
+    children_frames(false);
+    children_frames(true);
     streamed_table();
     resize_with_history();
     let answer = markdown_answer(LINES);
@@ -222,6 +224,37 @@ fn tool_rows_frame() {
     times.sort();
     println!(
         "frame, ten tool rows + a 200-line preview, full repaint (120×40, 200 frames): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        ms(times[times.len() / 2]),
+        ms(times[times.len() * 99 / 100]),
+        ms(times[times.len() - 1])
+    );
+}
+
+/// Three orchestrate children streaming (issue 48: ≤ 4 ms per frame): each frame one child's
+/// event arrives (a tool call starting, with its status row's new count, or finishing) and
+/// the live region is drawn, at 120×40; with `viewer`, Ctrl+O shows a child's transcript,
+/// which follows its events.
+fn children_frames(viewer: bool) {
+    let mut state = BenchFrame::new(120, 40, 0);
+    state.delegating(3);
+    if viewer {
+        state.toggle_viewer();
+    }
+    state.frame();
+    let mut times = Vec::with_capacity(600);
+    for step in 0..200u32 {
+        for index in 1..=3 {
+            let t = Instant::now();
+            state.child_streams(index, step);
+            black_box(state.frame());
+            times.push(t.elapsed());
+        }
+    }
+    times.sort();
+    println!(
+        "three children streaming{} (120×40, {} frames, one child event each): p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+        if viewer { ", Ctrl+O on a child" } else { "" },
+        times.len(),
         ms(times[times.len() / 2]),
         ms(times[times.len() * 99 / 100]),
         ms(times[times.len() - 1])

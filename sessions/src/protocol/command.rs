@@ -97,6 +97,14 @@ pub enum CommandBody {
     /// Change the session's model (and reasoning effort) for the following turns (answered by
     /// `rebound` once the `rebinding` record is durable, or an `error` `model_refused`).
     Model(super::model::ModelChoice),
+    /// A command for an orchestrate-mode child (`approve`, `transcript` or `tool_output`),
+    /// answered by `child` events (docs/protocol.md, "Orchestrate: children").
+    Child {
+        /// The child.
+        child: crate::child::ChildId,
+        /// What it is asked (never another `child`).
+        command: Box<CommandBody>,
+    },
 }
 
 impl CommandBody {
@@ -118,6 +126,7 @@ impl CommandBody {
             CommandBody::Story(_) => "story",
             CommandBody::Models => "models",
             CommandBody::Model(_) => "model",
+            CommandBody::Child { .. } => "child",
         }
     }
 }
@@ -183,7 +192,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints, rewind, story, models or model"
+         tool_output, approve, checkpoints, rewind, story, models, model or child"
     )]
     UnknownType(String),
 }
@@ -281,6 +290,76 @@ fn approve(o: &mut Fields) -> Result<CommandBody, CommandError> {
         call: CallId(call),
         decision,
         reason,
+    })
+}
+
+fn tool_output(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let call_id = match o.take("call_id") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(c)) if !c.is_empty() => Some(CallId(c)),
+        Some(Value::String(_)) => {
+            return Err(CommandError::Invalid {
+                field: "call_id",
+                reason: "must not be empty; leave it out for the latest call".into(),
+            });
+        }
+        Some(_) => {
+            return Err(CommandError::WrongType {
+                field: "call_id",
+                expected: "a string",
+            });
+        }
+    };
+    let offset = take_u64(o, "offset")?;
+    let limit = take_u64(o, "limit")?;
+    if limit == 0 || limit > u64::from(MAX_OUTPUT_LINES) {
+        return Err(CommandError::Invalid {
+            field: "limit",
+            reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
+        });
+    }
+    let view = match o.take("view") {
+        None | Some(Value::Null) => crate::OutputView::Model,
+        Some(Value::String(v)) if v == "model" => crate::OutputView::Model,
+        Some(Value::String(v)) if v == "readable" => crate::OutputView::Readable,
+        Some(_) => {
+            return Err(CommandError::Invalid {
+                field: "view",
+                reason: "must be \"model\" or \"readable\"".into(),
+            });
+        }
+    };
+    Ok(CommandBody::ToolOutput(ToolOutputQuery {
+        call_id,
+        offset,
+        limit: limit as u32,
+        view,
+    }))
+}
+
+/// `child`: one of `approve`, `transcript` and `tool_output`, for the child named.
+fn child(o: &mut Fields) -> Result<CommandBody, CommandError> {
+    let child =
+        crate::child::ChildId::new(take_str(o, "child")?).map_err(|e| CommandError::Invalid {
+            field: "child",
+            reason: e.to_string(),
+        })?;
+    let command = match take_str(o, "command")?.as_str() {
+        "approve" => approve(o)?,
+        "transcript" => CommandBody::Transcript(transcript_query(o)?),
+        "tool_output" => tool_output(o)?,
+        other => {
+            return Err(CommandError::Invalid {
+                field: "command",
+                reason: format!(
+                    "`{other}` cannot be sent to a child; expected approve, transcript or tool_output"
+                ),
+            });
+        }
+    };
+    Ok(CommandBody::Child {
+        child,
+        command: Box::new(command),
     })
 }
 
@@ -404,10 +483,13 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
                 None | Some(Value::Null) => Mode::Basic,
                 Some(Value::String(m)) if m == "basic" => Mode::Basic,
                 Some(Value::String(m)) if m == "plan" => Mode::Plan,
+                Some(Value::String(m)) if m == "orchestrate" => Mode::Orchestrate,
                 Some(Value::String(m)) => {
                     return Err(CommandError::Invalid {
                         field: "mode",
-                        reason: format!("unknown mode `{m}`; expected `basic` or `plan`"),
+                        reason: format!(
+                            "unknown mode `{m}`; expected `basic`, `plan` or `orchestrate`"
+                        ),
                     });
                 }
                 Some(_) => {
@@ -434,49 +516,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
             after_sequence: take_u64(&mut o, "after_sequence")?,
         },
         "transcript" => CommandBody::Transcript(transcript_query(&mut o)?),
-        "tool_output" => {
-            let call_id = match o.take("call_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(c)) if !c.is_empty() => Some(CallId(c)),
-                Some(Value::String(_)) => {
-                    return Err(CommandError::Invalid {
-                        field: "call_id",
-                        reason: "must not be empty; leave it out for the latest call".into(),
-                    });
-                }
-                Some(_) => {
-                    return Err(CommandError::WrongType {
-                        field: "call_id",
-                        expected: "a string",
-                    });
-                }
-            };
-            let offset = take_u64(&mut o, "offset")?;
-            let limit = take_u64(&mut o, "limit")?;
-            if limit == 0 || limit > u64::from(MAX_OUTPUT_LINES) {
-                return Err(CommandError::Invalid {
-                    field: "limit",
-                    reason: format!("{limit} is out of range; send 1..={MAX_OUTPUT_LINES}"),
-                });
-            }
-            let view = match o.take("view") {
-                None | Some(Value::Null) => crate::OutputView::Model,
-                Some(Value::String(v)) if v == "model" => crate::OutputView::Model,
-                Some(Value::String(v)) if v == "readable" => crate::OutputView::Readable,
-                Some(_) => {
-                    return Err(CommandError::Invalid {
-                        field: "view",
-                        reason: "must be \"model\" or \"readable\"".into(),
-                    });
-                }
-            };
-            CommandBody::ToolOutput(ToolOutputQuery {
-                call_id,
-                offset,
-                limit: limit as u32,
-                view,
-            })
-        }
+        "tool_output" => tool_output(&mut o)?,
         "approve" => approve(&mut o)?,
         "checkpoints" => CommandBody::Checkpoints,
         "rewind" => rewind(&mut o)?,
@@ -486,6 +526,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "story" => CommandBody::Story(transcript_query(&mut o)?),
         "models" => CommandBody::Models,
         "model" => CommandBody::Model(super::model::take_model_choice(&mut o)?),
+        "child" => child(&mut o)?,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -514,17 +555,27 @@ impl Command {
         put("turn", self.turn.into());
         put("command_id", self.command_id.as_str().into());
         put("type", self.body.type_name().into());
-        match &self.body {
+        let body = match &self.body {
+            CommandBody::Child { child, command } => {
+                put("child", child.as_str().into());
+                put("command", command.type_name().into());
+                command.as_ref()
+            }
+            other => other,
+        };
+        match body {
             CommandBody::Submit {
                 text,
                 mode,
                 mentions,
             } => {
                 put("text", text.as_str().into());
-                put(
-                    "mode",
-                    if *mode == Mode::Plan { "plan" } else { "basic" }.into(),
-                );
+                let mode = match mode {
+                    Mode::Basic => "basic",
+                    Mode::Plan => "plan",
+                    Mode::Orchestrate => "orchestrate",
+                };
+                put("mode", mode.into());
                 if !mentions.is_empty() {
                     put(
                         "mentions",
@@ -566,7 +617,8 @@ impl Command {
             CommandBody::Checkpoints
             | CommandBody::Diff
             | CommandBody::Compact
-            | CommandBody::Models => {}
+            | CommandBody::Models
+            | CommandBody::Child { .. } => {}
             CommandBody::Model(choice) => {
                 put("model", choice.model.as_str().into());
                 if let Some(e) = choice.effort {
@@ -597,6 +649,8 @@ impl Command {
             "turn",
             "command_id",
             "type",
+            "child",
+            "command",
             "text",
             "mode",
             "mentions",

@@ -328,6 +328,10 @@ pub enum EventBody {
     ModelCatalog(super::model::ModelCatalog),
     /// The session's model changed for the following turns (durable).
     Rebound(super::model::Rebound),
+    /// An event of an orchestrate-mode child, tagged with the child.
+    Child(super::ChildEvent),
+    /// Where a child of a `delegate` call stands.
+    ChildStatus(super::ChildStatus),
 }
 
 /// One event line.

@@ -1,6 +1,7 @@
 //! The session protocol (docs/contract/agent-behaviour.md §7): JSONL commands in, events out, shared by every frontend.
 
 mod approval;
+mod child;
 mod command;
 mod event;
 mod maintenance;
@@ -15,6 +16,7 @@ mod strict;
 pub use approval::{
     ApprovalRequest, CreatedFile, EnvShown, MAX_REASON_BYTES, MAX_SHOWN_BYTES, Withheld,
 };
+pub use child::{ChildEvent, ChildStatus};
 pub use command::{Command, CommandBody, CommandError, MAX_COMMAND_BYTES, parse_command};
 pub use event::{
     ContextSize, ErrorCode, Event, EventBody, EventError, Preview, PreviewState, SessionUsage,

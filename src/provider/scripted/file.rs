@@ -54,6 +54,36 @@ pub struct Script {
     /// The model catalog the script's provider offers (`"models"`); `None`: only the
     /// session's own model.
     pub models: Option<Vec<CatalogModel>>,
+    /// The scripts of orchestrate-mode children, first match wins.
+    pub children: Vec<ChildScript>,
+}
+
+/// The script of one child (`children[i]`): which child it is for, and its turns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChildScript {
+    /// Which child.
+    pub selector: ChildSelector,
+    /// The child's turns in generation order.
+    pub turns: Vec<ScriptTurn>,
+}
+
+/// How a `children` entry addresses a child.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ChildSelector {
+    /// Its place in its `delegate` call, from 1 (`"index": N`).
+    Index(u32),
+    /// A text its instruction contains (`"task": "…"`).
+    Task(String),
+}
+
+impl ChildSelector {
+    /// Whether the child at `index` with `task` is this one.
+    pub fn matches(&self, index: u32, task: &str) -> bool {
+        match self {
+            ChildSelector::Index(n) => *n == index,
+            ChildSelector::Task(text) => task.contains(text.as_str()),
+        }
+    }
 }
 
 /// One scripted model turn.
@@ -61,6 +91,9 @@ pub struct Script {
 pub struct ScriptTurn {
     /// Delay before the turn is produced.
     pub delay_ms: u64,
+    /// Token usage the turn reports (`"usage": {"input": N, "output": M}`), as a live
+    /// provider would: it exercises token budgets offline.
+    pub usage: Option<(u64, u64)>,
     /// What the turn produces.
     pub kind: TurnKind,
 }
@@ -174,26 +207,28 @@ impl Script {
         })?;
         let parser = Parser { file };
         let top = parser.object(&doc, None, "the script")?;
-        parser.only_keys(top, None, "the script", &["turns", "models"])?;
-        let turns = match top.get("turns") {
-            Some(Value::Array(turns)) if !turns.is_empty() => turns,
-            Some(Value::Array(_)) => return Err(parser.invalid(None, "turns", "has no turns")),
-            Some(_) => return Err(parser.invalid(None, "turns", "must be an array of turns")),
-            None => return Err(parser.invalid(None, "the script", "missing `turns`")),
-        };
-        let turns = turns
-            .iter()
-            .enumerate()
-            .map(|(index, turn)| parser.turn(index, turn))
-            .collect::<Result<_, _>>()?;
+        parser.only_keys(top, None, "the script", &["turns", "models", "children"])?;
+        let turns = parser.turns(top, "turns", "the script")?;
         let models = match top.get("models") {
             None => None,
             Some(v) => Some(parser.models(v)?),
+        };
+        let children = match top.get("children") {
+            None => Vec::new(),
+            Some(Value::Array(children)) => children
+                .iter()
+                .enumerate()
+                .map(|(i, child)| parser.child(i, child))
+                .collect::<Result<_, _>>()?,
+            Some(_) => {
+                return Err(parser.invalid(None, "children", "must be an array of child scripts"));
+            }
         };
         Ok(Self {
             file: file.to_owned(),
             turns,
             models,
+            children,
         })
     }
 }
@@ -295,11 +330,71 @@ impl Parser<'_> {
             .ok_or_else(|| self.invalid(Some(turn), field, "must be a string"))
     }
 
+    fn turns(
+        &self,
+        map: &Map<String, Value>,
+        key: &str,
+        owner: &str,
+    ) -> Result<Vec<ScriptTurn>, ScriptError> {
+        let turns = match map.get("turns") {
+            Some(Value::Array(turns)) if !turns.is_empty() => turns,
+            Some(Value::Array(_)) => return Err(self.invalid(None, key, "has no turns")),
+            Some(_) => return Err(self.invalid(None, key, "must be an array of turns")),
+            None => return Err(self.invalid(None, owner, "missing `turns`")),
+        };
+        turns
+            .iter()
+            .enumerate()
+            .map(|(index, turn)| self.turn(index, turn))
+            .collect()
+    }
+
+    fn child(&self, i: usize, value: &Value) -> Result<ChildScript, ScriptError> {
+        let at = format!("children[{i}]");
+        let map = self.object(value, None, &at)?;
+        self.only_keys(map, None, &at, &["index", "task", "turns"])?;
+        let selector = match (map.get("index"), map.get("task")) {
+            (Some(index), None) => ChildSelector::Index(
+                index
+                    .as_u64()
+                    .and_then(|n| u32::try_from(n).ok())
+                    .filter(|n| *n >= 1)
+                    .ok_or_else(|| {
+                        self.invalid(None, &format!("{at}.index"), "must be an integer from 1")
+                    })?,
+            ),
+            (None, Some(Value::String(task))) if !task.is_empty() => {
+                ChildSelector::Task(task.clone())
+            }
+            (None, Some(_)) => {
+                return Err(self.invalid(
+                    None,
+                    &format!("{at}.task"),
+                    "must be a non-empty string",
+                ));
+            }
+            _ => {
+                return Err(self.invalid(None, &at, "needs exactly one of `index` and `task`"));
+            }
+        };
+        let turns = self.turns(map, &format!("{at}.turns"), &at)?;
+        Ok(ChildScript { selector, turns })
+    }
+
     fn turn(&self, index: usize, value: &Value) -> Result<ScriptTurn, ScriptError> {
         let at = format!("turns[{index}]");
         let turn = Some(index);
         let map = self.object(value, turn, &at)?;
-        self.only_keys(map, turn, &at, &["text", "tool_calls", "raw", "delay_ms"])?;
+        self.only_keys(
+            map,
+            turn,
+            &at,
+            &["text", "tool_calls", "raw", "delay_ms", "usage"],
+        )?;
+        let usage = match map.get("usage") {
+            None => None,
+            Some(value) => Some(self.usage(value, index, &format!("{at}.usage"))?),
+        };
         let delay_ms = match map.get("delay_ms") {
             None => 0,
             Some(delay) => delay
@@ -342,7 +437,30 @@ impl Parser<'_> {
                 ));
             }
         };
-        Ok(ScriptTurn { delay_ms, kind })
+        Ok(ScriptTurn {
+            delay_ms,
+            usage,
+            kind,
+        })
+    }
+
+    /// `{"input": N, "output": M}`: tokens a turn reports.
+    fn usage(&self, value: &Value, index: usize, at: &str) -> Result<(u64, u64), ScriptError> {
+        let turn = Some(index);
+        let map = self.object(value, turn, at)?;
+        self.only_keys(map, turn, at, &["input", "output"])?;
+        let count = |key: &str| {
+            map.get(key).map_or(Ok(0), |v| {
+                v.as_u64().ok_or_else(|| {
+                    self.invalid(
+                        turn,
+                        &format!("{at}.{key}"),
+                        "must be a non-negative integer",
+                    )
+                })
+            })
+        };
+        Ok((count("input")?, count("output")?))
     }
 
     fn calls(&self, index: usize, value: &Value) -> Result<Vec<ScriptedCall>, ScriptError> {

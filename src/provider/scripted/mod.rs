@@ -5,8 +5,9 @@ use std::time::{Duration, Instant};
 
 pub mod file;
 
-use super::{GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall};
+use super::{Generated, GenerationRequest, ModelTurn, Provider, ProviderError, ToolCall, Usage};
 use file::{Script, ScriptError, TurnKind};
+use std::sync::Arc;
 
 /// What `{{tool_output:K}}` shows for an output compaction removed from the context.
 const COMPACTED: &str = "[tool output removed from the context by compaction]";
@@ -63,6 +64,56 @@ impl Provider for ScriptedProvider {
         _cancel: &std::sync::atomic::AtomicBool,
     ) -> Result<Option<Vec<ansa_sessions::protocol::CatalogModel>>, ProviderError> {
         Ok(self.script.models.clone())
+    }
+
+    fn for_child(
+        &self,
+        index: u32,
+        task: &str,
+    ) -> Result<Option<Arc<dyn Provider>>, ProviderError> {
+        let position = self
+            .script
+            .children
+            .iter()
+            .position(|c| c.selector.matches(index, task));
+        let Some(position) = position else {
+            return Err(ProviderError::ScriptHasNoChild {
+                file: self.script.file.clone(),
+                index,
+                task: task.chars().take(60).collect(),
+            });
+        };
+        let script = Script {
+            file: format!("{} children[{position}]", self.script.file),
+            turns: self.script.children[position].turns.clone(),
+            children: Vec::new(),
+        };
+        Ok(Some(Arc::new(ScriptedProvider::new(script))))
+    }
+
+    fn generate_full(
+        &self,
+        request: &GenerationRequest<'_>,
+        preview: &mut dyn FnMut(&str),
+    ) -> Result<Generated, ProviderError> {
+        let turn = self.generate(request, preview)?;
+        let usage = usize::try_from(request.generation)
+            .ok()
+            .and_then(|i| self.script.turns.get(i))
+            .and_then(|t| t.usage)
+            .map(|(input, output)| Usage {
+                input_tokens: input,
+                output_tokens: output,
+                total_tokens: input.saturating_add(output),
+                cached_tokens: None,
+                reasoning_tokens: None,
+            });
+        Ok(Generated {
+            turn,
+            commentary: None,
+            native: Vec::new(),
+            usage,
+        })
     }
 
     fn generate(

@@ -199,7 +199,7 @@ fn malformed_scripts_name_file_turn_and_field() {
             r#"{"turns":[],"x":1}"#,
             None,
             "the script",
-            "unknown field `x` (allowed: turns, models)",
+            "unknown field `x` (allowed: turns, models, children)",
         ),
         (r#"{}"#, None, "the script", "missing `turns`"),
         (r#"{"turns":[]}"#, None, "turns", "has no turns"),
@@ -237,7 +237,7 @@ fn malformed_scripts_name_file_turn_and_field() {
             r#"{"turns":[{"raw":"r","speed":1}]}"#,
             Some(0),
             "turns[0]",
-            "unknown field `speed` (allowed: text, tool_calls, raw, delay_ms)",
+            "unknown field `speed` (allowed: text, tool_calls, raw, delay_ms, usage)",
         ),
         (
             r#"{"turns":[{"tool_calls":[]}]}"#,

@@ -4,6 +4,7 @@
 //! through the narrow methods below.
 
 mod approval;
+mod children;
 mod maintenance;
 mod rewind;
 mod status;
@@ -28,6 +29,7 @@ use super::story::StoryIndex;
 use crate::provider::http::Retrying;
 
 pub use approval::Decision;
+pub use children::{LiveChildren, child_command};
 pub use maintenance::Maintenance;
 pub use rewind::RewindJob;
 pub use status::announce;
@@ -112,6 +114,8 @@ pub struct Core {
 
     /// Every turn's steps for `story` pages, rebuilt when the journal has grown.
     story: Option<StoryIndex>,
+    /// Orchestrate mode's running children (`children.rs`).
+    children: LiveChildren,
 }
 
 impl Core {
@@ -136,6 +140,7 @@ impl Core {
             maintenance: None,
 
             story: None,
+            children: LiveChildren::default(),
         }
     }
 

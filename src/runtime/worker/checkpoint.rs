@@ -23,7 +23,10 @@ impl Worker {
     /// Before a call of `tool` in turn `id`: the turn's `before` checkpoint, journaled and
     /// synced, unless this run of the turn has one or the tool cannot change the workspace.
     pub(super) fn checkpoint_before(&mut self, id: RequestId, tool: &str) -> Step<()> {
-        if !crate::tools::can_change_workspace(tool) || self.checkpointed == Some(id) {
+        if !self.checkpointing
+            || !crate::tools::can_change_workspace(tool)
+            || self.checkpointed == Some(id)
+        {
             return Ok(());
         }
         self.checkpointed = Some(id);

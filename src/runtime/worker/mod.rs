@@ -5,6 +5,7 @@
 mod approve;
 mod checkpoint;
 mod compact;
+mod delegate;
 mod maintenance;
 mod reasoning;
 mod rejected;
@@ -40,12 +41,13 @@ use crate::provider::{
 };
 use crate::tools::{self, AdmittedCall, Refusal, ToolCallError, ToolExecutor, ToolRegistry};
 use checkpoint::Sync;
+pub use delegate::{DelegateCall, Delegated, Delegator};
 
 /// The worker thread's state.
 pub struct Worker {
     /// Shared with the control thread.
     pub shared: Arc<Shared>,
-    /// The model.
+    /// The model (shared with orchestrate mode's children).
     pub provider: Arc<dyn Provider>,
     /// The session's model binding in force, and how to read it again.
     pub model: ModelSwitch,
@@ -77,6 +79,11 @@ pub struct Worker {
     pub checkpoints: Checkpointer,
     /// The turn whose current run already has its `before` checkpoint.
     pub checkpointed: Option<RequestId>,
+    /// Whether this worker takes checkpoints: a child's changes are covered by the parent's
+    /// checkpoint before its `delegate` call.
+    pub checkpointing: bool,
+    /// Runs `delegate` calls (orchestrate mode); `None` for a child, which cannot delegate.
+    pub delegate: Option<Arc<dyn Delegator>>,
 }
 
 /// A tool outcome on its way to the journal.
@@ -125,6 +132,8 @@ enum Response {
 struct Segment {
     rounds: u32,
     calls: u32,
+    /// Tokens the segment's generations reported (input and output).
+    tokens: u64,
 }
 
 type Step<T> = Result<T, Stop>;
@@ -189,7 +198,12 @@ impl Worker {
         let mut segment = Segment::default();
         let mut compacted = false;
         if let Some(pending) = self.context.pending.remove(&id) {
-            if pending.iter().any(|p| p.intent) {
+            // A `delegate` call is resumed with its children; any other call that may have
+            // run is never run again.
+            if pending
+                .iter()
+                .any(|p| p.intent && !delegate::resumable(&p.call))
+            {
                 return Err(Stop::Paused(Pause::UnknownOutcome));
             }
             let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
@@ -203,6 +217,14 @@ impl Worker {
             }
             if segment.calls >= self.limits.tool_calls {
                 return Err(Stop::Paused(Pause::CallLimit(self.limits.tool_calls)));
+            }
+            if let Some(budget) = self.limits.tokens
+                && segment.tokens >= budget
+            {
+                return Err(Stop::Paused(Pause::TokenBudget {
+                    used: segment.tokens,
+                    budget,
+                }));
             }
             let generation = self.context.next_generation;
             let generated = match self.generate(id, generation, mode) {
@@ -228,6 +250,12 @@ impl Worker {
                 self.journal_item(id, generation, ContextItem::Native(native))?;
             }
             self.record_usage(id, generation, generated.usage)?;
+            segment.tokens = segment
+                .tokens
+                .saturating_add(generated.usage.map_or(0, |u| {
+                    u.total_tokens
+                        .max(u.input_tokens.saturating_add(u.output_tokens))
+                }));
             let admitted = self.admit(id, generation, mode, generated.turn)?;
             self.context.generated(generation);
             match admitted {
@@ -310,7 +338,9 @@ impl Worker {
 
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
         // The first checkpoint of the process is taken while the model answers.
-        self.checkpoints.prime();
+        if self.checkpointing {
+            self.checkpoints.prime();
+        }
         let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
         let shared = &self.shared;
@@ -445,7 +475,9 @@ impl Worker {
                 return Err(Stop::Cancelled);
             }
             match self.run_call(id, call, &admitted) {
-                Err(Stop::Paused(pause @ Pause::ApprovalUnanswered { .. })) => {
+                Err(Stop::Paused(
+                    pause @ (Pause::ApprovalUnanswered { .. } | Pause::ChildrenPaused { .. }),
+                )) => {
                     // The waiting call and the rest run when the turn is resumed.
                     let waiting = std::iter::once(call.clone())
                         .chain(rest.map(|(c, _)| c.clone()))
@@ -481,6 +513,9 @@ impl Worker {
     }
 
     fn run_call(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
+        if let crate::tools::ToolArgs::Delegate(args) = &admitted.args {
+            return self.run_delegate(id, call, admitted, args);
+        }
         let call_id = CallId(call.call_id.clone());
         // Nothing runs while a call is prepared; in ask mode the user decides before its intent.
         let mut prepared = self.tools.prepare(&admitted.args);
@@ -488,37 +523,14 @@ impl Worker {
             return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
         self.checkpoint_before(id, admitted.name)?;
-        crash::point("intent:before");
+        self.intent(id, call, admitted)?;
         {
-            let mut core = self.shared.lock();
-            let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
-                Stop::Paused(Pause::BadArguments {
-                    call: call_id.clone(),
-                    reason: e.to_string(),
-                })
-            })?;
-            let target = Some(admitted.args.target());
-            core.durable(Record::ToolIntent(ToolIntent {
-                request_id: id,
-                call_id: call_id.clone(),
-                tool: admitted.name.to_owned(),
-                arguments,
-                implementation_revision: admitted.implementation_revision.to_string(),
-                target: target.clone(),
-            }))?;
-            crash::point("intent:after");
-            core.tool_status(
-                id,
-                &call_id,
-                admitted.name,
-                target,
-                ToolPhase::Started,
-                None,
-            );
             // A frontend can show a command's output while it runs (`tool_output`).
             let live = LiveOutput::new();
             self.tools.watch(live.clone());
-            core.call_running(call_id.clone(), admitted.name, live);
+            self.shared
+                .lock()
+                .call_running(call_id.clone(), admitted.name, live);
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {
@@ -559,6 +571,38 @@ impl Worker {
             }
         };
         self.outcome(id, call, status, output, phase)
+    }
+
+    /// Journals (synced) that a call is about to run, and publishes that it started.
+    fn intent(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
+        let call_id = CallId(call.call_id.clone());
+        crash::point("intent:before");
+        let mut core = self.shared.lock();
+        let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
+            Stop::Paused(Pause::BadArguments {
+                call: call_id.clone(),
+                reason: e.to_string(),
+            })
+        })?;
+        let target = Some(admitted.args.target());
+        core.durable(Record::ToolIntent(ToolIntent {
+            request_id: id,
+            call_id: call_id.clone(),
+            tool: admitted.name.to_owned(),
+            arguments,
+            implementation_revision: admitted.implementation_revision.to_string(),
+            target: target.clone(),
+        }))?;
+        crash::point("intent:after");
+        core.tool_status(
+            id,
+            &call_id,
+            admitted.name,
+            target,
+            ToolPhase::Started,
+            None,
+        );
+        Ok(())
     }
 
     fn outcome(

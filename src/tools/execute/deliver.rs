@@ -39,7 +39,7 @@ pub(super) struct Delivery {
 }
 
 /// Delivery state of one session: the shared nested-instruction tracker and the token.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(super) struct Deliveries {
     nested: SharedNested,
     token: String,

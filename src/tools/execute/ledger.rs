@@ -2,18 +2,40 @@
 
 use ash_engine::protocol::{Data, Digest, MutationState, Response};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// Names of the session's path ids, learned from every answer's `p` table.
 #[derive(Debug, Clone, Default)]
 pub struct PathNames {
     names: HashMap<u64, String>,
+    /// What every executor on the same engine session learned: the engine introduces a path
+    /// once per session, so an orchestrate-mode child must learn the names another child's
+    /// answers introduced (`ToolExecutor::for_child`).
+    common: Arc<Mutex<HashMap<u64, String>>>,
 }
 
 impl PathNames {
-    /// Records the paths an answer introduced.
+    /// Records the paths an answer introduced, and catches up with what executors linked to
+    /// this one learned.
     pub fn learn(&mut self, response: &Response) {
+        let mut common = self.common.lock().unwrap_or_else(PoisonError::into_inner);
         for (id, path) in &response.paths {
             self.names.insert(*id, path.clone());
+            common.insert(*id, path.clone());
+        }
+        if common.len() != self.names.len() {
+            for (id, path) in common.iter() {
+                self.names.entry(*id).or_insert_with(|| path.clone());
+            }
+        }
+    }
+
+    /// Names shared with this one from now on (an executor on the same engine session).
+    pub fn linked(&self) -> PathNames {
+        let common = self.common.lock().unwrap_or_else(PoisonError::into_inner);
+        PathNames {
+            names: common.clone(),
+            common: Arc::clone(&self.common),
         }
     }
 

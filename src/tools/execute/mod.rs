@@ -223,6 +223,27 @@ impl ToolExecutor {
         })
     }
 
+    /// An executor for a child agent (orchestrate mode) on the same engine session: the same
+    /// workspace, retained store, policy and approval signer, with its own read ledger (so a
+    /// child's edit of a file another child changed since its read is refused as stale); path
+    /// names are shared, since the engine introduces each path once per session. Nested AGENTS.md scopes are tracked per engine session, so a scope the
+    /// parent already received is not delivered to the child again. `ordinal` (from 1) keeps
+    /// its request IDs apart from the parent's and the other children's on the shared session.
+    pub fn for_child(&self, ordinal: u32) -> ToolExecutor {
+        ToolExecutor {
+            session: self.session.clone(),
+            harness: self.harness.clone(),
+            policy: self.policy.clone(),
+            exclusion: self.exclusion.clone(),
+            deliveries: self.deliveries.clone(),
+            names: self.names.linked(),
+            ledger: ReadLedger::default(),
+            plane: Arc::clone(&self.plane),
+            next_id: (u64::from(ordinal) << 40) + 1,
+            live: None,
+        }
+    }
+
     /// The instruction token the model must acknowledge now: it changes whenever nested
     /// instructions are delivered.
     pub fn instruction_token(&self) -> &str {
@@ -303,6 +324,13 @@ impl ToolExecutor {
         let mut preimages = Vec::new();
         let mut place = Place::Unsandboxed;
         let (tool, op, budget) = match args {
+            ToolArgs::Delegate(_) => {
+                return Err(ToolExecError::Invalid {
+                    tool: "delegate",
+                    detail: "delegate is run by the runtime's orchestrator, not the executor"
+                        .into(),
+                });
+            }
             ToolArgs::GetTestValue(a) => {
                 let output = ToolOutput {
                     text: execute_get_test_value(&a.key),

@@ -37,6 +37,11 @@ impl ToolDescriptor {
         self.spec.read_only
     }
 
+    /// Whether this is orchestrate mode's `delegate`.
+    pub fn delegates(&self) -> bool {
+        self.spec.name == super::delegate::DELEGATE_TOOL
+    }
+
     /// The implementation revision.
     pub fn implementation_revision(&self) -> u32 {
         self.spec.implementation_revision
@@ -119,7 +124,12 @@ fn strip_position(message: &str) -> String {
 pub use ansa_sessions::Mode;
 
 fn admits(mode: Mode, descriptor: &ToolDescriptor) -> bool {
-    mode == Mode::Basic || descriptor.read_only()
+    match mode {
+        Mode::Orchestrate => true,
+        // Children run in basic or plan mode: only an orchestrating turn delegates.
+        Mode::Basic => !descriptor.delegates(),
+        Mode::Plan => descriptor.read_only(),
+    }
 }
 
 /// The provider-facing view of one tool.

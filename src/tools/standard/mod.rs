@@ -322,6 +322,7 @@ pub fn standard_specs_with(sandbox: SandboxArgument) -> Vec<ToolSpec> {
         exec(sandbox),
         edit(),
         files(),
+        super::delegate::spec(),
     ]
 }
 

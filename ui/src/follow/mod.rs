@@ -75,6 +75,8 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::Story(_) => "story",
         EventBody::ModelCatalog(_) => "model_catalog",
         EventBody::Rebound(_) => "rebound",
+        EventBody::Child(_) => "child",
+        EventBody::ChildStatus(_) => "child_status",
     }
 }
 

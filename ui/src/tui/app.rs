@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use ansa_sessions::protocol::{Command, CommandBody, ContextSize, SessionUsage};
 use ansa_sessions::{Mode, TranscriptQuery};
-use crossterm::event::{KeyEvent, KeyEventKind};
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::blocks;
 use super::input::Input;
@@ -82,6 +82,8 @@ pub(crate) struct App {
     pub paused: Option<Paused>,
     /// Running tool calls of the task.
     pub tools: Vec<ToolLine>,
+    /// Orchestrate mode's children of the running `delegate` call (`children/`).
+    pub children: super::children::Children,
     /// The streaming answer.
     pub preview: Option<LivePreview>,
     /// The task's provider request is waiting to be tried again.
@@ -149,6 +151,7 @@ impl App {
             queued: Vec::new(),
             paused: None,
             tools: Vec::new(),
+            children: super::children::Children::default(),
             preview: None,
             retry: None,
             reasoning: None,
@@ -312,10 +315,19 @@ impl App {
                     self.input.set(&done);
                 }
             }
+            // Tab goes basic → plan → orchestrate, Shift+Tab the other way.
+            Intent::ToggleMode if key.code == KeyCode::BackTab => {
+                self.mode = match self.mode {
+                    Mode::Basic => Mode::Orchestrate,
+                    Mode::Plan => Mode::Basic,
+                    Mode::Orchestrate => Mode::Plan,
+                }
+            }
             Intent::ToggleMode => {
                 self.mode = match self.mode {
                     Mode::Basic => Mode::Plan,
-                    Mode::Plan => Mode::Basic,
+                    Mode::Plan => Mode::Orchestrate,
+                    Mode::Orchestrate => Mode::Basic,
                 }
             }
             Intent::Interrupt => self.interrupt(&mut out),
@@ -421,6 +433,7 @@ impl App {
         match command {
             Slash::Basic => self.mode = Mode::Basic,
             Slash::Plan => self.mode = Mode::Plan,
+            Slash::Orchestrate => self.mode = Mode::Orchestrate,
             Slash::Status => {
                 self.status_open = true;
                 // A fresh snapshot brings the context size as of the last turn boundary.
@@ -437,7 +450,7 @@ impl App {
             Slash::Help => self.say(
                 Tone::Info,
                 format!(
-                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan · Ctrl+C \
+                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan/orchestrate · Ctrl+C \
                      cancel · Ctrl+D exit · Ctrl+F history · Ctrl+O tool output · PgUp/PgDn \
                      page"
                 ),
@@ -552,6 +565,8 @@ impl App {
         self.retry = None;
         self.reasoning = None;
         self.approval = None;
+        // A paused or cancelled `delegate` call has no outcome to clear its children's rows.
+        self.children.clear();
         self.task = None;
         self.mentions.turn_ended();
         if !self.queued.is_empty() {

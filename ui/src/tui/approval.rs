@@ -8,6 +8,7 @@
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
+use ansa_sessions::child::ChildId;
 use ansa_sessions::protocol::{ApprovalRequest, CommandBody};
 use ansa_sessions::{ApprovalDecision, CallId, RequestId};
 use ratatui::text::{Line, Span};
@@ -19,11 +20,22 @@ use super::input::Input;
 use super::keys::Intent;
 use crate::approval_text::visible;
 
+/// The orchestrate-mode child an approval comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ChildLabel {
+    /// The child (the decision is a `child` command naming it).
+    pub id: ChildId,
+    /// Its place in the `delegate` call, from 1, as its row shows it.
+    pub index: u32,
+}
+
 /// A call waiting for the user's decision.
 #[derive(Debug, Clone)]
 pub(crate) struct ApprovalPrompt {
     /// What the runtime asked.
     pub request: ApprovalRequest,
+    /// The child whose call it is; `None` for the task's own calls.
+    pub child: Option<ChildLabel>,
     /// `n` was pressed: the reason being typed.
     pub reason: Option<Input>,
     /// The decision was sent; waiting for the runtime to record it.
@@ -83,13 +95,21 @@ impl ApprovalPrompt {
 }
 
 impl App {
-    /// The runtime asks about a call of the followed task.
-    pub(crate) fn on_approval_required(&mut self, request: ApprovalRequest) {
+    /// The runtime asks about a call of the followed task, or of one of its children
+    /// (whose request and call IDs are its own sub-session's).
+    pub(crate) fn on_approval_required(
+        &mut self,
+        request: ApprovalRequest,
+        child: Option<ChildLabel>,
+    ) {
         let same = self.approval.as_ref().is_some_and(|a| {
-            a.request.request_id == request.request_id && a.request.call_id == request.call_id
+            a.child == child
+                && a.request.request_id == request.request_id
+                && a.request.call_id == request.call_id
         });
         if !same {
             self.approval = Some(ApprovalPrompt {
+                child,
                 total: text_len(&request),
                 request,
                 reason: None,
@@ -107,18 +127,23 @@ impl App {
     /// An approval was recorded: the prompt goes and the decision joins the dialog.
     pub(crate) fn on_approval_decided(
         &mut self,
+        child: Option<&ChildId>,
         request_id: RequestId,
         call_id: &CallId,
         decision: ApprovalDecision,
         reason: Option<String>,
     ) {
-        let Some(prompt) = self
-            .approval
-            .take_if(|a| a.request.request_id == request_id && a.request.call_id == *call_id)
-        else {
+        let Some(prompt) = self.approval.take_if(|a| {
+            a.child.as_ref().map(|c| &c.id) == child
+                && a.request.request_id == request_id
+                && a.request.call_id == *call_id
+        }) else {
             return;
         };
-        let summary = &prompt.request.summary;
+        let summary = &match &prompt.child {
+            Some(c) => format!("child {}: {}", c.index, prompt.request.summary),
+            None => prompt.request.summary.clone(),
+        };
         let (tone, text) = match (decision, reason) {
             (ApprovalDecision::Once, _) => (Tone::Info, format!("approved once: {summary}")),
             (ApprovalDecision::Session, _) => {
@@ -221,11 +246,20 @@ impl App {
         let Some(prompt) = self.approval.as_ref() else {
             return;
         };
-        let body = CommandBody::Approve {
+        let approve = CommandBody::Approve {
             target: prompt.request.request_id,
             call: prompt.request.call_id.clone(),
             decision,
             reason,
+        };
+        // A child's call is decided by a `child` command naming it: a plain `approve` never
+        // reaches a child.
+        let body = match &prompt.child {
+            Some(c) => CommandBody::Child {
+                child: c.id.clone(),
+                command: Box::new(approve),
+            },
+            None => approve,
         };
         if let Some(command) = self.command(body) {
             out.push(Action::Send(command));
@@ -252,7 +286,10 @@ pub(crate) fn lines(
     let request = &prompt.request;
     let strong = theme.accent().patch(theme.bold());
     let mut lines = vec![Line::default()];
-    let head = format!("approve? {}", visible(&request.summary));
+    let head = match &prompt.child {
+        Some(c) => format!("approve? child {}: {}", c.index, visible(&request.summary)),
+        None => format!("approve? {}", visible(&request.summary)),
+    };
     let head_room = usize::from(width).saturating_sub(INDENT.len() + 2).max(1);
     lines.push(Line::from(vec![
         Span::raw(INDENT),

@@ -4,9 +4,10 @@
 
 use std::time::Instant;
 
+use ansa_sessions::child::{ChildId, ChildProfile, ChildState};
 use ansa_sessions::protocol::{
-    DiffLine, DiffSign, Event, EventBody, FileDiff, PreviewState, ReportTone, SnapshotEvent,
-    ToolPhase, ToolReport,
+    ChildEvent, ChildStatus, DiffLine, DiffSign, Event, EventBody, FileDiff, PreviewState,
+    ReportTone, SnapshotEvent, ToolPhase, ToolReport,
 };
 use ansa_sessions::{
     CallId, CommandId, Incarnation, Mode, Profile, RequestId, Role, TranscriptEntry, TranscriptPage,
@@ -183,6 +184,90 @@ impl BenchFrame {
             text,
             state: PreviewState::Preview,
         });
+    }
+
+    /// Submits a task in orchestrate mode whose `delegate` call runs `children` children:
+    /// its row and one nested row per child, each running.
+    pub fn delegating(&mut self, children: u32) {
+        self.app.mode = Mode::Orchestrate;
+        let Some(request) = self.submit() else {
+            return;
+        };
+        self.event(EventBody::ToolStatus {
+            request_id: request,
+            call_id: CallId("call-delegate".into()),
+            tool: "delegate".into(),
+            target: Some(format!("{children} tasks")),
+            status: ToolPhase::Started,
+            report: None,
+        });
+        for index in 1..=children {
+            self.child_status(request, index, 0);
+        }
+    }
+
+    fn child_status(&mut self, request: RequestId, index: u32, tools: u32) {
+        let Ok(child) = ChildId::new(format!("r1-0badc0de-{index}")) else {
+            return;
+        };
+        self.event(EventBody::ChildStatus(ChildStatus {
+            request_id: request,
+            call_id: CallId("call-delegate".into()),
+            child,
+            index,
+            task: format!(
+                "Child task {index}: refactor the parser module so that every error carries its \
+                 span, then update the tests under tests/parser/ and the docs"
+            ),
+            profile: ChildProfile::Full,
+            state: ChildState::Running,
+            tools,
+            elapsed_ms: u64::from(tools) * 200,
+            reason: None,
+        }));
+    }
+
+    /// Child `index` (from 1) streams one more event: its `step`-th tool call starts (even
+    /// steps, with its status row's new count) or finishes with a report (odd steps).
+    pub fn child_streams(&mut self, index: u32, step: u32) {
+        let (Some(request), Ok(child)) =
+            (self.request, ChildId::new(format!("r1-0badc0de-{index}")))
+        else {
+            return;
+        };
+        let call = step / 2;
+        let (status, target, report) = if step % 2 == 0 {
+            (
+                ToolPhase::Started,
+                Some(format!("src/parser/part_{call}.rs")),
+                None,
+            )
+        } else {
+            (
+                ToolPhase::Finished,
+                None,
+                Some(ToolReport::new(ReportTone::Ok, "120 lines")),
+            )
+        };
+        self.event(EventBody::Child(ChildEvent {
+            child,
+            event: Box::new(EventBody::ToolStatus {
+                request_id: RequestId(1),
+                call_id: CallId(format!("call-{call}")),
+                tool: "read".into(),
+                target,
+                status,
+                report,
+            }),
+        }));
+        if step % 2 == 0 {
+            self.child_status(request, index, call + 1);
+        }
+    }
+
+    /// Ctrl+O: the viewer opens (on a child's transcript while children run) or closes.
+    pub fn toggle_viewer(&mut self) {
+        self.key(KeyCode::Char('o'), KeyModifiers::CONTROL);
     }
 
     /// Opens the history pane and loads it from a session of `exchanges` exchanges, one

@@ -107,14 +107,14 @@ impl App {
                 });
             }
             EventBody::ApprovalRequired(request) if self.ours(request.request_id) => {
-                self.on_approval_required(*request)
+                self.on_approval_required(*request, None)
             }
             EventBody::ApprovalDecided {
                 request_id,
                 call_id,
                 decision,
                 reason,
-            } => self.on_approval_decided(request_id, &call_id, decision, reason),
+            } => self.on_approval_decided(None, request_id, &call_id, decision, reason),
             EventBody::Checkpoints { items } => self.on_checkpoints(items),
             EventBody::RewindPlan(plan) => self.on_rewind_plan(plan),
             EventBody::RewindDone(done) => self.on_rewind_done(done),
@@ -133,6 +133,12 @@ impl App {
             } => self.on_error(command_id, code, message, &mut out),
             EventBody::ModelCatalog(catalog) => self.on_model_catalog(catalog),
             EventBody::Rebound(rebound) => self.on_rebound(rebound),
+            EventBody::ChildStatus(status) if self.ours(status.request_id) => {
+                let child = status.child.clone();
+                self.children.update(status, self.now);
+                self.refresh_child_view(&child);
+            }
+            EventBody::Child(event) => self.on_child_event(event.child, *event.event),
             _ => {}
         }
         if gap {
@@ -180,7 +186,9 @@ impl App {
         }
         // A snapshot says which call waits, if any (its events may have been lost).
         match approval {
-            Some(request) if self.ours(request.request_id) => self.on_approval_required(*request),
+            Some(request) if self.ours(request.request_id) => {
+                self.on_approval_required(*request, None)
+            }
             _ => self.approval = None,
         }
     }
@@ -401,6 +409,10 @@ impl App {
                 }),
             }
             return;
+        }
+        if name == ansa_sessions::child::DELEGATE_TOOL {
+            // Its outcome (committed below) sums the children up.
+            self.children.clear();
         }
         if let Some(recent) = self.recent_calls.iter_mut().find(|c| c.call_id == call_id) {
             recent.report = report.clone();

@@ -155,11 +155,13 @@ pub(crate) enum Slash {
     New,
     /// `/model`: switch the model (and reasoning effort) for the next turns (`model_picker/`).
     Model,
+    /// `/orchestrate`: the next task may also delegate to child agents.
+    Orchestrate,
 }
 
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact /sessions /new /model";
+/diff /compact /sessions /new /model /orchestrate";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -184,6 +186,10 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     (
         "/model",
         "switch the model and reasoning effort for the next turns",
+    ),
+    (
+        "/orchestrate",
+        "the next task may also delegate to child agents",
     ),
 ];
 
@@ -249,6 +255,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "sessions" => Slash::Sessions,
         "new" => Slash::New,
         "model" => Slash::Model,
+        "orchestrate" => Slash::Orchestrate,
         _ => Slash::Unknown(word.to_owned()),
     })
 }

@@ -21,6 +21,7 @@ mod approval_body;
 #[doc(hidden)]
 pub mod bench;
 pub(crate) mod blocks;
+mod children;
 mod compact;
 mod diff;
 mod events;

@@ -281,6 +281,8 @@ pub(crate) struct OutputPane {
     pub running: bool,
     /// Keep the end in view as a running command prints (PgDn at the end turns it on).
     pub follow: bool,
+    /// The orchestrate-mode child whose transcript is shown instead of a call's output.
+    pub child: Option<ansa_sessions::child::ChildId>,
 }
 
 /// A tool call of the latest turn, for picking its output in the pane.

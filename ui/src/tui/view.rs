@@ -127,6 +127,11 @@ fn footer(
     let mode = match app.mode {
         Mode::Basic => Field::new(Priority::MODE, "basic", theme.dim()),
         Mode::Plan => Field::new(Priority::MODE, "plan", theme.accent().patch(theme.bold())),
+        Mode::Orchestrate => Field::new(
+            Priority::MODE,
+            "orchestrate",
+            theme.accent().patch(theme.bold()),
+        ),
     };
     let (state, style) = state_text(app);
     // Most useful first: at 60 columns only the first two or three fit.
@@ -264,6 +269,7 @@ fn status_lines(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
     let mode = match app.mode {
         Mode::Basic => "basic",
         Mode::Plan => "plan",
+        Mode::Orchestrate => "orchestrate",
     };
     let request = app
         .task
@@ -334,6 +340,7 @@ fn upper(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
     for tool in &app.tools {
         lines.extend(tool_lines(tool, app.now, width, theme));
     }
+    lines.extend(app.children.lines(app.now, width, theme));
     if let Some(reasoning) = app.reasoning.as_ref().filter(|_| app.task.is_some()) {
         // The last few rows only: it is context for the wait, not something to read back.
         let rendered = wrap_prefixed(
@@ -416,11 +423,20 @@ fn slash_menu(app: &App, width: u16) -> Vec<Line<'static>> {
         return Vec::new();
     }
     let mut lines = vec![Line::default()];
+    // One column for every command, so it neither moves as the list narrows nor runs a long
+    // name (`/orchestrate`) into its help.
+    let column = keys::SLASH_COMMANDS
+        .iter()
+        .map(|(name, _)| name.len() + 1)
+        .max()
+        .unwrap_or(10);
     for (name, help) in matches {
-        let room = usize::from(width).saturating_sub(INDENT.len() + 10).max(1);
+        let room = usize::from(width)
+            .saturating_sub(INDENT.len() + column)
+            .max(1);
         lines.push(Line::from(vec![
             Span::raw(INDENT),
-            Span::styled(format!("{name:<10}"), theme.accent()),
+            Span::styled(format!("{name:<column$}"), theme.accent()),
             Span::styled(truncate(help, room), theme.dim()),
         ]));
     }

@@ -2,6 +2,7 @@
 //! insta snapshots of a `TestBackend` (`render`), and the inline terminal's byte stream
 //! parsed by `vt100` (`scrollback`).
 
+mod children;
 mod hidden;
 mod keys;
 mod provider;

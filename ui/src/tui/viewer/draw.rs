@@ -38,6 +38,7 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     let (text, numbers) = numbered(app, width);
     let tool = one_line(&o.tool);
     let view = match (o.want, o.view) {
+        _ if o.child.is_some() => "as seen here",
         (OutputView::Model, _) => "what the model got",
         (OutputView::Readable, OutputView::Model) => "what the model got (no readable text kept)",
         (OutputView::Readable, OutputView::Readable) => "readable",
@@ -65,9 +66,13 @@ pub(crate) fn lines(app: &App, width: u16) -> Vec<Line<'static>> {
     if let Some((n, of)) = app.output_position().filter(|(_, of)| *of > 1) {
         title.push_str(&format!(" · call {n} of {of} ←/→"));
     }
-    let toggle = match o.want {
-        OutputView::Readable => "Tab model view",
-        OutputView::Model => "Tab readable",
+    if let Some((n, of)) = app.child_position().filter(|(_, of)| *of > 1) {
+        title.push_str(&format!(" · child {n} of {of} ←/→"));
+    }
+    let toggle = match (o.want, &o.child) {
+        (_, Some(_)) => "whole transcript: @N",
+        (OutputView::Readable, None) => "Tab model view",
+        (OutputView::Model, None) => "Tab readable",
     };
     title = format!("── {title} · {toggle} · PgUp/PgDn · Home/End · Ctrl+O closes");
     let mut lines = wrap_plain(&title, theme.accent(), width);

@@ -26,6 +26,12 @@ impl App {
             self.output.open = false;
             return;
         }
+        // While a `delegate` call runs its children are what is happening: a child's
+        // transcript (←/→ the others).
+        if !self.children.is_empty() {
+            self.open_child_view();
+            return;
+        }
         // The latest call: a finished turn's newest output is what the user just saw. Known
         // calls are named, so an edit can show its whole diff.
         match self.recent_calls.len().checked_sub(1) {
@@ -95,6 +101,10 @@ impl App {
 
     /// Left/Right in the viewer: the previous or next call of the latest turn.
     pub(crate) fn output_step(&mut self, step: isize, out: &mut Vec<Action>) {
+        if self.output.child.is_some() {
+            self.child_step(step);
+            return;
+        }
         let calls = &self.recent_calls;
         if calls.is_empty() {
             return;
@@ -114,6 +124,13 @@ impl App {
 
     /// Tab in the viewer: the readable text or what the model was given (ASON).
     pub(crate) fn output_toggle_view(&mut self, out: &mut Vec<Action>) {
+        if self.output.child.is_some() {
+            self.say(
+                Tone::Info,
+                "a child's transcript has one view; ←/→ other children",
+            );
+            return;
+        }
         let view = match self.output.want {
             OutputView::Readable => OutputView::Model,
             OutputView::Model => OutputView::Readable,
@@ -206,7 +223,8 @@ impl App {
         }
         if self.output.top + rows >= loaded {
             let end = self.output.first + self.output.lines.len() as u64;
-            if self.output.running {
+            if self.output.running || self.output.child.is_some() {
+                // At the end of what a running command or a child did so far: follow it.
                 self.output.follow = true;
             } else if end < self.output.total {
                 self.load_output(end, out);
