@@ -86,6 +86,7 @@ impl Provider for ScriptedProvider {
         let script = Script {
             file: format!("{} children[{position}]", self.script.file),
             turns: self.script.children[position].turns.clone(),
+            models: None,
             children: Vec::new(),
         };
         Ok(Some(Arc::new(ScriptedProvider::new(script))))

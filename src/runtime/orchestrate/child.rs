@@ -16,6 +16,7 @@ use super::{ChildJob, DelegateCall, Orchestrator, POLL};
 use crate::environment::PendingEnvironment;
 use crate::runtime::core::{Core, Shared};
 use crate::runtime::events::{EVENT_QUEUE, EventSink};
+use crate::runtime::model::ModelSwitch;
 use crate::runtime::rewind::Checkpointer;
 use crate::runtime::worker::Worker;
 use crate::runtime::{context, core, reconcile};
@@ -207,8 +208,11 @@ fn drive(
         o.status(call, job, &p);
     }
     let (control, _stopped) = channel();
+    let binding = call.binding.clone();
     let worker = Worker {
         shared: Arc::clone(&shared),
+        model: ModelSwitch::new(Arc::clone(&provider), binding.clone()),
+        in_force: binding,
         provider,
         registry: o.registry.clone(),
         tools,

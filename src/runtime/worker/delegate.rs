@@ -5,7 +5,7 @@
 
 use ansa_sessions::child::DELEGATE_TOOL;
 use ansa_sessions::protocol::{ToolPhase, ToolReport};
-use ansa_sessions::{CallId, RequestId, ToolOutcomeStatus};
+use ansa_sessions::{CallId, ModelBinding, RequestId, ToolOutcomeStatus};
 
 use super::{Output, Step, Worker};
 use crate::provider::ToolCall;
@@ -26,6 +26,8 @@ pub struct DelegateCall<'a> {
     pub tools: &'a ToolExecutor,
     /// The parent turn's cancel signals: raising them cancels every child.
     pub cancel: &'a CancelHandles,
+    /// The parent's model binding in force for this turn: children run on the same one.
+    pub binding: &'a ModelBinding,
 }
 
 /// What a `delegate` call produced.
@@ -73,13 +75,16 @@ impl Worker {
         let call_id = CallId(call.call_id.clone());
         let Some(delegator) = self.delegate.clone() else {
             // Admission offers `delegate` only in orchestrate mode, which a child never runs in.
-            let text = "delegate refused: a child agent cannot delegate. Nothing was executed; do the task yourself.".to_owned();
+            let why = "a child agent cannot delegate. Nothing was executed.";
+            let next = "do the task yourself.";
+            let text = format!("delegate refused: {why} {next}");
             let report = ToolReport::failed(&text);
+            let answer = crate::tools::refusal(crate::tools::Refusal::NotAllowed, why, next);
             return self.outcome(
                 id,
                 call,
                 ToolOutcomeStatus::Error,
-                Output::text(text, report),
+                Output::refused(answer, text, report),
                 ToolPhase::Failed,
             );
         };
@@ -101,6 +106,7 @@ impl Worker {
             args,
             tools: &self.tools,
             cancel: &cancel,
+            binding: &self.in_force,
         });
         let (status, text, report) = match delegated {
             Delegated::Ended {

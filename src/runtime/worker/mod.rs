@@ -101,6 +101,19 @@ struct Output {
 }
 
 impl Output {
+    /// An outcome the runtime wrote itself in plain words (a `delegate` call's children's
+    /// answers), with no engine answer behind it.
+    fn text(text: String, report: ToolReport) -> Output {
+        let readable = Some(text.clone());
+        Output {
+            text,
+            answer: None,
+            instructions: Vec::new(),
+            report,
+            readable,
+        }
+    }
+
     /// A call refused before it ran: the model reads `answer` (an error answer like the
     /// engine's), a person the plain `text`.
     fn refused(answer: String, text: String, report: ToolReport) -> Output {
