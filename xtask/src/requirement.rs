@@ -3,7 +3,8 @@
 //! nothing that is ignored for another reason:
 //!
 //! - `needs R[, R…][ and R]: TEXT` — a test that needs components (`chromium-headless-shell`,
-//!   `oidc-provider`, `the llama.cpp wheels`, `fish`; TEXT says `run cargo xtask test`), root
+//!   `oidc-provider`, `the llama.cpp wheels`, `the MCP npm packages`, `fish`; TEXT says
+//!   `run cargo xtask test`), root
 //!   (`root`) or the reference ASH/1 build (`the reference ash`);
 //! - `the child process of TEST` — not a test of its own: TEST runs it.
 
@@ -121,6 +122,12 @@ mod tests {
         assert_eq!(
             parse("needs the reference ash: set ASH_REFERENCE to its build"),
             Ok(Reason::Needs(vec![Requirement::Reference]))
+        );
+        assert_eq!(
+            parse("needs the MCP npm packages: run cargo xtask test"),
+            Ok(Reason::Needs(vec![Requirement::Component(
+                Component::McpPackages
+            )]))
         );
         assert_eq!(
             parse("the child process of a_test"),
