@@ -135,6 +135,7 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
             network: upper.sandbox.network.or(lower.sandbox.network),
             writable: upper.sandbox.writable.or(lower.sandbox.writable),
         },
+        mcp: super::mcp::overlay(lower.mcp, upper.mcp),
     }
 }
 
@@ -195,6 +196,7 @@ pub(crate) fn finish(
     };
     let api_key = env::api_key(env, &provider, &mut withheld)?;
     let exec_env_deny = layer.exec_env_deny.unwrap_or_default();
+    let mcp = super::mcp::finish(layer.mcp, env, &mut withheld)?;
     for name in &exec_env_deny {
         withheld.add(name);
     }
@@ -234,6 +236,7 @@ pub(crate) fn finish(
         allow_git_writes: layer.allow_git_writes.unwrap_or(false),
         exec_env_deny,
         sandbox: SandboxSettings::from_layer(layer.sandbox),
+        mcp,
         withheld_env: withheld,
         provider,
         api_key,

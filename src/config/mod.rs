@@ -6,6 +6,9 @@ mod env;
 mod error;
 mod layer;
 mod load;
+mod mcp;
+#[cfg(test)]
+mod mcp_tests;
 mod output;
 mod sandbox;
 mod strict;
@@ -20,6 +23,10 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use mcp::{
+    DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServer, McpSettings, McpTransport,
+    valid_server_name,
+};
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
 
@@ -211,6 +218,10 @@ pub struct Config {
     pub exec_env_deny: Vec<String>,
     /// The OS sandbox commands run under (`sandbox`, `sandbox_network`, `sandbox_writable`).
     pub sandbox: SandboxSettings,
+    /// The MCP servers (`mcp_servers`, `mcp_allow_read_only`; user config only). Not part of
+    /// the session binding: servers come and go between runs, and their tools are journaled
+    /// call by call.
+    pub mcp: McpSettings,
     /// Every variable exec children never inherit: each one ansa reads a secret from (the key
     /// variables, every provider's `api_key_env`, the broker token), then `exec_env_deny`.
     pub withheld_env: WithheldEnv,

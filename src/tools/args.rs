@@ -258,6 +258,8 @@ pub enum ToolArgs {
     Files(FilesArgs),
     /// `get_test_value`.
     GetTestValue(GetTestValueArgs),
+    /// A tool of an MCP server (`mcp__SERVER__TOOL`).
+    Mcp(super::mcp::McpArgs),
 }
 
 /// Longest target shown on a status line.
@@ -293,6 +295,7 @@ impl ToolArgs {
                 .collect::<Vec<_>>()
                 .join(" "),
             ToolArgs::GetTestValue(a) => a.key.clone(),
+            ToolArgs::Mcp(a) => a.target(),
         };
         if text.chars().nth(TARGET_CHARS).is_some() {
             let cut: String = text.chars().take(TARGET_CHARS - 1).collect();

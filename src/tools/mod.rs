@@ -4,6 +4,7 @@ mod args;
 mod edit;
 mod error;
 mod execute;
+pub mod mcp;
 mod registry;
 mod report;
 mod rules;

@@ -115,7 +115,7 @@ struct Body<'a> {
 /// model (`reasoning`) it asks for re-sendable reasoning
 /// (`include:["reasoning.encrypted_content"]`) and reasoning summaries; for others both are
 /// left out, since servers reject them there. `instructions` is omitted when empty, `tools`
-/// when there are none; every tool is strict.
+/// when there are none; every standard tool is strict (an MCP tool whose schema is not, is sent non-strict).
 pub fn request_body(
     model: &str,
     instructions: &str,
@@ -137,7 +137,7 @@ pub fn request_body(
                 kind: "function",
                 name: &tool.name,
                 description: &tool.description,
-                strict: true,
+                strict: tool.strict,
                 parameters: &tool.parameters,
             })
             .collect(),

@@ -461,7 +461,7 @@ impl Worker {
         if let Some((status, output)) = self.gate(id, call, admitted, &mut prepared)? {
             return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
-        self.checkpoint_before(id, admitted.name)?;
+        self.checkpoint_before(id, &admitted.name)?;
         crash::point("intent:before");
         {
             let mut core = self.shared.lock();
@@ -475,7 +475,7 @@ impl Worker {
             core.durable(Record::ToolIntent(ToolIntent {
                 request_id: id,
                 call_id: call_id.clone(),
-                tool: admitted.name.to_owned(),
+                tool: admitted.name.clone(),
                 arguments,
                 implementation_revision: admitted.implementation_revision.to_string(),
                 target: target.clone(),
@@ -484,7 +484,7 @@ impl Worker {
             core.tool_status(
                 id,
                 &call_id,
-                admitted.name,
+                &admitted.name,
                 target,
                 ToolPhase::Started,
                 None,
@@ -492,7 +492,7 @@ impl Worker {
             // A frontend can show a command's output while it runs (`tool_output`).
             let live = LiveOutput::new();
             self.tools.watch(live.clone());
-            core.call_running(call_id.clone(), admitted.name, live);
+            core.call_running(call_id.clone(), &admitted.name, live);
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {

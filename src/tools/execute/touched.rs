@@ -38,6 +38,7 @@ pub(super) fn tool_name(args: &ToolArgs) -> &'static str {
         ToolArgs::Edit(_) => "edit",
         ToolArgs::Files(_) => "files",
         ToolArgs::GetTestValue(_) => "get_test_value",
+        ToolArgs::Mcp(_) => "mcp",
     }
 }
 
@@ -72,7 +73,7 @@ pub(super) fn named(args: &ToolArgs) -> Vec<Named<'_>> {
             .flat_map(|action| std::iter::once(action.path.as_str()).chain(action.to.as_deref()))
             .map(file)
             .collect(),
-        ToolArgs::Evidence(_) | ToolArgs::GetTestValue(_) => Vec::new(),
+        ToolArgs::Evidence(_) | ToolArgs::GetTestValue(_) | ToolArgs::Mcp(_) => Vec::new(),
     }
 }
 

@@ -14,6 +14,8 @@
 
 mod hints;
 mod stream;
+// MCP results are cut like exec output (issue 45).
+pub(crate) use stream::cut_lines;
 
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;
