@@ -29,7 +29,12 @@ const SECRET_FILES: &[&str] = &[
     "id_ed25519",
     "id_ecdsa_sk",
     "id_ed25519_sk",
+    "credentials.json",
+    ".htpasswd",
 ];
+/// Extensions of private-key and key-store files wherever they appear. `.pem` is not among
+/// them: public certificates share it, so a private `.pem` needs an `exclude` pattern.
+const SECRET_EXTENSIONS: &[&str] = &[".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".kdbx"];
 /// Multi-component credential locations wherever they appear.
 const SECRET_PATHS: &[&[&str]] = &[
     &[".aws", "credentials"],
@@ -180,7 +185,12 @@ impl FileExclusion {
         if names.iter().any(|n| SECRET_DIRS.contains(n)) || SECRET_FILES.contains(&last) {
             return true;
         }
-        if last.ends_with(".keychain") || last.ends_with(".keychain-db") {
+        if last.ends_with(".keychain")
+            || last.ends_with(".keychain-db")
+            || SECRET_EXTENSIONS
+                .iter()
+                .any(|ext| last.len() > ext.len() && last.ends_with(ext))
+        {
             return true;
         }
         if SECRET_PATHS
@@ -290,6 +300,12 @@ mod tests {
             "/h/.config/gh/hosts.yml",
             "keys/id_rsa",
             "/h/.docker/config.json",
+            "tls/server.key",
+            "certs/client.P12",
+            "android/release.keystore",
+            "deploy/prod.pfx",
+            "app/credentials.json",
+            "site/.htpasswd",
         ] {
             assert_eq!(
                 p.check(Path::new(hidden)),
@@ -303,6 +319,10 @@ mod tests {
             "src/ssh.rs",
             "id_rsa.pub",
             "/h/notes.txt",
+            "tls/server.pem",
+            "src/key.rs",
+            "keystore.md",
+            ".key",
         ] {
             assert!(!p.is_excluded(Path::new(visible)), "{visible}");
         }
@@ -330,7 +350,7 @@ mod tests {
     #[test]
     fn configured_globs() {
         let p = policy(&[
-            "*.key",
+            "*.secret",
             "node_modules",
             "build/**",
             "secrets/dev",
@@ -338,12 +358,12 @@ mod tests {
         ]);
         let reason = |s: &str| p.check(Path::new(s));
         assert_eq!(
-            reason("a/b/c.key"),
-            Some(ExclusionReason::Configured("*.key".into()))
+            reason("a/b/c.secret"),
+            Some(ExclusionReason::Configured("*.secret".into()))
         );
         assert_eq!(
-            reason("/etc/tls/c.key"),
-            Some(ExclusionReason::Configured("*.key".into()))
+            reason("/etc/tls/c.secret"),
+            Some(ExclusionReason::Configured("*.secret".into()))
         );
         assert!(p.is_excluded(Path::new("web/node_modules/x/index.js")));
         assert!(p.is_excluded(Path::new("build/out/a.o")));

@@ -180,12 +180,12 @@ fn ansa_sessions_inside_the_workspace_are_hidden() {
 #[test]
 fn configured_exclude_globs_are_hidden_and_refused() {
     let files = [
-        ("a.key", "needle\n"),
-        ("src/b.key", "needle\n"),
+        ("a.secret", "needle\n"),
+        ("src/b.secret", "needle\n"),
         ("private/x.txt", "needle\n"),
         ("src/ok.rs", "needle\n"),
     ];
-    let exclude = ["*.key", "private/**"];
+    let exclude = ["*.secret", "private/**"];
     let mut h = Harness::setup(policy(), &files, &exclude, None);
     assert_eq!(
         answer_paths(&h.ok("list", LIST_ALL)),
@@ -195,9 +195,9 @@ fn configured_exclude_globs_are_hidden_and_refused() {
     refused(
         &mut h,
         "read",
-        &read("src/b.key"),
-        "src/b.key",
-        ExclusionReason::Configured("*.key".into()),
+        &read("src/b.secret"),
+        "src/b.secret",
+        ExclusionReason::Configured("*.secret".into()),
     );
     refused(
         &mut h,

@@ -282,6 +282,58 @@ fn read_only_refuses_metadata_changes_in_the_workspace_too() {
 }
 
 #[test]
+fn a_shared_sticky_root_keeps_its_own_mode_owner_and_acls() {
+    use std::os::unix::fs::PermissionsExt;
+    for path in PATHS {
+        let mut s = Sandboxed::new(SandboxMode::WorkspaceWrite, false, path);
+        // A scratch root like /tmp, owned by the test's user so the kernel itself would let
+        // the user change it: only the supervisor's rule stands in the way.
+        let shared = s.base.path().canonicalize().expect("base").join("shared");
+        std::fs::create_dir(&shared).expect("shared");
+        std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).expect("sticky");
+        s.policy.writable.push(shared.clone());
+        let d = shared.display().to_string();
+        let before = meta(&shared);
+        for (what, script) in [
+            ("chmod the root", format!("chmod 0755 {d}")),
+            ("chown the root", format!("chown $(id -u):$(id -g) {d}")),
+            (
+                "chmod the root through a descriptor",
+                format!("cd {d} && chmod 0700 ."),
+            ),
+        ] {
+            let r = s.sh(&script);
+            assert_ne!(code(&r), Some(0), "{what} ({path:?}): {r:?}");
+            assert!(
+                stderr(&r).contains("Operation not permitted"),
+                "{what}: {r:?}"
+            );
+            assert_eq!(meta(&shared), before, "{what} ({path:?}): {r:?}");
+        }
+        // Beneath it everything works, and the root's own times may be touched.
+        let r = s.sh(&format!(
+            "set -e; echo x > {d}/f; chmod 600 {d}/f; touch -d @77 {d}; stat -c %a:%Y {d}/f {d}"
+        ));
+        let out = exec_data(&r.response, "beneath");
+        assert_eq!(out.code, Some(0), "{path:?}: {out:?}");
+        assert_eq!(
+            out.stdout.as_deref().and_then(|o| o.lines().next()),
+            Some("600:".to_owned() + &meta_mtime(&shared.join("f"))).as_deref(),
+            "{out:?}"
+        );
+        assert_eq!(
+            std::fs::metadata(&shared).expect("stat").mode() & 0o7777,
+            0o1777
+        );
+        assert_eq!(std::fs::metadata(&shared).expect("stat").mtime(), 77);
+    }
+}
+
+fn meta_mtime(path: &Path) -> String {
+    std::fs::metadata(path).expect("stat").mtime().to_string()
+}
+
+#[test]
 fn a_daemon_left_behind_is_still_served_after_the_command_exits() {
     // Directly spawned only: the exec supervisor ends every descendant with the command.
     let mut s = Sandboxed::new(SandboxMode::WorkspaceWrite, false, Spawn::Direct);

@@ -228,9 +228,9 @@ mod tests {
         std::fs::write(d.join("build.log"), "x").unwrap();
         std::fs::write(d.join("keep.log"), "x").unwrap();
         std::fs::write(d.join(".env"), "SECRET=1").unwrap();
-        std::fs::write(d.join("secret.key"), "k").unwrap();
+        std::fs::write(d.join("secret.token"), "k").unwrap();
         std::fs::write(d.join("logo.png"), [0x89, b'P', 0, 1]).unwrap();
-        let c = check(d, &["*.key"]);
+        let c = check(d, &["*.token"]);
         assert_eq!(c.check("src/main.rs"), Ok(()));
         assert_eq!(c.check("./src/../src/main.rs"), Ok(()));
         assert_eq!(c.check("keep.log"), Ok(()), "negated rule");
@@ -239,7 +239,7 @@ mod tests {
         assert_eq!(c.check("/etc/passwd"), Err(Refusal::Outside));
         assert!(matches!(c.check(".env"), Err(Refusal::Excluded(_))));
         assert!(matches!(
-            c.check("secret.key"),
+            c.check("secret.token"),
             Err(Refusal::Excluded(ExclusionReason::Configured(_)))
         ));
         assert_eq!(

@@ -242,6 +242,17 @@ fn on_procfs(dir: &OwnedFd) -> bool {
     rustix::fs::fstatfs(dir).map_or(true, |s| i64::from(s.f_type) == PROC_SUPER_MAGIC)
 }
 
+/// Whether the object is itself one of the roots and a shared one (sticky, like /tmp and
+/// /dev/shm): its own mode, owner and ACLs belong to every user of the machine, so a command
+/// may change what lies beneath it but not the directory itself.
+pub(super) fn is_shared_root(resolved: &Resolved, roots: &[crate::exec::sandbox::DirId]) -> bool {
+    is_dir(&resolved.stat)
+        && resolved.stat.st_mode & libc::S_ISVTX != 0
+        && roots
+            .iter()
+            .any(|r| r.dev == resolved.stat.st_dev && r.ino == resolved.stat.st_ino)
+}
+
 /// Whether the object lies beneath (or is) one of the directories `roots`, by identity:
 /// from the object (a directory) or the directory it was found in, up the `..` chain to `/`.
 pub(super) fn beneath(resolved: &Resolved, roots: &[crate::exec::sandbox::DirId]) -> bool {

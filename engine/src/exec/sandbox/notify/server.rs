@@ -152,5 +152,10 @@ fn decide(
     if !resolve::beneath(&resolved, roots) {
         return Err(Errno::PERM);
     }
+    // Touching a shared root's times is harmless; its mode, owner or ACLs are not ours.
+    if resolve::is_shared_root(&resolved, roots) && !matches!(prepared, perform::Prepared::Times(_))
+    {
+        return Err(Errno::PERM);
+    }
     Ok((resolved, prepared))
 }
