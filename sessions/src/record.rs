@@ -372,6 +372,8 @@ pub enum Record {
     Checkpoint(Checkpoint),
     /// A rewind took back code, conversation or both.
     Rewind(Rewind),
+    /// The names MCP tools are offered under from here on (issue 45).
+    McpTools(crate::mcp::McpTools),
 }
 
 macro_rules! record_kinds {
@@ -413,4 +415,5 @@ record_kinds! {
     ApprovalDecided => "approval_decided",
     Checkpoint => "checkpoint",
     Rewind => "rewind",
+    McpTools => "mcp_tools",
 }

@@ -293,6 +293,8 @@ impl SessionState {
                 self.touch(c.request_id, seq);
             }
             Record::Rewind(r) => self.rewinds.push((seq, r.clone())),
+            // Read back by recovery only (`McpTools` in the journal, issue 45).
+            Record::McpTools(_) => {}
             Record::ToolIntent(i) => {
                 self.intent_tools
                     .entry(i.request_id)

@@ -112,6 +112,7 @@ fn handle(shared: &Shared, command: Command) {
         }),
         CommandBody::Diff => core.ask_diff(id),
         CommandBody::Compact => core.ask_compact(id),
+        CommandBody::McpStatus => core.mcp_status(),
     }
     drop(core);
     shared.notify();

@@ -9,6 +9,7 @@ mod control;
 mod core;
 mod crash;
 mod events;
+pub mod mcp;
 mod mention;
 mod reconcile;
 mod rewind;
@@ -76,6 +77,8 @@ pub struct RuntimeSetup {
     pub supervisor: Option<PathBuf>,
     /// What checkpoints keep and how much the session's store may hold.
     pub checkpoints: CheckpointSettings,
+    /// The session's MCP servers, started in the background (`None`: none configured).
+    pub mcp: Option<mcp::McpSession>,
 }
 
 /// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
@@ -142,6 +145,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         evidence_dir,
         supervisor,
         checkpoints,
+        mcp,
     } = setup;
     binding::check_or_record(&mut session, &binding)?;
     // The engine recovered the workspace when the tools opened it, before anything ran.
@@ -175,6 +179,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     let core = core::Core::new(session, sink, limits.queue, previews);
     let shared = Arc::new(core::Shared::new(core));
     core::announce(&shared, &reconciled);
+    if let Some(mcp) = &mcp {
+        shared.lock().set_mcp_hub(std::sync::Arc::clone(mcp.hub()));
+    }
     if let Some((request_id, message)) = recovered_rewind {
         shared.lock().checkpoint_notice(
             request_id,
@@ -201,6 +208,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         environment,
         checkpoints: checkpointer,
         checkpointed: None,
+        mcp,
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

@@ -97,6 +97,7 @@ pub fn start(
             budget_bytes: 1 << 30,
             exclude: Vec::new(),
         },
+        mcp: None,
     };
     let (link, _handle) = runtime::start(setup).unwrap();
     wait(&link, |b| matches!(b, EventBody::Snapshot(_)));

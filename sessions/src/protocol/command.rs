@@ -92,6 +92,8 @@ pub enum CommandBody {
 
     /// Page through the transcript with each turn's steps (answered by `story`).
     Story(TranscriptQuery),
+    /// List the session's MCP servers (answered by `mcp_servers`; issue 45).
+    McpStatus,
 }
 
 impl CommandBody {
@@ -111,6 +113,7 @@ impl CommandBody {
             CommandBody::Compact => "compact",
 
             CommandBody::Story(_) => "story",
+            CommandBody::McpStatus => "mcp_status",
         }
     }
 }
@@ -477,6 +480,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "compact" => CommandBody::Compact,
 
         "story" => CommandBody::Story(transcript_query(&mut o)?),
+        "mcp_status" => CommandBody::McpStatus,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -554,7 +558,10 @@ impl Command {
                     put("reason", r.as_str().into());
                 }
             }
-            CommandBody::Checkpoints | CommandBody::Diff | CommandBody::Compact => {}
+            CommandBody::Checkpoints
+            | CommandBody::Diff
+            | CommandBody::Compact
+            | CommandBody::McpStatus => {}
             CommandBody::Rewind {
                 target,
                 scope,

@@ -221,6 +221,9 @@ pub enum EventBody {
         /// What it did, once it finished or failed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         report: Option<ToolReport>,
+        /// The MCP server of an `mcp__…` tool (issue 45); boxed to keep events small.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<Box<str>>,
     },
     /// A turn changed state.
     TurnState {
@@ -321,6 +324,8 @@ pub enum EventBody {
 
     /// A transcript page with each of its turns' steps (answers `story`).
     Story(StoryPage),
+    /// The session's MCP servers (issue 45): on a state change and in answer to `mcp_status`.
+    McpServers(super::mcp::McpServers),
 }
 
 /// One event line.

@@ -5,6 +5,7 @@
 
 mod approval;
 mod maintenance;
+mod mcp;
 mod rewind;
 mod status;
 mod turn;
@@ -109,6 +110,8 @@ pub struct Core {
     rewind: rewind::RewindSlot,
     /// A `diff` or `compact` waiting for the worker.
     maintenance: Option<Maintenance>,
+    /// The session's MCP servers as frontends last saw them (`mcp.rs`).
+    mcp: mcp::McpView,
 
     /// Every turn's steps for `story` pages, rebuilt when the journal has grown.
     story: Option<StoryIndex>,
@@ -134,6 +137,7 @@ impl Core {
             approval: None,
             rewind: rewind::RewindSlot::Idle,
             maintenance: None,
+            mcp: mcp::McpView::default(),
 
             story: None,
         }
@@ -192,6 +196,7 @@ impl Core {
             target,
             status,
             report,
+            server: None,
         });
     }
 

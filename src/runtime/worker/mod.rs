@@ -6,6 +6,7 @@ mod approve;
 mod checkpoint;
 mod compact;
 mod maintenance;
+mod mcp;
 mod reasoning;
 mod rejected;
 mod rewind;
@@ -71,6 +72,8 @@ pub struct Worker {
     pub checkpoints: Checkpointer,
     /// The turn whose current run already has its `before` checkpoint.
     pub checkpointed: Option<RequestId>,
+    /// The session's MCP servers, when it has any (`worker/mcp.rs`).
+    pub mcp: Option<super::mcp::McpSession>,
 }
 
 /// A tool outcome on its way to the journal.
@@ -149,6 +152,10 @@ impl Worker {
             }
             self.shared.lock().end(id, result);
         }
+        // The servers stop with the session (no orphans), before the control thread may end.
+        if let Some(mcp) = &self.mcp {
+            mcp.shutdown();
+        }
         let _ = self.control.send(Inbound::WorkerStopped);
     }
 
@@ -182,6 +189,8 @@ impl Worker {
             if pending.iter().any(|p| p.intent) {
                 return Err(Stop::Paused(Pause::UnknownOutcome));
             }
+            // Calls of MCP tools are admitted against the servers' tools as they are now.
+            self.sync_mcp(id, self.context.next_generation)?;
             let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
             let admitted = self.admit_calls(mode, &calls);
             self.batch(id, calls, admitted, &mut segment)?;
@@ -301,6 +310,7 @@ impl Worker {
     fn generate(&mut self, id: RequestId, generation: u64, mode: Mode) -> Step<Generated> {
         // The first checkpoint of the process is taken while the model answers.
         self.checkpoints.prime();
+        self.sync_mcp(id, generation)?;
         let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
         let shared = &self.shared;
@@ -455,6 +465,9 @@ impl Worker {
     }
 
     fn run_call(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
+        if let crate::tools::ToolArgs::Mcp(args) = &admitted.args {
+            return self.run_mcp(id, call, admitted, args);
+        }
         let call_id = CallId(call.call_id.clone());
         // Nothing runs while a call is prepared; in ask mode the user decides before its intent.
         let mut prepared = self.tools.prepare(&admitted.args);
@@ -549,6 +562,10 @@ impl Worker {
             Some(a) => Some(encode_output(a)?),
             None => None,
         };
+        let server = self
+            .registry
+            .mcp_callable(&call.name)
+            .map(|t| t.server.clone());
         let mut core = self.shared.lock();
         let saved = core.durable(Record::ToolOutcome(ToolOutcome {
             request_id: id,
@@ -561,7 +578,18 @@ impl Worker {
             report: Some(output.report.clone()),
         }));
         crash::point("outcome:after");
-        core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report));
+        match &server {
+            Some(server) => core.mcp_tool_status(
+                id,
+                &call_id,
+                &call.name,
+                server,
+                None,
+                phase,
+                Some(output.report),
+            ),
+            None => core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report)),
+        }
         core.remember_output(StoredOutput {
             call_id: call_id.clone(),
             tool: call.name.clone(),

@@ -88,10 +88,14 @@ impl McpApproval {
             digest: digest_of(&action),
             action,
             summary,
-            rows: vec![
+            // One row per line: a frontend shows rows as lines and pages through them all.
+            rows: [
                 format!("MCP server {}, tool {}", args.server, args.tool),
-                format!("arguments: {pretty}"),
-            ],
+                "arguments:".to_owned(),
+            ]
+            .into_iter()
+            .chain(pretty.lines().map(str::to_owned))
+            .collect(),
         }
     }
 

@@ -81,10 +81,13 @@ fn a_colliding_pair_is_hashed_and_a_plain_name_stays() {
 fn a_non_strict_schema_is_sent_as_given_and_not_strict() {
     let mut registry = ToolRegistry::offline().unwrap();
     let standard = registry.provider_tools(Mode::Basic);
-    registry.set_mcp(vec![
-        spec("everything", "echo", loose(), false),
-        spec("everything", "add", strict(), true),
-    ]);
+    registry.set_mcp(
+        vec![
+            spec("everything", "echo", loose(), false),
+            spec("everything", "add", strict(), true),
+        ],
+        Vec::new(),
+    );
     let tools = registry.provider_tools(Mode::Basic);
     // The standard tools come first, unchanged (the golden schema and cached prefix).
     assert_eq!(&tools[..standard.len()], &standard[..]);
@@ -100,10 +103,13 @@ fn a_non_strict_schema_is_sent_as_given_and_not_strict() {
 #[test]
 fn plan_mode_offers_and_admits_only_read_only_tools() {
     let mut registry = ToolRegistry::offline().unwrap();
-    registry.set_mcp(vec![
-        spec("s", "write", loose(), false),
-        spec("s", "look", loose(), true),
-    ]);
+    registry.set_mcp(
+        vec![
+            spec("s", "write", loose(), false),
+            spec("s", "look", loose(), true),
+        ],
+        Vec::new(),
+    );
     let names: Vec<String> = registry
         .provider_tools(Mode::Plan)
         .into_iter()
@@ -131,10 +137,13 @@ fn plan_mode_offers_and_admits_only_read_only_tools() {
 #[test]
 fn arguments_are_checked_against_a_strict_schema_and_must_be_an_object() {
     let mut registry = ToolRegistry::offline().unwrap();
-    registry.set_mcp(vec![
-        spec("e", "add", strict(), false),
-        spec("e", "echo", loose(), false),
-    ]);
+    registry.set_mcp(
+        vec![
+            spec("e", "add", strict(), false),
+            spec("e", "echo", loose(), false),
+        ],
+        vec![spec("gone", "old", loose(), false)],
+    );
     let bad = registry
         .admit(Mode::Basic, "mcp__e__add", r#"{"a":1}"#)
         .unwrap_err();
@@ -278,6 +287,12 @@ fn the_approval_shows_and_binds_server_tool_and_all_arguments() {
         ansa_sessions::RequestId(1),
         ansa_sessions::CallId("c".into()),
         "mcp__everything__echo",
+    );
+    // Each row is one line (frontends page through rows as lines).
+    assert!(
+        request.actions.iter().all(|r| !r.contains('\n')),
+        "{:?}",
+        request.actions
     );
     let shown = request.actions.join("\n");
     assert!(shown.contains("line one\\nline two"), "{shown}");

@@ -18,9 +18,23 @@ fn offered(mode: Mode, tool: &McpToolSpec) -> bool {
 }
 
 impl ToolRegistry {
-    /// Replaces the MCP tools (named by `crate::tools::mcp::offered_names`, so unique).
-    pub fn set_mcp(&mut self, tools: Vec<McpToolSpec>) {
+    /// Replaces the MCP tools (named by `crate::tools::mcp::offered_names`, so unique) and
+    /// the ones withdrawn: no longer offered, still admitted when called (the call restarts
+    /// their server).
+    pub fn set_mcp(&mut self, tools: Vec<McpToolSpec>, withdrawn: Vec<McpToolSpec>) {
         self.mcp = tools;
+        self.mcp_withdrawn = withdrawn;
+    }
+
+    /// The MCP tools withdrawn since they were offered.
+    pub fn mcp_withdrawn(&self) -> &[McpToolSpec] {
+        &self.mcp_withdrawn
+    }
+
+    /// The MCP tool a call of `name` runs: offered now, or withdrawn since.
+    pub fn mcp_callable(&self, name: &str) -> Option<&McpToolSpec> {
+        self.mcp_tool(name)
+            .or_else(|| self.mcp_withdrawn.iter().find(|t| t.name == name))
     }
 
     /// The MCP tools offered now, whatever the mode.

@@ -156,6 +156,8 @@ pub struct ToolRegistry {
     tools: Vec<ToolDescriptor>,
     /// The MCP servers' tools of this request, after the standard ones (`dynamic.rs`).
     mcp: Vec<McpToolSpec>,
+    /// MCP tools offered before whose server is gone now: admitted, not offered.
+    mcp_withdrawn: Vec<McpToolSpec>,
 }
 
 impl ToolRegistry {
@@ -268,7 +270,7 @@ impl ToolRegistry {
         name: &str,
         arguments: &str,
     ) -> Result<AdmittedCall, ToolCallError> {
-        if let Some(tool) = self.mcp_tool(name) {
+        if let Some(tool) = self.mcp_callable(name) {
             return self.admit_mcp(mode, tool, arguments);
         }
         let Some(tool) = self.get(name) else {

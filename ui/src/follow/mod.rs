@@ -73,6 +73,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::ProviderNotice(_) => "provider_notice",
 
         EventBody::Story(_) => "story",
+        EventBody::McpServers(_) => "mcp_servers",
     }
 }
 

@@ -103,6 +103,8 @@ pub(crate) struct App {
     pub rewind: Option<super::rewind::Rewind>,
     /// The `/diff` pane, while open.
     pub diff: Option<super::diff::DiffView>,
+    /// The session's MCP servers as last reported (`/mcp`).
+    pub(crate) mcp: super::mcp::McpPane,
     /// When Esc was last pressed on an empty input (a second one soon after opens the rewind).
     pub last_esc: Option<Instant>,
     /// A Ctrl+C was the last key: another one exits.
@@ -155,6 +157,7 @@ impl App {
             recent_calls: Vec::new(),
             rewind: None,
             diff: None,
+            mcp: super::mcp::McpPane::default(),
             last_esc: None,
             armed: false,
             exit_after_task: false,
@@ -426,6 +429,7 @@ impl App {
             Slash::Exit => self.finish_then_exit(out),
             Slash::Diff => self.open_diff(out),
             Slash::Compact => self.compact(out),
+            Slash::Mcp => self.mcp_slash(out),
             Slash::Help => self.say(
                 Tone::Info,
                 format!(

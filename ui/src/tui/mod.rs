@@ -28,6 +28,7 @@ mod history;
 mod input;
 mod keys;
 pub mod markdown;
+mod mcp;
 pub mod mention;
 mod model;
 pub mod prompts;

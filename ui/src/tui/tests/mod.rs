@@ -266,6 +266,7 @@ impl Harness {
             target: None,
             status: phase,
             report: None,
+            server: None,
         });
     }
 
@@ -286,6 +287,7 @@ impl Harness {
             target: target.map(str::to_owned),
             status: ToolPhase::Started,
             report: None,
+            server: None,
         });
         let status = match report.tone {
             ReportTone::Error => ToolPhase::Failed,
@@ -298,6 +300,7 @@ impl Harness {
             target: None,
             status,
             report: Some(report),
+            server: None,
         });
     }
 
