@@ -15,6 +15,7 @@ pub mod ids;
 pub mod index;
 pub mod journal;
 pub mod link;
+pub mod mcp;
 pub mod meta;
 pub mod points;
 pub mod protocol;

@@ -376,6 +376,8 @@ pub enum Record {
     Rewind(Rewind),
     /// The session's model (or reasoning effort) changed for the following turns.
     Rebinding(crate::rebinding::Rebinding),
+    /// The names MCP tools are offered under from here on (issue 45).
+    McpTools(crate::mcp::McpTools),
 }
 
 macro_rules! record_kinds {
@@ -418,4 +420,5 @@ record_kinds! {
     Checkpoint => "checkpoint",
     Rewind => "rewind",
     Rebinding => "rebinding",
+    McpTools => "mcp_tools",
 }

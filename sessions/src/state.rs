@@ -312,6 +312,8 @@ impl SessionState {
             }
             Record::Rewind(r) => self.rewinds.push((seq, r.clone())),
             Record::Rebinding(r) => self.rebinding = Some(r.clone()),
+            // Read back by recovery only (`McpTools` in the journal, issue 45).
+            Record::McpTools(_) => {}
             Record::ToolIntent(i) => {
                 self.intent_tools
                     .entry(i.request_id)

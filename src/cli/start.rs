@@ -598,6 +598,7 @@ fn setup_for(
     })?;
     let evidence_dir = home.evidence_dir(session.id());
     crate::home::ensure_private_dir(&evidence_dir).map_err(Failure::config)?;
+    let mcp = start_mcp(config, &session, args)?;
     let supervisor = std::env::current_exe().map_err(|e| {
         Failure::config(format!(
             "cannot locate the ansa executable to supervise commands: {e}"
@@ -646,7 +647,32 @@ fn setup_for(
             at_once: config.max_children as usize,
             tokens: config.child_token_budget,
         },
+        mcp,
     })
+}
+
+/// The session's MCP servers, started in the background (this returns at once); their stderr
+/// goes to `<session dir>/mcp/<server>.log`. A rewind asks no model and starts none.
+fn start_mcp(
+    config: &Config,
+    session: &Session,
+    args: &Args,
+) -> Result<Option<runtime::mcp::McpSession>, Failure> {
+    if config.mcp.servers.is_empty() || args.rewind.is_some() {
+        return Ok(None);
+    }
+    let log_dir = session.dir().join("mcp");
+    crate::home::ensure_private_dir(&log_dir).map_err(|e| {
+        Failure::config(format!(
+            "cannot create the MCP log directory {}: {e}",
+            log_dir.display()
+        ))
+    })?;
+    Ok(runtime::mcp::McpSession::start(
+        &config.mcp,
+        &log_dir,
+        &config.withheld_env,
+    ))
 }
 
 /// A new private directory under the system temp dir for `purpose` (the demo, the

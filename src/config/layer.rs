@@ -2,6 +2,7 @@
 
 use super::endpoint::Endpoint;
 use super::error::ConfigError;
+use super::mcp::{self, McpLayer};
 use super::sandbox::{self, SandboxLayer};
 use super::strict::{Reader, Value, parse_object};
 use super::{AccessMode, Provider, bounds};
@@ -54,6 +55,8 @@ pub(crate) struct Layer {
     pub(crate) max_children: Option<u32>,
     /// `child_token_budget` (orchestrate mode).
     pub(crate) child_token_budget: Option<u64>,
+    /// `mcp_servers`, `mcp_allow_read_only` (user config only).
+    pub(crate) mcp: McpLayer,
 }
 
 /// What the config says about one model.
@@ -73,7 +76,9 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
     let mut layer = Layer::default();
     for (key, v) in &fields {
         let key = key.as_str();
-        if origin == Origin::Project && USER_ONLY.contains(&key) {
+        if origin == Origin::Project
+            && (USER_ONLY.contains(&key) || mcp::USER_ONLY_FIELDS.contains(&key))
+        {
             return Err(r.err(
                 key,
                 "may only be set in the user config (~/.ansa/config.json), not in a project file",
@@ -136,7 +141,9 @@ pub(crate) fn parse_layer(file: &str, bytes: &[u8], origin: Origin) -> Result<La
             "models" => layer.models = Some(models(&r, v)?),
             "auth" => layer.auth_issuer = Some(auth(&r, v)?),
             _ => {
-                if !sandbox::read_field(&r, key, v, &mut layer.sandbox)? {
+                if !sandbox::read_field(&r, key, v, &mut layer.sandbox)?
+                    && !mcp::read_field(&r, key, v, &mut layer.mcp)?
+                {
                     return Err(r.err(key, "unknown field"));
                 }
             }

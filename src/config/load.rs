@@ -137,6 +137,7 @@ pub(crate) fn overlay(lower: Layer, upper: Layer) -> Layer {
             network: upper.sandbox.network.or(lower.sandbox.network),
             writable: upper.sandbox.writable.or(lower.sandbox.writable),
         },
+        mcp: super::mcp::overlay(lower.mcp, upper.mcp),
     }
 }
 
@@ -200,6 +201,7 @@ pub(crate) fn finish(
     };
     let api_key = env::api_key(env, &provider, &mut withheld)?;
     let exec_env_deny = layer.exec_env_deny.unwrap_or_default();
+    let mcp = super::mcp::finish(layer.mcp, env, &mut withheld)?;
     for name in &exec_env_deny {
         withheld.add(name);
     }
@@ -246,6 +248,7 @@ pub(crate) fn finish(
             .unwrap_or(super::DEFAULT_CHILD_TOKEN_BUDGET),
         exec_env_deny,
         sandbox: SandboxSettings::from_layer(layer.sandbox),
+        mcp,
         withheld_env: withheld,
         provider,
         api_key,

@@ -8,6 +8,9 @@ mod layer;
 mod load;
 mod models;
 mod orchestrate;
+mod mcp;
+#[cfg(test)]
+mod mcp_tests;
 mod output;
 mod sandbox;
 mod strict;
@@ -26,6 +29,10 @@ pub use models::ModelTable;
 pub use orchestrate::{
     CHILD_TOKEN_BUDGET_MAX, CHILD_TOKEN_BUDGET_MIN, DEFAULT_CHILD_TOKEN_BUDGET,
     DEFAULT_MAX_CHILDREN, MAX_CHILDREN_MAX,
+};
+pub use mcp::{
+    DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServer, McpSettings, McpTransport,
+    valid_server_name,
 };
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;
@@ -222,6 +229,10 @@ pub struct Config {
     pub exec_env_deny: Vec<String>,
     /// The OS sandbox commands run under (`sandbox`, `sandbox_network`, `sandbox_writable`).
     pub sandbox: SandboxSettings,
+    /// The MCP servers (`mcp_servers`, `mcp_allow_read_only`; user config only). Not part of
+    /// the session binding: servers come and go between runs, and their tools are journaled
+    /// call by call.
+    pub mcp: McpSettings,
     /// Every variable exec children never inherit: each one ansa reads a secret from (the key
     /// variables, every provider's `api_key_env`, the broker token), then `exec_env_deny`.
     pub withheld_env: WithheldEnv,

@@ -121,6 +121,8 @@ pub(crate) fn print_value(c: &Config) -> Value {
         ),
     );
     m.insert("sandbox_enforcement".into(), enforcement_value(c));
+    m.insert("mcp_servers".into(), super::mcp::print_value(&c.mcp));
+    m.insert("mcp_allow_read_only".into(), json!(c.mcp.allow_read_only));
     Value::Object(m)
 }
 

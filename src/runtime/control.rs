@@ -128,6 +128,7 @@ fn handle(shared: &Shared, command: Command) {
         CommandBody::Models | CommandBody::Model(_) => {}
         // Handled above, without the parent's lock.
         CommandBody::Child { .. } => {}
+        CommandBody::McpStatus => core.mcp_status(),
     }
     drop(core);
     shared.notify();

@@ -9,6 +9,7 @@ mod control;
 mod core;
 mod crash;
 mod events;
+pub mod mcp;
 mod mention;
 mod model;
 mod orchestrate;
@@ -92,6 +93,8 @@ pub struct RuntimeSetup {
     /// What bounds orchestrate mode's children (config `max_children`,
     /// `child_token_budget`).
     pub children: ChildLimits,
+    /// The session's MCP servers, started in the background (`None`: none configured).
+    pub mcp: Option<mcp::McpSession>,
 }
 
 /// The checkpoint settings of a session (config `checkpoint_max_file_bytes`,
@@ -170,6 +173,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         supervisor,
         checkpoints,
         children,
+        mcp,
     } = setup;
     let provider: Arc<dyn Provider> = Arc::from(provider);
     binding::check_or_record(&mut session, &binding)?;
@@ -224,6 +228,9 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
                 },
             ));
     }
+    if let Some(mcp) = &mcp {
+        shared.lock().set_mcp_hub(std::sync::Arc::clone(mcp.hub()));
+    }
     if let Some((request_id, message)) = recovered_rewind {
         shared.lock().checkpoint_notice(
             request_id,
@@ -271,6 +278,7 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
         checkpointed: None,
         checkpointing: true,
         delegate: Some(Arc::new(orchestrator)),
+        mcp,
     };
     let worker = std::thread::Builder::new()
         .name("ansa-worker".into())

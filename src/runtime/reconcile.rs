@@ -22,6 +22,9 @@ use crate::tools::ToolRegistry;
 /// the new process opened the session.
 const EVIDENCE_WAIT: Duration = Duration::from_millis(500);
 
+/// The names of MCP tools (`mcp__SERVER__TOOL`) start with this; no standard tool's does.
+const MCP_PREFIX: &str = "mcp__";
+
 /// What reconciliation decided for one intent (published after the first snapshot).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Reconciled {
@@ -72,6 +75,11 @@ pub fn open_intents(
     }
     let open: Vec<OpenIntent> = session.recovery().open_intents.clone();
     let session_id = session.meta().id.clone();
+    // MCP calls are judged by what their tool declared (the `mcp_tools` record in force).
+    let records = match open.iter().any(|i| i.tool.starts_with(MCP_PREFIX)) {
+        true => session.read_records()?,
+        false => Vec::new(),
+    };
     let mut done = Vec::new();
     for intent in open {
         if intent.tool == ansa_sessions::child::DELEGATE_TOOL {
@@ -84,6 +92,11 @@ pub fn open_intents(
             .iter()
             .find(|r| tag.is_some() && r.tag.as_ref() == tag.as_ref());
         let (status, output, report) = match transaction {
+            _ if intent.tool.starts_with(MCP_PREFIX) => {
+                let tools = super::mcp::recover::tools_at(&records, intent.seq);
+                let (status, output) = super::mcp::recover::interrupted(&intent.tool, tools);
+                (status, output, None)
+            }
             Some(r) if !read_only => from_transaction(&intent.tool, r),
             _ => {
                 let (status, output) = decide(&intent, read_only, evidence_dir);

@@ -261,6 +261,8 @@ pub enum ToolArgs {
     GetTestValue(GetTestValueArgs),
     /// `delegate` (orchestrate mode; run by the runtime, not the executor).
     Delegate(super::delegate::DelegateArgs),
+    /// A tool of an MCP server (`mcp__SERVER__TOOL`).
+    Mcp(super::mcp::McpArgs),
 }
 
 /// Longest target shown on a status line.
@@ -301,6 +303,7 @@ impl ToolArgs {
                 a.tasks.len(),
                 if a.tasks.len() == 1 { "" } else { "s" }
             ),
+            ToolArgs::Mcp(a) => a.target(),
         };
         if text.chars().nth(TARGET_CHARS).is_some() {
             let cut: String = text.chars().take(TARGET_CHARS - 1).collect();

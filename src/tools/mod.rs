@@ -5,6 +5,7 @@ pub mod delegate;
 mod edit;
 mod error;
 mod execute;
+pub mod mcp;
 mod registry;
 mod report;
 mod rules;

@@ -26,6 +26,7 @@ mod llama;
 mod local_model;
 mod maintenance;
 mod malformed;
+mod mcp;
 mod mentions;
 #[path = "../support/mock_provider.rs"]
 mod mock_provider;

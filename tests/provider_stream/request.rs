@@ -16,6 +16,7 @@ fn read_tool() -> ProviderTool {
         parameters: json!({"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}},
             "mode":{"type":"string","enum":["lines","bytes"]},"offset":{"type":"integer"},"length":{"type":"integer"}},
             "required":["paths","mode","offset","length"],"additionalProperties":false}),
+        strict: true,
     }
 }
 

@@ -109,6 +109,7 @@ pub fn start(
             at_once: ansa::config::DEFAULT_MAX_CHILDREN as usize,
             tokens: ansa::config::DEFAULT_CHILD_TOKEN_BUDGET,
         },
+        mcp: None,
     };
     let (link, _handle) = runtime::start(setup).unwrap();
     wait(&link, |b| matches!(b, EventBody::Snapshot(_)));

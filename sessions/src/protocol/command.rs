@@ -105,6 +105,8 @@ pub enum CommandBody {
         /// What it is asked (never another `child`).
         command: Box<CommandBody>,
     },
+    /// List the session's MCP servers (answered by `mcp_servers`; issue 45).
+    McpStatus,
 }
 
 impl CommandBody {
@@ -127,6 +129,7 @@ impl CommandBody {
             CommandBody::Models => "models",
             CommandBody::Model(_) => "model",
             CommandBody::Child { .. } => "child",
+            CommandBody::McpStatus => "mcp_status",
         }
     }
 }
@@ -192,7 +195,7 @@ pub enum CommandError {
     /// Unknown `type`.
     #[error(
         "unknown command type `{0}`; expected submit, cancel, resume, snapshot, transcript, \
-         tool_output, approve, checkpoints, rewind, story, models, model or child"
+         tool_output, approve, checkpoints, rewind, story, models, model, child or mcp_status"
     )]
     UnknownType(String),
 }
@@ -527,6 +530,7 @@ pub fn parse_command(line: &str, ctx: &ProtocolContext) -> Result<Command, Comma
         "models" => CommandBody::Models,
         "model" => CommandBody::Model(super::model::take_model_choice(&mut o)?),
         "child" => child(&mut o)?,
+        "mcp_status" => CommandBody::McpStatus,
         _ => return Err(CommandError::UnknownType(kind)),
     };
     if let Some((field, _)) = o.0.into_iter().next() {
@@ -618,7 +622,8 @@ impl Command {
             | CommandBody::Diff
             | CommandBody::Compact
             | CommandBody::Models
-            | CommandBody::Child { .. } => {}
+            | CommandBody::Child { .. }
+            | CommandBody::McpStatus => {}
             CommandBody::Model(choice) => {
                 put("model", choice.model.as_str().into());
                 if let Some(e) = choice.effort {

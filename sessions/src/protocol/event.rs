@@ -224,6 +224,9 @@ pub enum EventBody {
         /// What it did, once it finished or failed.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         report: Option<ToolReport>,
+        /// The MCP server of an `mcp__…` tool (issue 45); boxed to keep events small.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        server: Option<Box<str>>,
     },
     /// A turn changed state.
     TurnState {
@@ -332,6 +335,8 @@ pub enum EventBody {
     Child(super::ChildEvent),
     /// Where a child of a `delegate` call stands.
     ChildStatus(super::ChildStatus),
+    /// The session's MCP servers (issue 45): on a state change and in answer to `mcp_status`.
+    McpServers(super::mcp::McpServers),
 }
 
 /// One event line.

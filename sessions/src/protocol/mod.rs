@@ -5,6 +5,7 @@ mod child;
 mod command;
 mod event;
 mod maintenance;
+mod mcp;
 
 mod mention;
 mod model;
@@ -27,6 +28,7 @@ pub use maintenance::{
     WORKSPACE_DIFF_LINES, WorkspaceDiff, estimated_tokens,
 };
 
+pub use mcp::{McpServerRow, McpServerState, McpServers};
 pub use mention::{MAX_MENTION_BYTES, MAX_MENTIONS, MentionPath};
 pub use report::{
     DIFF_LINES, DiffLine, DiffSign, FileDiff, LINE_CHARS, REASON_CHARS, ReportTone, TAIL_LINES,

@@ -142,7 +142,7 @@ struct Body<'a> {
 
 /// The JSON body of a streaming Chat Completions request that asks for a final usage chunk.
 /// `instructions` becomes the leading system message (omitted when empty); `tools` is omitted
-/// when there are none; every tool is strict.
+/// when there are none; every standard tool is strict (an MCP tool whose schema is not, is sent non-strict).
 pub fn request_body(
     model: &str,
     instructions: &str,
@@ -167,7 +167,7 @@ pub fn request_body(
                     name: &tool.name,
                     description: &tool.description,
                     parameters: &tool.parameters,
-                    strict: true,
+                    strict: tool.strict,
                 },
             })
             .collect(),

@@ -122,7 +122,7 @@ struct Body<'a> {
 /// (`include:["reasoning.encrypted_content"]`), reasoning summaries and the chosen
 /// `reasoning.effort` (when one was chosen); for others all are left out, since servers
 /// reject them there. `instructions` is omitted when empty, `tools` when there are none;
-/// every tool is strict. `prompt_cache_key` (the session's id; omitted when empty) keeps a
+/// every standard tool is strict (an MCP tool whose schema is not, is sent non-strict). `prompt_cache_key` (the session's id; omitted when empty) keeps a
 /// session's requests on the provider cache that holds their common prefix: the
 /// instructions, the tools and the earlier input, which a session sends byte-identical
 /// request after request.
@@ -152,7 +152,7 @@ pub fn request_body(
                 kind: "function",
                 name: &tool.name,
                 description: &tool.description,
-                strict: true,
+                strict: tool.strict,
                 parameters: &tool.parameters,
             })
             .collect(),

@@ -6,6 +6,7 @@
 mod approval;
 mod children;
 mod maintenance;
+mod mcp;
 mod rewind;
 mod status;
 mod turn;
@@ -111,6 +112,8 @@ pub struct Core {
     rewind: rewind::RewindSlot,
     /// A `diff` or `compact` waiting for the worker.
     maintenance: Option<Maintenance>,
+    /// The session's MCP servers as frontends last saw them (`mcp.rs`).
+    mcp: mcp::McpView,
 
     /// Every turn's steps for `story` pages, rebuilt when the journal has grown.
     story: Option<StoryIndex>,
@@ -138,6 +141,7 @@ impl Core {
             approval: None,
             rewind: rewind::RewindSlot::Idle,
             maintenance: None,
+            mcp: mcp::McpView::default(),
 
             story: None,
             children: LiveChildren::default(),
@@ -197,6 +201,7 @@ impl Core {
             target,
             status,
             report,
+            server: None,
         });
     }
 

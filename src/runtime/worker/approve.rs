@@ -55,7 +55,7 @@ impl Worker {
                 Ok(None)
             }
             Verdict::Declined(reason) => {
-                let text = declined_text(admitted.name, reason.as_deref());
+                let text = declined_text(&admitted.name, reason.as_deref());
                 let answer = tools::refusal(Refusal::NotApproved, &text, DECLINED_NEXT);
                 let summary = match &reason {
                     Some(r) => format!("declined: {r}"),
@@ -103,7 +103,7 @@ impl Worker {
             return Ok(Verdict::Run);
         }
         let call_id = CallId(call.call_id.clone());
-        core.ask(approval.request(id, call_id.clone(), admitted.name))?;
+        core.ask(approval.request(id, call_id.clone(), &admitted.name))?;
         drop(core);
         crash::point("approval:asked");
         match self.shared.wait_decision() {

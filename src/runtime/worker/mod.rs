@@ -7,6 +7,7 @@ mod checkpoint;
 mod compact;
 mod delegate;
 mod maintenance;
+mod mcp;
 mod reasoning;
 mod rejected;
 mod rewind;
@@ -84,6 +85,8 @@ pub struct Worker {
     pub checkpointing: bool,
     /// Runs `delegate` calls (orchestrate mode); `None` for a child, which cannot delegate.
     pub delegate: Option<Arc<dyn Delegator>>,
+    /// The session's MCP servers, when it has any (`worker/mcp.rs`).
+    pub mcp: Option<super::mcp::McpSession>,
 }
 
 /// A tool outcome on its way to the journal.
@@ -176,6 +179,10 @@ impl Worker {
             }
             self.shared.lock().end(id, result);
         }
+        // The servers stop with the session (no orphans), before the control thread may end.
+        if let Some(mcp) = &self.mcp {
+            mcp.shutdown();
+        }
         let _ = self.control.send(Inbound::WorkerStopped);
     }
 
@@ -219,6 +226,8 @@ impl Worker {
             {
                 return Err(Stop::Paused(Pause::UnknownOutcome));
             }
+            // Calls of MCP tools are admitted against the servers' tools as they are now.
+            self.sync_mcp(id, self.context.next_generation)?;
             let calls: Vec<ToolCall> = pending.into_iter().map(|p| p.call).collect();
             let admitted = self.admit_calls(mode, &calls);
             self.batch(id, calls, admitted, &mut segment)?;
@@ -354,6 +363,7 @@ impl Worker {
         if self.checkpointing {
             self.checkpoints.prime();
         }
+        self.sync_mcp(id, generation)?;
         let flag = self.shared.lock().cancel_handles().flag;
         let tools = self.registry.provider_tools(mode);
         let shared = &self.shared;
@@ -529,13 +539,16 @@ impl Worker {
         if let crate::tools::ToolArgs::Delegate(args) = &admitted.args {
             return self.run_delegate(id, call, admitted, args);
         }
+        if let crate::tools::ToolArgs::Mcp(args) = &admitted.args {
+            return self.run_mcp(id, call, admitted, args);
+        }
         let call_id = CallId(call.call_id.clone());
         // Nothing runs while a call is prepared; in ask mode the user decides before its intent.
         let mut prepared = self.tools.prepare(&admitted.args);
         if let Some((status, output)) = self.gate(id, call, admitted, &mut prepared)? {
             return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
-        self.checkpoint_before(id, admitted.name)?;
+        self.checkpoint_before(id, &admitted.name)?;
         self.intent(id, call, admitted)?;
         {
             // A frontend can show a command's output while it runs (`tool_output`).
@@ -543,7 +556,7 @@ impl Worker {
             self.tools.watch(live.clone());
             self.shared
                 .lock()
-                .call_running(call_id.clone(), admitted.name, live);
+                .call_running(call_id.clone(), &admitted.name, live);
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {
@@ -632,6 +645,10 @@ impl Worker {
             Some(a) => Some(encode_output(a)?),
             None => None,
         };
+        let server = self
+            .registry
+            .mcp_callable(&call.name)
+            .map(|t| t.server.clone());
         let mut core = self.shared.lock();
         let saved = core.durable(Record::ToolOutcome(ToolOutcome {
             request_id: id,
@@ -644,7 +661,18 @@ impl Worker {
             report: Some(output.report.clone()),
         }));
         crash::point("outcome:after");
-        core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report));
+        match &server {
+            Some(server) => core.mcp_tool_status(
+                id,
+                &call_id,
+                &call.name,
+                server,
+                None,
+                phase,
+                Some(output.report),
+            ),
+            None => core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report)),
+        }
         core.remember_output(StoredOutput {
             call_id: call_id.clone(),
             tool: call.name.clone(),

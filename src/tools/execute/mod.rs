@@ -346,6 +346,13 @@ impl ToolExecutor {
                     tag: None,
                 });
             }
+            // The runtime calls the session's MCP hub itself; an MCP call is no engine request.
+            ToolArgs::Mcp(_) => {
+                return Err(ToolExecError::Invalid {
+                    tool: "mcp",
+                    detail: "an MCP tool runs on its server, not in the workspace engine".into(),
+                });
+            }
             ToolArgs::Read(a) => ("read", requests::read(a), read),
             ToolArgs::List(a) => ("list", requests::list(a)?, read),
             ToolArgs::Search(a) => ("search", requests::search(a), read),

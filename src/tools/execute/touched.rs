@@ -39,6 +39,7 @@ pub(super) fn tool_name(args: &ToolArgs) -> &'static str {
         ToolArgs::Files(_) => "files",
         ToolArgs::GetTestValue(_) => "get_test_value",
         ToolArgs::Delegate(_) => "delegate",
+        ToolArgs::Mcp(_) => "mcp",
     }
 }
 
@@ -73,7 +74,8 @@ pub(super) fn named(args: &ToolArgs) -> Vec<Named<'_>> {
             .flat_map(|action| std::iter::once(action.path.as_str()).chain(action.to.as_deref()))
             .map(file)
             .collect(),
-        ToolArgs::Evidence(_) | ToolArgs::GetTestValue(_) | ToolArgs::Delegate(_) => Vec::new(),
+        ToolArgs::Evidence(_) | ToolArgs::GetTestValue(_) | ToolArgs::Delegate(_)
+        | ToolArgs::Mcp(_) => Vec::new(),
     }
 }
 

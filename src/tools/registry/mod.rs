@@ -5,9 +5,12 @@ use serde_json::Value;
 
 use super::args::ToolArgs;
 use super::error::{RegistryError, ToolCallError};
+use super::mcp::McpToolSpec;
 use super::schema::{Schema, Violation};
 use super::spec::ToolSpec;
 use super::standard::{SandboxArgument, offline_specs_with, standard_specs_with};
+
+mod dynamic;
 
 /// A registered tool: its provider-facing view plus the compiled validator.
 #[derive(Debug, Clone)]
@@ -141,13 +144,16 @@ pub struct ProviderTool {
     pub description: String,
     /// JSON schema of the arguments.
     pub parameters: Value,
+    /// Whether the provider is asked to enforce the schema (`strict: true`): every standard
+    /// tool; an MCP tool only when its schema meets the strict rules.
+    pub strict: bool,
 }
 
 /// A call that passed admission: ready for an executor.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AdmittedCall {
-    /// Tool name.
-    pub name: &'static str,
+    /// Tool name (an MCP tool's is owned, see `dynamic.rs`).
+    pub name: String,
     /// Revision of the implementation that will run it.
     pub implementation_revision: u32,
     /// Typed arguments.
@@ -158,6 +164,10 @@ pub struct AdmittedCall {
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
     tools: Vec<ToolDescriptor>,
+    /// The MCP servers' tools of this request, after the standard ones (`dynamic.rs`).
+    mcp: Vec<McpToolSpec>,
+    /// MCP tools offered before whose server is gone now: admitted, not offered.
+    mcp_withdrawn: Vec<McpToolSpec>,
 }
 
 impl ToolRegistry {
@@ -256,8 +266,10 @@ impl ToolRegistry {
                     name: tool.name().to_owned(),
                     description: tool.description().to_owned(),
                     parameters,
+                    strict: true,
                 }
             })
+            .chain(self.mcp_provider_tools(mode))
             .collect()
     }
 
@@ -268,6 +280,9 @@ impl ToolRegistry {
         name: &str,
         arguments: &str,
     ) -> Result<AdmittedCall, ToolCallError> {
+        if let Some(tool) = self.mcp_callable(name) {
+            return self.admit_mcp(mode, tool, arguments);
+        }
         let Some(tool) = self.get(name) else {
             return Err(ToolCallError::UnknownTool {
                 name: name.to_owned(),
@@ -282,7 +297,7 @@ impl ToolRegistry {
             });
         }
         Ok(AdmittedCall {
-            name: tool.name(),
+            name: tool.name().to_owned(),
             implementation_revision: tool.implementation_revision(),
             args: tool.validate(arguments)?,
         })
@@ -291,6 +306,7 @@ impl ToolRegistry {
     fn names(&self, mode: Mode) -> Vec<String> {
         self.tools(mode)
             .map(|tool| tool.name().to_owned())
+            .chain(self.mcp_names(mode))
             .collect()
     }
 }

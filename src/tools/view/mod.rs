@@ -26,6 +26,9 @@ mod refusal;
 mod search;
 mod stream;
 pub mod words;
+// MCP results are cut like exec output (issue 45).
+pub(crate) use stream::cut_lines;
+
 
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;

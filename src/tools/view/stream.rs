@@ -28,7 +28,7 @@ const ANCHOR_BYTES: usize = 240;
 
 /// One stream's line-boundary view.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct StreamView {
+pub(crate) struct StreamView {
     /// The kept first lines, then the kept last lines, with the marker between.
     pub text: String,
     /// The note naming what was left out and how to read it.
@@ -161,7 +161,7 @@ pub const END_LINES: usize = 40;
 /// Keeps whole lines by one rule: the first [`END_LINES`] lines (fewer when they pass half
 /// the budget) and the last [`END_LINES`] (fewer when they pass the rest); marks the gap and
 /// names it.
-pub(super) fn cut_lines(
+pub(crate) fn cut_lines(
     text: &str,
     budget: usize,
     failed: bool,

@@ -77,6 +77,7 @@ pub(crate) fn event_type(body: &EventBody) -> &'static str {
         EventBody::Rebound(_) => "rebound",
         EventBody::Child(_) => "child",
         EventBody::ChildStatus(_) => "child_status",
+        EventBody::McpServers(_) => "mcp_servers",
     }
 }
 

@@ -109,6 +109,8 @@ pub(crate) struct App {
     pub diff: Option<super::diff::DiffView>,
     /// `/model`: the picker and the model in force.
     pub model_switch: super::model_picker::ModelSwitch,
+    /// The session's MCP servers as last reported (`/mcp`).
+    pub(crate) mcp: super::mcp::McpPane,
     /// When Esc was last pressed on an empty input (a second one soon after opens the rewind).
     pub last_esc: Option<Instant>,
     /// A Ctrl+C was the last key: another one exits.
@@ -164,6 +166,7 @@ impl App {
             rewind: None,
             diff: None,
             model_switch: super::model_picker::ModelSwitch::default(),
+            mcp: super::mcp::McpPane::default(),
             last_esc: None,
             armed: false,
             exit_after_task: false,
@@ -447,6 +450,7 @@ impl App {
             Slash::Exit => self.finish_then_exit(out),
             Slash::Diff => self.open_diff(out),
             Slash::Compact => self.compact(out),
+            Slash::Mcp => self.mcp_slash(out),
             Slash::Help => self.say(
                 Tone::Info,
                 format!(

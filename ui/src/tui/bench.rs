@@ -134,6 +134,7 @@ impl BenchFrame {
                 target: Some(format!("cargo test --package crate_{n}")),
                 status: ToolPhase::Started,
                 report: None,
+                server: None,
             });
             let mut report = ToolReport::new(ReportTone::Warn, "exit 101");
             report.tail = vec![
@@ -164,6 +165,7 @@ impl BenchFrame {
                 target: None,
                 status: ToolPhase::Finished,
                 report: Some(report),
+                server: None,
             });
         }
         // Running tools stay in the live region; start one more so it is not empty.
@@ -174,6 +176,7 @@ impl BenchFrame {
             target: Some("src/lib.rs".into()),
             status: ToolPhase::Started,
             report: None,
+            server: None,
         });
         let text: String = (1..=preview_lines)
             .map(|n| format!("Line {n} of the **answer** with `code` and more words.\n"))

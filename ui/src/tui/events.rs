@@ -71,7 +71,16 @@ impl App {
                 target,
                 status,
                 report,
-            } if self.ours(request_id) => self.on_tool(call_id, tool, target, status, report),
+                server,
+            } if self.ours(request_id) => {
+                // An MCP call's row reads `mcp SERVER TOOL`: its target names both.
+                let tool = if server.is_some() {
+                    "mcp".to_owned()
+                } else {
+                    tool
+                };
+                self.on_tool(call_id, tool, target, status, report)
+            }
             EventBody::TurnState {
                 request_id,
                 state,
@@ -123,6 +132,7 @@ impl App {
             }
             EventBody::WorkspaceDiff(diff) => self.on_workspace_diff(diff),
             EventBody::Compacted(done) => self.on_compacted(&done),
+            EventBody::McpServers(servers) => self.on_mcp_servers(servers),
             EventBody::ProviderNotice(notice) => {
                 self.commit(Entry::Notice(Notice::new(Tone::Info, notice.message)))
             }

@@ -149,6 +149,8 @@ pub(crate) enum Slash {
     Diff,
     /// `/compact`: compact the context now (`compact.rs`).
     Compact,
+    /// `/mcp`: the session's MCP servers (`mcp.rs`).
+    Mcp,
     /// `/sessions`: the next page of the sessions table.
     Sessions,
     /// `/new`: a new session in this TUI.
@@ -161,7 +163,7 @@ pub(crate) enum Slash {
 
 /// The commands, for help texts.
 pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact /sessions /new /model /orchestrate";
+/diff /compact /mcp /sessions /new /model /orchestrate";
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
@@ -178,6 +180,7 @@ pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
     ("/help", "keys and commands"),
     ("/diff", "what this session changed in the workspace"),
     ("/compact", "compact the context now"),
+    ("/mcp", "MCP servers: state, tools and last error"),
     (
         "/sessions",
         "list sessions, 20 at a time (ansa --resume ID opens one)",
@@ -252,6 +255,7 @@ pub(crate) fn slash(text: &str) -> Option<Slash> {
         "help" => Slash::Help,
         "diff" => Slash::Diff,
         "compact" => Slash::Compact,
+        "mcp" => Slash::Mcp,
         "sessions" => Slash::Sessions,
         "new" => Slash::New,
         "model" => Slash::Model,

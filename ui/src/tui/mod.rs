@@ -30,6 +30,7 @@ mod history;
 mod input;
 mod keys;
 pub mod markdown;
+mod mcp;
 pub mod mention;
 mod model;
 mod model_picker;

@@ -151,6 +151,7 @@ impl Runtime {
             target: None,
             status,
             report: None,
+            server: None,
         });
     }
 

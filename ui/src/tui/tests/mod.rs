@@ -278,6 +278,7 @@ impl Harness {
             target: None,
             status: phase,
             report: None,
+            server: None,
         });
     }
 
@@ -298,6 +299,7 @@ impl Harness {
             target: target.map(str::to_owned),
             status: ToolPhase::Started,
             report: None,
+            server: None,
         });
         let status = match report.tone {
             ReportTone::Error => ToolPhase::Failed,
@@ -310,6 +312,7 @@ impl Harness {
             target: None,
             status,
             report: Some(report),
+            server: None,
         });
     }
 

@@ -1,0 +1,315 @@
+//! MCP calls in the worker (issue 45): the registry kept in step with the session's servers
+//! before each request, and each call run like every tool: decided in ask mode before its
+//! intent, intent synced, the server called (cancel and timeout end it), outcome synced.
+
+use std::sync::Arc;
+
+use ansa_mcp::{CallError, CallResult, CancelFlag, Content, ServerName};
+use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
+use ansa_sessions::{
+    ApprovalDecision, CallId, OpaqueJson, Record, RequestId, ToolIntent, ToolOutcomeStatus,
+};
+use ash_engine::exec::LiveOutput;
+
+use super::{Output, Step, Worker};
+use crate::config::AccessMode;
+use crate::provider::{ContextItem, ToolCall};
+use crate::runtime::crash;
+use crate::runtime::stop::{Pause, Stop};
+use crate::tools::AdmittedCall;
+use crate::tools::mcp::{McpApproval, McpArgs, McpContent, call_digest, render};
+
+/// What the user decided on an MCP call.
+enum Verdict {
+    Run,
+    Declined(Option<String>),
+    Cancelled,
+}
+
+impl Worker {
+    /// Before a request (and before resumed calls are admitted): the registry's MCP tools as
+    /// the servers have them now; a changed list is journaled (`mcp_tools`) and withdrawn
+    /// tools are named to the model once.
+    pub(super) fn sync_mcp(&mut self, id: RequestId, generation: u64) -> Step<()> {
+        let Some(mcp) = self.mcp.as_mut() else {
+            return Ok(());
+        };
+        let Some(change) = mcp.refresh(&mut self.registry) else {
+            return Ok(());
+        };
+        if let Some(record) = change.record {
+            // Buffered: the next durable step (an intent at the latest) syncs it before any
+            // call of a name it maps.
+            self.shared.lock().append(Record::McpTools(record))?;
+        }
+        let statuses = mcp.hub().statuses();
+        self.shared.lock().mcp_statuses(&statuses);
+        if let Some(note) = change.note {
+            self.journal_item(id, generation, ContextItem::Note { text: note })?;
+        }
+        Ok(())
+    }
+
+    /// Runs one admitted MCP call.
+    pub(super) fn run_mcp(
+        &mut self,
+        id: RequestId,
+        call: &ToolCall,
+        admitted: &AdmittedCall,
+        args: &McpArgs,
+    ) -> Step<()> {
+        let call_id = CallId(call.call_id.clone());
+        let Some(mcp) = self.mcp.as_ref() else {
+            let text = format!(
+                "Not executed: MCP server `{}` is not configured in this session (mcp_servers in ~/.ansa/config.json).",
+                args.server
+            );
+            let report = ToolReport::failed(&text);
+            return self.outcome(
+                id,
+                call,
+                ToolOutcomeStatus::Error,
+                Output::text(text, report),
+                ToolPhase::Failed,
+            );
+        };
+        let hub = Arc::clone(mcp.hub());
+        let unasked = mcp.runs_unasked(&args.hints);
+        let access = self.tools.policy().access_mode;
+        if access == AccessMode::ReadOnly && !args.hints.read_only {
+            let text = format!(
+                "Not executed: this session is read-only, and MCP tool `{}` of server `{}` does not declare readOnlyHint.",
+                args.tool, args.server
+            );
+            let report = ToolReport::new(ReportTone::Warn, "not run: read-only session");
+            return self.outcome(
+                id,
+                call,
+                ToolOutcomeStatus::Error,
+                Output::text(text, report),
+                ToolPhase::Failed,
+            );
+        }
+        // What the user approves is all of what runs: the digest is re-derived from the
+        // arguments handed to the server and must be the approved one.
+        let approved = if access == AccessMode::Ask && !unasked {
+            let approval = McpApproval::new(args);
+            match self.decide_mcp(id, &call_id, admitted, &approval)? {
+                Verdict::Run => Some(approval.digest),
+                Verdict::Declined(reason) => {
+                    let text = match &reason {
+                        Some(r) => format!(
+                            "Not executed: the user declined this {} call. Their reason: {r}\nDo not retry the same action; adjust the approach or ask the user.",
+                            admitted.name
+                        ),
+                        None => format!(
+                            "Not executed: the user declined this {} call (no reason given). Do not retry the same action; adjust the approach or ask the user.",
+                            admitted.name
+                        ),
+                    };
+                    let summary = match &reason {
+                        Some(r) => format!("declined: {r}"),
+                        None => "declined by the user".to_owned(),
+                    };
+                    let report = ToolReport::new(ReportTone::Warn, summary);
+                    return self.outcome(
+                        id,
+                        call,
+                        ToolOutcomeStatus::Error,
+                        Output::text(text, report),
+                        ToolPhase::Failed,
+                    );
+                }
+                Verdict::Cancelled => {
+                    let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
+                    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
+                    return self.outcome(
+                        id,
+                        call,
+                        ToolOutcomeStatus::Cancelled,
+                        Output::text(text.into(), report),
+                        ToolPhase::Failed,
+                    );
+                }
+            }
+        } else {
+            None
+        };
+        let server = match ServerName::new(args.server.clone()) {
+            Ok(name) => name,
+            Err(e) => {
+                let text = format!("Not executed: {e}");
+                let report = ToolReport::failed(&text);
+                return self.outcome(
+                    id,
+                    call,
+                    ToolOutcomeStatus::Error,
+                    Output::text(text, report),
+                    ToolPhase::Failed,
+                );
+            }
+        };
+        crash::point("intent:before");
+        {
+            let mut core = self.shared.lock();
+            let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
+                Stop::Paused(Pause::BadArguments {
+                    call: call_id.clone(),
+                    reason: e.to_string(),
+                })
+            })?;
+            let target = Some(admitted.args.target());
+            core.durable(Record::ToolIntent(ToolIntent {
+                request_id: id,
+                call_id: call_id.clone(),
+                tool: admitted.name.clone(),
+                arguments,
+                implementation_revision: admitted.implementation_revision.to_string(),
+                target: target.clone(),
+            }))?;
+            crash::point("intent:after");
+            core.mcp_tool_status(
+                id,
+                &call_id,
+                &admitted.name,
+                &args.server,
+                target,
+                ToolPhase::Started,
+                None,
+            );
+            core.call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+        }
+        let cancel = CancelFlag::from_arc(self.shared.lock().cancel_handles().flag);
+        let arguments = args.arguments.clone();
+        let result = match approved {
+            Some(digest) if digest != call_digest(server.as_str(), &args.tool, &arguments) => {
+                Err(CallError::Protocol(
+                    "the call differs from the approved one; nothing was sent".into(),
+                ))
+            }
+            _ => hub.call(&server, &args.tool, arguments, &cancel),
+        };
+        crash::point("outcome:before");
+        let (status, phase, output) = self.mcp_output(args, result);
+        self.outcome(id, call, status, output, phase)
+    }
+
+    /// The outcome of a call: a result (an `isError` one is a failed result the model reads),
+    /// or why there is none.
+    fn mcp_output(
+        &mut self,
+        args: &McpArgs,
+        result: Result<CallResult, CallError>,
+    ) -> (ToolOutcomeStatus, ToolPhase, Output) {
+        let result = match result {
+            Ok(result) => result,
+            Err(e) => {
+                let (status, text) = match &e {
+                    CallError::Timeout => (
+                        ToolOutcomeStatus::TimedOut,
+                        format!(
+                            "MCP tool `{}` of server `{}` timed out (tool_timeout_ms) and was cancelled; its effect on the server's side is unknown.",
+                            args.tool, args.server
+                        ),
+                    ),
+                    CallError::Cancelled => (
+                        ToolOutcomeStatus::Cancelled,
+                        format!(
+                            "MCP tool `{}` of server `{}` was cancelled by the user; its effect on the server's side is unknown.",
+                            args.tool, args.server
+                        ),
+                    ),
+                    other => (
+                        ToolOutcomeStatus::Error,
+                        format!(
+                            "MCP tool `{}` of server `{}` failed: {other}.",
+                            args.tool, args.server
+                        ),
+                    ),
+                };
+                let report = ToolReport::failed(&text);
+                return (status, ToolPhase::Failed, Output::text(text, report));
+            }
+        };
+        let content: Vec<McpContent> = result.content.into_iter().map(content).collect();
+        let budget = self.tools.policy().exec_limit();
+        let store = self.tools.session();
+        let mut retain = |bytes: Vec<u8>| -> Result<u64, String> {
+            store.store().retain(bytes).map_err(|e| e.to_string())
+        };
+        let rendered = render(
+            result.is_error,
+            &content,
+            result.structured.as_ref(),
+            budget,
+            &mut retain,
+        );
+        let (status, phase, tone) = if rendered.is_error {
+            (
+                ToolOutcomeStatus::Error,
+                ToolPhase::Failed,
+                ReportTone::Error,
+            )
+        } else {
+            (ToolOutcomeStatus::Ok, ToolPhase::Finished, ReportTone::Ok)
+        };
+        let output = Output {
+            text: rendered.text,
+            answer: None,
+            instructions: Vec::new(),
+            report: ToolReport::new(tone, rendered.summary),
+            readable: Some(rendered.readable),
+        };
+        (status, phase, output)
+    }
+
+    /// Puts an MCP call to the user unless they approved this exact call for the session.
+    fn decide_mcp(
+        &mut self,
+        id: RequestId,
+        call_id: &CallId,
+        admitted: &AdmittedCall,
+        approval: &McpApproval,
+    ) -> Result<Verdict, Stop> {
+        let mut core = self.shared.lock();
+        if core
+            .session()
+            .state()
+            .approved_for_session(&approval.digest)
+        {
+            return Ok(Verdict::Run);
+        }
+        core.ask(approval.request(id, call_id.clone(), &admitted.name))?;
+        drop(core);
+        crash::point("approval:asked");
+        match self.shared.wait_decision() {
+            Ok(d) if d.decision == ApprovalDecision::Deny => Ok(Verdict::Declined(d.reason)),
+            Ok(_) => Ok(Verdict::Run),
+            Err(true) => Ok(Verdict::Cancelled),
+            Err(false) => Err(Stop::Paused(Pause::ApprovalUnanswered {
+                call: call_id.clone(),
+                summary: approval.summary.clone(),
+            })),
+        }
+    }
+}
+
+fn content(c: Content) -> McpContent {
+    match c {
+        Content::Text(t) => McpContent::Text(t),
+        Content::Image { mime, data } => McpContent::Image { mime, data },
+        Content::Audio { mime, data } => McpContent::Audio { mime, data },
+        Content::Resource {
+            uri,
+            mime,
+            text,
+            blob,
+        } => McpContent::Resource {
+            uri,
+            mime,
+            text,
+            blob,
+        },
+        Content::ResourceLink { uri, name, mime } => McpContent::ResourceLink { uri, name, mime },
+    }
+}
