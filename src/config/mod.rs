@@ -6,11 +6,11 @@ mod env;
 mod error;
 mod layer;
 mod load;
-mod models;
-mod orchestrate;
 mod mcp;
 #[cfg(test)]
 mod mcp_tests;
+mod models;
+mod orchestrate;
 mod output;
 mod sandbox;
 mod strict;
@@ -25,14 +25,14 @@ pub use endpoint::{DEFAULT_RESPONSES_BASE_URL, Endpoint};
 pub use env::{AI_API_KEY, AI_CA_FILE, AI_ENDPOINT, AI_MODEL, AI_PROVIDER, Env, OPENAI_API_KEY};
 pub use error::ConfigError;
 pub use load::load;
+pub use mcp::{
+    DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServer, McpSettings, McpTransport,
+    valid_server_name,
+};
 pub use models::ModelTable;
 pub use orchestrate::{
     CHILD_TOKEN_BUDGET_MAX, CHILD_TOKEN_BUDGET_MIN, DEFAULT_CHILD_TOKEN_BUDGET,
     DEFAULT_MAX_CHILDREN, MAX_CHILDREN_MAX,
-};
-pub use mcp::{
-    DEFAULT_STARTUP_TIMEOUT_MS, DEFAULT_TOOL_TIMEOUT_MS, McpServer, McpSettings, McpTransport,
-    valid_server_name,
 };
 pub use sandbox::SandboxSettings;
 pub use withheld::WithheldEnv;

@@ -228,6 +228,8 @@ fn drive(
         checkpointed: None,
         checkpointing: false,
         delegate: None,
+        // A child is offered the standard tools only: MCP tools stay the parent's.
+        mcp: None,
     };
     o.live.add(job.id.clone(), Arc::clone(&shared));
     std::thread::scope(|scope| {

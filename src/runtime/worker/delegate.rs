@@ -88,7 +88,7 @@ impl Worker {
                 ToolPhase::Failed,
             );
         };
-        self.checkpoint_before(id, admitted.name)?;
+        self.checkpoint_before(id, &admitted.name)?;
         let resumed = self
             .shared
             .lock()

@@ -623,7 +623,7 @@ impl Worker {
         core.tool_status(
             id,
             &call_id,
-            admitted.name,
+            &admitted.name,
             target,
             ToolPhase::Started,
             None,

@@ -74,7 +74,9 @@ pub(super) fn named(args: &ToolArgs) -> Vec<Named<'_>> {
             .flat_map(|action| std::iter::once(action.path.as_str()).chain(action.to.as_deref()))
             .map(file)
             .collect(),
-        ToolArgs::Evidence(_) | ToolArgs::GetTestValue(_) | ToolArgs::Delegate(_)
+        ToolArgs::Evidence(_)
+        | ToolArgs::GetTestValue(_)
+        | ToolArgs::Delegate(_)
         | ToolArgs::Mcp(_) => Vec::new(),
     }
 }

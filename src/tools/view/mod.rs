@@ -29,7 +29,6 @@ pub mod words;
 // MCP results are cut like exec output (issue 45).
 pub(crate) use stream::cut_lines;
 
-
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;
 use ash_engine::protocol::{Data, Flags, Op, Response};

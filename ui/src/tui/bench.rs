@@ -203,6 +203,7 @@ impl BenchFrame {
             target: Some(format!("{children} tasks")),
             status: ToolPhase::Started,
             report: None,
+            server: None,
         });
         for index in 1..=children {
             self.child_status(request, index, 0);
@@ -261,6 +262,7 @@ impl BenchFrame {
                 target,
                 status,
                 report,
+                server: None,
             }),
         }));
         if step % 2 == 0 {

@@ -122,6 +122,7 @@ fn children_are_nested_rows_under_the_delegate_call_until_it_ends() {
         target: Some("2 tasks".into()),
         status: ToolPhase::Started,
         report: None,
+        server: None,
     });
     h.event(EventBody::ChildStatus(status(
         r,
@@ -164,6 +165,7 @@ fn children_are_nested_rows_under_the_delegate_call_until_it_ends() {
         target: Some("2 tasks".into()),
         status: ToolPhase::Finished,
         report: None,
+        server: None,
     });
     assert!(h.app.children.rows().is_empty());
     assert!(!live(&h).iter().any(|l| l.contains("fix the parser")));
@@ -195,6 +197,7 @@ fn ctrl_o_opens_a_childs_transcript_and_follows_it() {
             target: Some("src/lib.rs\x1b[2J".into()),
             status: ToolPhase::Started,
             report: None,
+            server: None,
         },
     ));
     let sent = h.sent.len();
