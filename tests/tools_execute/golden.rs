@@ -316,6 +316,13 @@ fn answers() -> Vec<(String, String)> {
         "exec",
         &exec("sh", r#"["-c","kill -9 $$"]"#),
     );
+    // An engine schema error is named as the tool's argument (`ref`), not ASH/1's `a item 1`.
+    answer(
+        &mut h,
+        "evidence-bad-ref",
+        "evidence",
+        r#"{"ref":"@0","kind":"lines","offset":1,"length":null,"query":null,"regex":false,"case_insensitive":false}"#,
+    );
     answer_or_cancel(
         &mut h,
         "exec-cancelled",
