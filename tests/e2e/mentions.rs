@@ -59,7 +59,7 @@ fn a_mentioned_file_is_attached_as_a_read_and_journaled_with_the_turn() {
     // `@1`, as a `read` call answers, and `more` says where the head stops.
     assert!(
         user.contains(
-            r#"long.txt (attached read)\ns:ok\nd[1]{file,from,count,text}:\nlong.txt,1,20000,>>>1"#
+            r#"long.txt (attached read)\ns:ok\nd[1]{file,from,count,text}:\nlong.txt,1,687,>>>1"#
         ),
         "{user}"
     );

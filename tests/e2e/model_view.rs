@@ -132,7 +132,7 @@ fn columns_meaning(line: &str) -> &'static str {
         .map_or("", |at| &line[at..line.len().saturating_sub(1)]);
     match cols {
         "{file,from,count,text}" => {
-            "read rows: the file, first line, lines returned, the text (numbered lines)"
+            "read rows: the file, first line, lines shown, the text (numbered lines)"
         }
         "{files,lines,matches,text}" => {
             "search: files, lines and matches found, the text (each file's path, then its numbered lines)"

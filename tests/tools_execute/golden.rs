@@ -10,6 +10,7 @@ use ansa::tools::{Mode, Refusal, ToolRegistry, call_error, exec_error};
 use ash_engine::protocol::{ErrorCode, Status};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::Duration;
 
 /// The directory of the golden answers.
 fn golden_dir() -> PathBuf {
@@ -54,20 +55,28 @@ fn answers() -> Vec<(String, String)> {
     let registry =
         ToolRegistry::for_session(false, ansa::tools::SandboxArgument::Absent).expect("registry");
     let mut out = Vec::new();
-    let mut answer = |h: &mut Harness, name: &str, tool: &str, json: &str| {
-        let text = match registry.admit(Mode::Basic, tool, json) {
-            Err(e) => call_error(&e, &e.to_string()),
-            Ok(admitted) => {
-                match h
-                    .tools
-                    .execute(&admitted.args, &ash_engine::cancel::CancelToken::new())
-                {
+    // `cancel_after`: the call is cancelled that long after it starts.
+    let mut answer_or_cancel =
+        |h: &mut Harness, name: &str, tool: &str, json: &str, cancel_after: Option<Duration>| {
+            let cancel = ash_engine::cancel::CancelToken::new();
+            if let Some(delay) = cancel_after {
+                let token = cancel.clone();
+                std::thread::spawn(move || {
+                    std::thread::sleep(delay);
+                    token.cancel();
+                });
+            }
+            let text = match registry.admit(Mode::Basic, tool, json) {
+                Err(e) => call_error(&e, &e.to_string()),
+                Ok(admitted) => match h.tools.execute(&admitted.args, &cancel) {
                     Ok(output) => output.text,
                     Err(e) => exec_error(&e),
-                }
-            }
+                },
+            };
+            out.push((name.to_owned(), stable(&text)));
         };
-        out.push((name.to_owned(), stable(&text)));
+    let mut answer = |h: &mut Harness, name: &str, tool: &str, json: &str| {
+        answer_or_cancel(h, name, tool, json, None)
     };
     let exec = |program: &str, args: &str| {
         format!(
@@ -256,6 +265,71 @@ fn answers() -> Vec<(String, String)> {
         "list",
         r#"{"paths":["outside"],"depth":1,"include_hidden":false,"kind":"all"}"#,
     );
+    // The kinds, changes, actions, states and exits the answers above do not show.
+    std::os::unix::fs::symlink("app.py", h.dir.path().join("src/link.py")).unwrap();
+    let fifo = std::process::Command::new("mkfifo")
+        .arg(h.dir.path().join("src/pipe"))
+        .status()
+        .expect("mkfifo (coreutils) runs");
+    assert!(fifo.success(), "mkfifo src/pipe");
+    answer(
+        &mut h,
+        "list-kinds",
+        "list",
+        r#"{"paths":["src"],"depth":1,"include_hidden":false,"kind":"all"}"#,
+    );
+    answer(
+        &mut h,
+        "files-move-remove",
+        "files",
+        r#"{"actions":[{"kind":"move","path":"src/new.py","to":"src/renamed.py","content":null},{"kind":"remove","path":"src/crlf.copy.txt","to":null,"content":null}]}"#,
+    );
+    // src/names.py changes after the model read it: the edit of both files conflicts on it
+    // and skips src/app.py.
+    answer(
+        &mut h,
+        "read-names",
+        "read",
+        r#"{"paths":["src/names.py"],"mode":"lines","offset":1,"length":null}"#,
+    );
+    std::fs::write(
+        h.dir.path().join("src/names.py"),
+        "def old_name(x):\n    return x\n",
+    )
+    .unwrap();
+    answer(
+        &mut h,
+        "edit-skipped",
+        "edit",
+        r#"{"files":[{"path":"src/app.py","edits":[{"old":"import sys\n","new":""}]},{"path":"src/names.py","edits":[{"old":"def old_name(x):","new":"def new_name(x):"}]}]}"#,
+    );
+    // Against the manifest of `snapshot-delta` (@6): moved, removed, changed and new entries.
+    answer(
+        &mut h,
+        "snapshot-changes",
+        "snapshot",
+        r#"{"paths":["src"],"depth":4,"include_hidden":false,"baseline":"@6"}"#,
+    );
+    answer(
+        &mut h,
+        "exec-signal",
+        "exec",
+        &exec("sh", r#"["-c","kill -9 $$"]"#),
+    );
+    // An engine schema error is named as the tool's argument (`ref`), not ASH/1's `a item 1`.
+    answer(
+        &mut h,
+        "evidence-bad-ref",
+        "evidence",
+        r#"{"ref":"@0","kind":"lines","offset":1,"length":null,"query":null,"regex":false,"case_insensitive":false}"#,
+    );
+    answer_or_cancel(
+        &mut h,
+        "exec-cancelled",
+        "exec",
+        &exec("sleep", r#"["5"]"#),
+        Some(Duration::from_millis(1000)),
+    );
     out
 }
 
@@ -402,6 +476,28 @@ fn every_field_and_code_of_an_answer_is_in_the_legend() {
             }
         }
     }
+    // Every kind, change, action, state and exit in a row is one of the legend's values.
+    let values: Vec<&str> = legend
+        .lines()
+        .filter(|l| l.trim_start().starts_with("- "))
+        .flat_map(value_lists)
+        .flatten()
+        .collect();
+    let mut kinds_seen = std::collections::BTreeSet::new();
+    for (name, answer) in goldens(false) {
+        for (header, column, value) in coded_cells(&answer) {
+            assert!(
+                values.contains(&value),
+                "{name}: {header} column {column} value {value} is not in the legend"
+            );
+            kinds_seen.insert(header.split_once('{').map_or(header, |(_, c)| c).to_owned());
+        }
+    }
+    assert_eq!(
+        kinds_seen.len(),
+        CODED_COLUMNS.len(),
+        "every coded row header occurs in the goldens: {kinds_seen:?}"
+    );
     // Every code the view can write, golden or not, is named.
     let words_line = |start: &str| {
         legend
@@ -438,6 +534,40 @@ fn every_field_and_code_of_an_answer_is_in_the_legend() {
     for (_, word) in words::FLAGS {
         assert!(f.contains(&format!(" {word}")), "flag {word}: {f}");
     }
+}
+
+/// The row headers whose columns hold a coded value, and which columns.
+const CODED_COLUMNS: [(&str, &[usize]); 5] = [
+    ("{p,k,z}", &[1]),
+    ("d{k,c,ms,o,e,ro,re}", &[0]),
+    ("{file,state,added,removed,at}", &[1]),
+    ("{i,k,p,q,s}", &[1, 4]),
+    ("{p,c,k,z}", &[1, 2]),
+];
+
+/// `(header, column, value)` of every coded cell in the rows of `answer`.
+fn coded_cells(answer: &str) -> Vec<(&str, usize, &str)> {
+    let mut out = Vec::new();
+    let mut lines = answer.lines();
+    while let Some(line) = lines.next() {
+        let Some(header) = line.strip_suffix(':').filter(|h| h.starts_with('d')) else {
+            continue;
+        };
+        let Some((_, columns)) = CODED_COLUMNS.iter().find(|(h, _)| header.ends_with(h)) else {
+            continue;
+        };
+        let rows = match (header.find('['), header.find(']')) {
+            (Some(open), Some(close)) => header[open + 1..close].parse().unwrap_or(0),
+            _ => 1,
+        };
+        for row in lines.by_ref().take(rows) {
+            let cells: Vec<&str> = row.split(',').collect();
+            for &c in *columns {
+                out.push((header, c, cells[c]));
+            }
+        }
+    }
+    out
 }
 
 /// `text` without its parenthesised remarks.
@@ -487,7 +617,7 @@ const NOT_PRODUCIBLE: [(&str, &str); 7] = [
 ];
 
 /// Refusals the runtime writes (not the tools), covered by the e2e tests.
-const RUNTIME_REFUSALS: [(&str, &str); 4] = [
+const RUNTIME_REFUSALS: [(&str, &str); 3] = [
     (
         "not_approved",
         "ask mode's declined call: tests/e2e/approvals.rs",
@@ -496,7 +626,6 @@ const RUNTIME_REFUSALS: [(&str, &str); 4] = [
         "not_run",
         "a call beside a refused one: tests/e2e/malformed.rs",
     ),
-    ("cancelled", "a cancelled turn: tests/e2e/jsonl.rs"),
     ("filesystem", "a file unreadable mid-call"),
 ];
 
@@ -580,7 +709,62 @@ fn every_legend_entry_occurs_in_some_golden_answer() {
             "flag {word} (redacted is never set: ASH/1 §3.1) occurs in no golden answer"
         );
     }
-    for state in ["committed", "conflict"] {
-        assert!(all.contains(&format!(",{state},")), "state {state}");
+    // The value lists of the rows (`kind (file, dir, symlink, other)`, the states, exits,
+    // changes and actions): every value is a cell of some golden row.
+    let cells: std::collections::BTreeSet<&str> = all.lines().flat_map(|l| l.split(',')).collect();
+    let mut lists = 0;
+    for line in legend.lines().filter(|l| l.trim_start().starts_with("- ")) {
+        for values in value_lists(line) {
+            lists += 1;
+            for value in values {
+                assert!(
+                    NO_GOLDEN_VALUE.iter().any(|(v, _)| *v == value) || cells.contains(value),
+                    "legend value {value} ({line}) is a cell of no golden answer"
+                );
+            }
+        }
     }
+    assert_eq!(
+        lists, 5,
+        "the legend's value lists: list, exec, edit, files, snapshot"
+    );
+    for (value, why) in NO_GOLDEN_VALUE {
+        assert!(
+            !cells.contains(value),
+            "{value} is listed as having no golden ({why}) but a golden answer has it"
+        );
+    }
+}
+
+/// Row values of the legend no golden answer shows, each with the reason.
+const NO_GOLDEN_VALUE: [(&str, &str); 2] = [
+    (
+        "rolled_back",
+        "a commit that fails after changing some files: tests/e2e/txn_recovery.rs",
+    ),
+    (
+        "recovery_required",
+        "an interrupted transaction (tests/e2e/txn_recovery.rs)",
+    ),
+];
+
+/// The parenthesised lists of plain words in a legend line (`(file, dir, symlink, other)`):
+/// the values a row's cell takes.
+fn value_lists(line: &str) -> Vec<Vec<&str>> {
+    let mut out = Vec::new();
+    let mut rest = line;
+    while let Some(open) = rest.find('(') {
+        let after = &rest[open + 1..];
+        let Some(close) = after.find(')') else { break };
+        let words: Vec<&str> = after[..close].split(", ").collect();
+        if words.len() > 1
+            && words
+                .iter()
+                .all(|w| !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        {
+            out.push(words);
+        }
+        rest = &after[close + 1..];
+    }
+    out
 }
