@@ -108,8 +108,9 @@ fn run() -> Result<(), String> {
         // and nothing tells when it is open. The scenario's server answers the pending call on
         // whatever GET comes next: a standalone stream that arrives after the call would take
         // the answer, and the reconnection the scenario checks (GET with Last-Event-ID after
-        // `retry` ms) would never happen. On a loaded machine that GET has been seen 15 ms
-        // behind; a second is a wide margin. Ordinary use does not care which stream answers.
+        // `retry` ms) would never happen. On a loaded machine that GET has been seen arriving
+        // 1 ms after the call, 19 ms after the initialize answer; a second is a wide margin.
+        // Ordinary use does not care which stream answers.
         std::thread::sleep(STANDALONE_STREAM_MARGIN);
     }
     if let Some((tool, arguments)) = scenario.call() {
