@@ -33,6 +33,11 @@ fn script(w: &World) -> std::path::PathBuf {
 
 fn switch_in(width: u16, height: u16) {
     let w = World::new();
+    // Each model's window: the footer's fill follows the model in force.
+    w.project_config(json!({
+        "schema_version": 1,
+        "models": {"alpha": {"context_window": 8000}, "beta": {"context_window": 16000}}
+    }));
     let script = script(&w);
     let session = w.path("session");
     let t = Tmux::start_with_env(
@@ -73,7 +78,14 @@ fn switch_in(width: u16, height: u16) {
     t.wait_for("the model in /status", |s| {
         flat(s).contains("beta · effort high")
     });
+    // The fill is measured against beta's window (alpha's, 8.0k, before the fix), in
+    // `/status` and in the footer.
+    t.wait_for("beta's window in /status and the footer", |s| {
+        flat(s).contains("of the 16.0k-token window") && s.contains(" of 16.0k")
+    });
     t.keys(&["Escape"]);
+    // Typed right after Escape, `/` would reach the TUI as Alt+/ (one escape sequence).
+    t.wait_for("/status closed", |s| !s.contains("(Esc closes"));
     t.type_text("/exit");
     t.keys(&["Enter"]);
     t.wait_text("[ansa exited 0]");
