@@ -51,6 +51,8 @@ pub struct Started {
     pub access: ansa_ui::tui::AccessInfo,
     /// The model's context window in tokens, when the config gives it (footer, `/status`).
     pub context_window: Option<u64>,
+    /// Every model's context window the config gives, for a model switched to later.
+    pub context_windows: Vec<(String, u64)>,
     /// The files the tools never expose: `@` completion leaves them out too.
     pub exclusion: FileExclusion,
 }
@@ -357,6 +359,9 @@ pub fn start(
     let exclusion = setup.tools.exclusion().clone();
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
     let in_force = handle.model().to_string();
+    // The model in force, which `--model` or an earlier rebinding may have made another than
+    // the config's: its window is the one the fill is measured against.
+    let context_window = config::window_of(&plan.config.context_windows, &handle.model().model);
     Ok(Started {
         link,
         handle,
@@ -371,7 +376,8 @@ pub fn start(
             config::AccessMode::Ask => ansa_ui::tui::AccessInfo::Ask,
         },
         sandbox: sandbox_info(&plan.config, &cwd),
-        context_window: plan.config.context_window,
+        context_window,
+        context_windows: plan.config.context_windows.clone(),
         exclusion,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
@@ -395,6 +401,7 @@ impl Started {
             sandbox: self.sandbox.clone(),
             access: self.access,
             context_window: self.context_window,
+            context_windows: self.context_windows.clone(),
             sessions_home: Some(home.root().to_path_buf()),
             theme: ansa_ui::tui::Theme::detect(),
             mentions: Some(super::mention_source(&self.cwd, self.exclusion.clone())),

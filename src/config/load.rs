@@ -205,11 +205,13 @@ pub(crate) fn finish(
     for name in &exec_env_deny {
         withheld.add(name);
     }
-    let context_window = layer
+    let context_windows: Vec<(String, u64)> = layer
         .models
-        .as_ref()
-        .and_then(|m| m.iter().find(|(name, _)| *name == model))
-        .and_then(|(_, entry)| entry.context_window);
+        .iter()
+        .flatten()
+        .filter_map(|(name, entry)| entry.context_window.map(|w| (name.clone(), w)))
+        .collect();
+    let context_window = super::window_of(&context_windows, &model);
     let model_table = super::models::ModelTable::new(
         layer
             .models
@@ -221,6 +223,7 @@ pub(crate) fn finish(
     Ok(Config {
         reasoning,
         context_window,
+        context_windows,
         model_table,
         auth_issuer: layer
             .auth_issuer

@@ -244,6 +244,9 @@ pub struct Config {
     /// The model's context window in tokens (`models.<model>.context_window`), which the TUI
     /// measures the context against; not bound to a session (it changes no request).
     pub context_window: Option<u64>,
+    /// Every model's context window the config gives, in config order: a model chosen later
+    /// (`--model`, `/model`) is measured against its own.
+    pub context_windows: Vec<(String, u64)>,
     /// What the config says about each model's reasoning (for a model chosen later).
     pub model_table: ModelTable,
     /// API key from the environment, if any (login tokens live elsewhere).
@@ -274,4 +277,13 @@ impl Config {
     pub fn binding_fields(&self) -> serde_json::Value {
         serde_json::Value::Object(output::binding_value(self))
     }
+}
+
+/// The context window `windows` (the config's `models.<model>.context_window` entries) gives
+/// `model`, if any.
+pub fn window_of(windows: &[(String, u64)], model: &str) -> Option<u64> {
+    windows
+        .iter()
+        .find(|(name, _)| name == model)
+        .map(|(_, w)| *w)
 }

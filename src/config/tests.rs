@@ -492,6 +492,18 @@ fn the_context_window_comes_from_the_models_entry_and_is_checked() {
         f.load(&[("AI_MODEL", "other")]).unwrap().context_window,
         None
     );
+    // Every model's window is kept, so a model chosen later (`--model`, `/model`) is measured
+    // against its own, whatever model the config names.
+    let other = f.load(&[("AI_MODEL", "other")]).unwrap();
+    assert_eq!(
+        super::window_of(&other.context_windows, "local"),
+        Some(8192)
+    );
+    assert_eq!(
+        super::window_of(&other.context_windows, DEFAULT_RESPONSES_MODEL),
+        Some(272_000)
+    );
+    assert_eq!(super::window_of(&other.context_windows, "other"), None);
     // It changes no request: not bound to the session, shown by --print-config only when set.
     let digest = f.load(&[]).unwrap().digest();
     f.user("{}");

@@ -83,6 +83,9 @@ pub struct TuiInfo {
     /// The model's context window in tokens (`models.<model>.context_window`), for the
     /// footer's and `/status`'s fill; `None` shows `?`.
     pub context_window: Option<u64>,
+    /// Every model's context window the config gives (`models.<model>.context_window`): after
+    /// a switch (`/model`) the fill is measured against the new model's.
+    pub context_windows: Vec<(String, u64)>,
     /// Colours (see [`Theme::detect`]).
     pub theme: Theme,
     /// The workspace `@` completes paths of (none: no completion).

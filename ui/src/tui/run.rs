@@ -134,6 +134,7 @@ fn new_app(info: TuiInfo) -> App {
     app.sandbox = info.sandbox;
     app.access = info.access;
     app.meter.window = info.context_window;
+    app.meter.windows = info.context_windows;
     if let Some(source) = info.mentions {
         // Its own thread walks the tree: the first frame never waits for it.
         app.mentions = super::mention::Mentions::new(super::mention::MentionIndex::spawn(source));

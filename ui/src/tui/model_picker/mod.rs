@@ -97,6 +97,14 @@ impl App {
             format!("model: {} → {} {when}", rebound.from, rebound.to),
         )));
         self.model = rebound.to.to_string();
+        // The fill is measured against the new model's window (`?` when the config gives
+        // none: the old model's would be wrong).
+        self.meter.window = self
+            .meter
+            .windows
+            .iter()
+            .find(|(name, _)| *name == rebound.to.model)
+            .map(|(_, w)| *w);
         self.model_switch.current = Some(rebound.to);
     }
 

@@ -136,3 +136,35 @@ fn a_refused_choice_closes_the_picker_and_says_why_and_esc_closes_it() {
         "{shown}"
     );
 }
+
+#[test]
+fn after_a_switch_the_fill_is_measured_against_the_new_models_window() {
+    use ansa_sessions::protocol::ContextSize;
+    for (width, height) in [(60, 20), (120, 40)] {
+        let mut h = Harness::opened(width, height, true, Vec::new());
+        h.app.meter.windows = vec![("gpt-5.5".into(), 400_000), ("big".into(), 1_000_000)];
+        h.app.meter.window = Some(400_000);
+        let mut s = super::super::tests::snapshot_body(0);
+        // 400 KB ≈ 100k tokens: 25% of 400k, 10% of a million.
+        s.context = Some(ContextSize {
+            bytes: 400_000,
+            budget: 1_000_000,
+        });
+        h.event(EventBody::Snapshot(s));
+        let footer = |h: &Harness| line_text(view::live(&h.app).lines.last().unwrap());
+        assert!(footer(&h).contains("ctx 25% of 400k"), "{}", footer(&h));
+        let rebound = |h: &mut Harness, from: &str, to: &str| {
+            h.event(EventBody::Rebound(Rebound {
+                command_id: None,
+                from: binding(from, None),
+                to: binding(to, None),
+                source: RebindSource::Open,
+            }));
+        };
+        rebound(&mut h, "gpt-5.5", "big");
+        assert!(footer(&h).contains("ctx 10% of 1.0M"), "{}", footer(&h));
+        // A model the config gives no window for: the fill is not known, not the old one's.
+        rebound(&mut h, "big", "unlisted");
+        assert!(footer(&h).contains("ctx ≈100k of ?"), "{}", footer(&h));
+    }
+}

@@ -17,10 +17,12 @@ use super::model::{Entry, Notice, Tone};
 pub(crate) const WARN_PERCENT: u64 = 85;
 
 /// What the TUI knows of the model's context window and whether it warned already.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Meter {
     /// The model's context window in tokens, when the config gives it.
     pub window: Option<u64>,
+    /// Every model's window the config gives, for the model a rebinding switches to.
+    pub windows: Vec<(String, u64)>,
     /// The warning was said for the current fill (said again only after the context fell
     /// below the threshold, e.g. once compacted).
     pub warned: bool,
