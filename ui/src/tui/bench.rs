@@ -236,7 +236,7 @@ impl BenchFrame {
             return;
         };
         let call = step / 2;
-        let (status, target, report) = if step % 2 == 0 {
+        let (status, target, report) = if step.is_multiple_of(2) {
             (
                 ToolPhase::Started,
                 Some(format!("src/parser/part_{call}.rs")),
@@ -260,7 +260,7 @@ impl BenchFrame {
                 report,
             }),
         }));
-        if step % 2 == 0 {
+        if step.is_multiple_of(2) {
             self.child_status(request, index, call + 1);
         }
     }
