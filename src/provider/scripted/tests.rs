@@ -234,6 +234,18 @@ fn malformed_scripts_name_file_turn_and_field() {
             "must be an integer 0..=600000",
         ),
         (
+            r#"{"turns":[{"raw":"r","usage":{"input":-1}}]}"#,
+            Some(0),
+            "turns[0].usage.input",
+            "must be a non-negative integer",
+        ),
+        (
+            r#"{"turns":[{"raw":"r","usage":{"cached":1}}]}"#,
+            Some(0),
+            "turns[0].usage",
+            "unknown field `cached` (allowed: input, output)",
+        ),
+        (
             r#"{"turns":[{"raw":"r","speed":1}]}"#,
             Some(0),
             "turns[0]",
@@ -314,4 +326,33 @@ fn a_script_offers_a_model_catalog_with_efforts() {
     )
     .unwrap_err();
     assert!(bad.to_string().contains("models[0].efforts"), "{bad}");
+}
+
+#[test]
+fn a_turn_reports_its_usage_and_a_turn_without_reports_none() {
+    let p = provider(r#"{"turns":[{"usage":{"input":800,"output":300},"text":"a"},{"text":"b"}]}"#);
+    let cancel = AtomicBool::new(false);
+    let generated = |generation| {
+        let request = GenerationRequest {
+            generation,
+            session_id: "",
+            instructions: "",
+            context: &[],
+            tools: &[],
+            cancel: &cancel,
+            model: &crate::provider::test_model(),
+            compacted_outputs: 0,
+            on_retry: None,
+            on_reasoning: None,
+        };
+        p.generate_full(&request, &mut |_: &str| {}).unwrap()
+    };
+    let first = generated(0);
+    assert_eq!(first.turn, ModelTurn::Final { text: "a".into() });
+    let usage = first.usage.expect("reported");
+    assert_eq!(
+        (usage.input_tokens, usage.output_tokens, usage.total_tokens),
+        (800, 300, 1100)
+    );
+    assert_eq!(generated(1).usage, None);
 }

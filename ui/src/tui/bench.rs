@@ -240,7 +240,7 @@ impl BenchFrame {
             return;
         };
         let call = step / 2;
-        let (status, target, report) = if step % 2 == 0 {
+        let (status, target, report) = if step.is_multiple_of(2) {
             (
                 ToolPhase::Started,
                 Some(format!("src/parser/part_{call}.rs")),
@@ -265,7 +265,7 @@ impl BenchFrame {
                 server: None,
             }),
         }));
-        if step % 2 == 0 {
+        if step.is_multiple_of(2) {
             self.child_status(request, index, call + 1);
         }
     }
