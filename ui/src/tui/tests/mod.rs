@@ -4,6 +4,7 @@
 
 mod hidden;
 mod keys;
+mod mcp;
 mod provider;
 
 mod mention;
