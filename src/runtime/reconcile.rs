@@ -38,6 +38,8 @@ pub struct Reconciled {
     pub phase: ToolPhase,
     /// What the tool row shows, when reconciliation knows more than the phase.
     pub report: Option<ToolReport>,
+    /// The MCP server of an `mcp__…` call (from the `mcp_tools` record in force).
+    pub server: Option<String>,
 }
 
 /// The tag of the workspace transaction one call makes: the same call of the same session
@@ -91,9 +93,13 @@ pub fn open_intents(
         let transaction = recovered
             .iter()
             .find(|r| tag.is_some() && r.tag.as_ref() == tag.as_ref());
+        let mut server = None;
         let (status, output, report) = match transaction {
             _ if intent.tool.starts_with(MCP_PREFIX) => {
                 let tools = super::mcp::recover::tools_at(&records, intent.seq);
+                server = tools
+                    .and_then(|t| t.find(&intent.tool))
+                    .map(|e| e.server.clone());
                 let (status, output) = super::mcp::recover::interrupted(&intent.tool, tools);
                 (status, output, None)
             }
@@ -128,6 +134,7 @@ pub fn open_intents(
             tool: intent.tool,
             phase,
             report,
+            server,
         });
     }
     if !done.is_empty() {

@@ -138,3 +138,32 @@ fn a_project_config_cannot_add_a_server() {
     std::thread::sleep(std::time::Duration::from_millis(300));
     assert!(!proof.exists(), "the project's server never ran");
 }
+
+#[test]
+fn print_config_shows_the_servers_without_their_secrets() {
+    let w = World::new();
+    user_config(
+        &w,
+        json!({"tracker": {"command": "tracker-mcp", "args": ["--stdio"],
+            "env": {"TRACKER_TOKEN": "s3cret-env-value"}, "tool_timeout_ms": 5000}}),
+        json!({"mcp_allow_read_only": true}),
+    );
+    let out = w.command(&["--print-config"]).output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Compared without whitespace: the output may be pretty-printed.
+    let printed: String = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .collect();
+    assert!(printed.contains("tracker-mcp"), "{printed}");
+    assert!(printed.contains(r#""TRACKER_TOKEN":"<set>""#), "{printed}");
+    assert!(!printed.contains("s3cret-env-value"), "{printed}");
+    assert!(
+        printed.contains(r#""mcp_allow_read_only":true"#),
+        "{printed}"
+    );
+}

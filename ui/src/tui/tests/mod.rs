@@ -5,6 +5,7 @@
 mod children;
 mod hidden;
 mod keys;
+mod mcp;
 mod provider;
 mod reflow;
 
