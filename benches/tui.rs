@@ -1,7 +1,11 @@
 //! Carbon TUI benchmarks (issue 9 targets), against the release binary in a real pseudo-terminal:
 //! - start to first frame (process spawn until the footer is drawn) — ≤ 30 ms; and the same
 //!   for a live session on a signed-in account (issue 15: unchanged, ≤ 10 ms; no network);
-//! - steady memory with 1,000 exchanges in the session's history — ≤ 40 MB.
+//! - steady memory with 1,000 exchanges in the session's history — ≤ 40 MB;
+//! - issue 45: what three configured MCP servers (stdio, the npm reference servers found
+//!   through `ANSA_MCP_MODULES`, as `cargo xtask test` installs them) add to the first frame
+//!   (≤ 5 ms: they start in the background) and to ansa's peak RSS once all three are
+//!   connected (≤ 20 MiB).
 //!
 //! The harness answers the terminal's cursor-position queries (`ESC [ 6 n`) like a terminal
 //! would. Run: `cargo bench -p ansa --bench tui`.
@@ -36,6 +40,19 @@ fn main() {
     first_frame(exe, dir.path(), Start::ApiKey);
     first_frame(exe, dir.path(), Start::SignedIn);
     memory(exe, dir.path());
+    match std::env::var_os("ANSA_MCP_MODULES").filter(|m| !m.is_empty()) {
+        Some(modules) => {
+            let modules = Path::new(&modules);
+            first_frame(exe, dir.path(), Start::OfflineMcp(modules));
+            mcp_memory(exe, dir.path(), None);
+            mcp_memory(exe, dir.path(), Some(modules));
+        }
+        None => println!(
+            "MCP cases not measured: ANSA_MCP_MODULES is not set (`cargo xtask test` installs \
+             the packages; or `npm install --prefix DIR node@22 @modelcontextprotocol/server-everything \
+             @modelcontextprotocol/server-filesystem` and ANSA_MCP_MODULES=DIR/node_modules)"
+        ),
+    }
 }
 
 struct Pty {
@@ -133,16 +150,39 @@ impl Pty {
 
 /// How the measured session starts.
 #[derive(Clone, Copy)]
-enum Start {
+enum Start<'a> {
     /// `--offline`, a fresh home.
     Offline,
     /// Live (Responses) with an API key, for comparison; the endpoint is never contacted.
     ApiKey,
     /// Live (Responses, no API key) on a signed-in store; the endpoint is never contacted.
     SignedIn,
+    /// `--offline`, a home whose config has three stdio MCP servers (from these modules).
+    OfflineMcp(&'a Path),
 }
 
-fn first_frame(exe: &str, root: &Path, start: Start) {
+/// A user config with three stdio MCP servers: server-everything twice and server-filesystem.
+fn three_servers(home: &Path, modules: &Path, served: &Path) {
+    let node = modules.join("node/bin/node");
+    let everything = modules.join("@modelcontextprotocol/server-everything/dist/index.js");
+    let filesystem = modules.join("@modelcontextprotocol/server-filesystem/dist/index.js");
+    for path in [&node, &everything, &filesystem] {
+        assert!(
+            path.exists(),
+            "{} is missing under ANSA_MCP_MODULES",
+            path.display()
+        );
+    }
+    let config = serde_json::json!({"mcp_servers": {
+        "everything": {"command": node, "args": [everything, "stdio"]},
+        "again": {"command": node, "args": [everything, "stdio"]},
+        "files": {"command": node, "args": [filesystem, served]},
+    }});
+    std::fs::create_dir_all(home).unwrap();
+    std::fs::write(home.join("config.json"), config.to_string()).unwrap();
+}
+
+fn first_frame(exe: &str, root: &Path, start: Start<'_>) {
     let cwd = root.join("ws-frame");
     std::fs::create_dir_all(&cwd).unwrap();
     let (label, args, env): (&str, &[&str], &[(&str, &str)]) = match start {
@@ -157,6 +197,7 @@ fn first_frame(exe: &str, root: &Path, start: Start) {
                 ("AI_API_KEY", "sk-bench-not-a-key"),
             ],
         ),
+        Start::OfflineMcp(_) => ("offline, three MCP servers", &["--offline"], &[]),
         Start::SignedIn => (
             "live on a sign-in",
             &[],
@@ -171,8 +212,10 @@ fn first_frame(exe: &str, root: &Path, start: Start) {
     let mut times = Vec::new();
     for run in 0..RUNS {
         let home = root.join(format!("home-frame-{label}-{run}"));
-        if matches!(start, Start::SignedIn) {
-            signed_in::signed_in_home(&home);
+        match start {
+            Start::SignedIn => signed_in::signed_in_home(&home),
+            Start::OfflineMcp(modules) => three_servers(&home, modules, &cwd),
+            Start::Offline | Start::ApiKey => {}
         }
         let t = Instant::now();
         let mut pty = Pty::spawn_with(exe, args, &home, &cwd, env);
@@ -182,7 +225,14 @@ fn first_frame(exe: &str, root: &Path, start: Start) {
             String::from_utf8_lossy(&pty.screen)
         );
         times.push(t.elapsed());
-        pty.stop();
+        if matches!(start, Start::OfflineMcp(_)) {
+            // Ctrl+D: ansa stops its servers on the way out; a kill would leave them to
+            // notice the closed pipe on their own, and the next run would race them.
+            pty.send(b"\x04");
+            let _ = pty.child.wait();
+        } else {
+            pty.stop();
+        }
     }
     times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
@@ -251,4 +301,47 @@ fn memory(exe: &str, root: &Path) {
         peak as f64 / 1024.0
     );
     pty.stop();
+}
+
+/// Peak RSS of ansa (not its servers) once `/mcp` lists every configured server ready: with
+/// the three servers of [`three_servers`] when `modules` is given, else with none, the same
+/// steps otherwise.
+fn mcp_memory(exe: &str, root: &Path, modules: Option<&Path>) {
+    let cwd = root.join("ws-mcp-memory");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let label = if modules.is_some() { "three" } else { "no" };
+    let home = root.join(format!("home-mcp-memory-{label}"));
+    std::fs::create_dir_all(&home).unwrap();
+    if let Some(modules) = modules {
+        three_servers(&home, modules, &cwd);
+    }
+    let mut pty = Pty::spawn(exe, &["--offline"], &home, &cwd);
+    assert!(pty.until(FOOTER, Duration::from_secs(10)), "no first frame");
+    let want = if modules.is_some() {
+        "ready · "
+    } else {
+        "no MCP servers"
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let seen = pty.screen.len();
+        pty.send(b"/mcp\r");
+        let _ = pty.until("\u{0}never", Duration::from_millis(500));
+        let shown = String::from_utf8_lossy(&pty.screen[seen..]).into_owned();
+        let ready = shown.matches(want).count();
+        if ready >= if modules.is_some() { 3 } else { 1 } {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the servers were not ready in 60 s: {shown}"
+        );
+    }
+    let peak = pty.rss_kb("VmHWM:");
+    println!(
+        "peak RSS of ansa with {label} MCP servers connected (after /mcp lists them): {:.1} MB",
+        peak as f64 / 1024.0
+    );
+    pty.send(b"\x04");
+    let _ = pty.child.wait();
 }

@@ -54,16 +54,27 @@ impl Notifier {
 pub struct McpHub {
     servers: Vec<Arc<Server>>,
     notifier: Arc<Notifier>,
+    /// Servers waiting for [`McpHub::launch`].
+    pending: Mutex<Vec<Arc<Server>>>,
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
 }
 
 impl McpHub {
-    /// Starts every enabled server in the background and returns at once.
+    /// Starts every enabled server in the background and returns at once: [`Self::new`], then
+    /// [`Self::launch`].
+    pub fn start(configs: Vec<ServerConfig>, log_dir: &Path, env: ChildEnv) -> McpHub {
+        let hub = McpHub::new(configs, log_dir, env);
+        hub.launch();
+        hub
+    }
+
+    /// Every configured server in its first state (`starting`, `disabled` or `failed`), none
+    /// started until [`Self::launch`].
     ///
     /// Stdio servers run in `log_dir` terms: stderr goes to `<log_dir>/<server>.log`, their
     /// environment is `env.base` plus the server's own `env`. A session without an enabled
     /// server creates no runtime and no thread.
-    pub fn start(configs: Vec<ServerConfig>, log_dir: &Path, env: ChildEnv) -> McpHub {
+    pub fn new(configs: Vec<ServerConfig>, log_dir: &Path, env: ChildEnv) -> McpHub {
         let notifier = Arc::new(Notifier::new());
         let env = Arc::new(env);
         let mut configs = configs;
@@ -94,43 +105,61 @@ impl McpHub {
                 error,
             )));
         }
-        let starting: Vec<_> = servers
+        let pending: Vec<_> = servers
             .iter()
             .filter(|s| s.state() == ServerState::Starting)
             .cloned()
             .collect();
-        let runtime = if starting.is_empty() {
-            None
-        } else {
-            match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .thread_name("ansa-mcp")
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => {
-                    for server in starting {
-                        runtime.spawn(server.start());
-                    }
-                    Some(runtime)
-                }
-                Err(e) => {
-                    for server in &starting {
-                        server.fail_without_runtime(&format!("cannot start the MCP runtime: {e}"));
-                    }
-                    None
-                }
-            }
-        };
         McpHub {
             servers,
             notifier,
-            runtime: Mutex::new(runtime),
+            pending: Mutex::new(pending),
+            runtime: Mutex::new(None),
+        }
+    }
+
+    /// Starts the servers not started yet in the background and returns at once; later calls
+    /// do nothing. A TUI calls it once its first frame is drawn, so that servers starting
+    /// (node takes a core for a while) do not compete with it; a request's
+    /// [`Self::settle`] and a [`Self::call`] launch first, so nothing waits for a launch
+    /// that never comes.
+    pub fn launch(&self) {
+        let starting = std::mem::take(
+            &mut *self
+                .pending
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        if starting.is_empty() {
+            return;
+        }
+        let mut slot = self
+            .runtime
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        match tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("ansa-mcp")
+            .enable_all()
+            .build()
+        {
+            Ok(runtime) => {
+                for server in starting {
+                    runtime.spawn(server.start());
+                }
+                *slot = Some(runtime);
+            }
+            Err(e) => {
+                for server in &starting {
+                    server.fail_without_runtime(&format!("cannot start the MCP runtime: {e}"));
+                }
+            }
         }
     }
 
     /// Waits until every server is Ready/Failed or the deadline passes (used before a request).
     pub fn settle(&self, deadline: Instant) {
+        self.launch();
         let mut guard = self
             .notifier
             .lock
@@ -181,6 +210,7 @@ impl McpHub {
         let Some(server) = self.servers.iter().find(|s| &s.config.name == server) else {
             return Err(CallError::NoSuchServer);
         };
+        self.launch();
         let handle = {
             let runtime = self
                 .runtime
@@ -217,6 +247,11 @@ impl McpHub {
 
     /// Stops every server (stdio children killed, no orphans). Also on Drop.
     pub fn shutdown(&self) {
+        // Servers never launched stay so.
+        self.pending
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
         let processes: Vec<_> = self
             .servers
             .iter()

@@ -710,3 +710,32 @@ fn enabled_and_disabled_tools_filter_what_is_offered() {
     assert_eq!(names, vec!["echo".to_string()]);
     assert_eq!(hub.statuses()[0].tools, 1);
 }
+
+#[test]
+fn a_hub_starts_no_server_until_launched_and_a_request_launches_it_once() {
+    let dir = temp();
+    let marker = dir.path().join("spawned");
+    let late = ServerConfig {
+        startup_timeout: Duration::from_millis(500),
+        ..sh(
+            "late",
+            &format!("echo spawned >> '{}'; exec sleep 600", marker.display()),
+        )
+    };
+    // What the TUI does until its first frame is drawn.
+    let hub = McpHub::new(vec![late], dir.path(), base_env());
+    std::thread::sleep(Duration::from_millis(400));
+    assert!(!marker.exists(), "a server was started before the launch");
+    assert_eq!(state(&hub, "late").0, ServerState::Starting);
+    // A request waits for the servers: it launches them first rather than waiting on a
+    // launch that never comes.
+    hub.settle(Instant::now() + Duration::from_secs(10));
+    assert!(marker.exists(), "settle did not launch the server");
+    let (state_after, error) = state(&hub, "late");
+    assert_eq!(state_after, ServerState::Failed, "{error:?}");
+    hub.launch();
+    std::thread::sleep(Duration::from_millis(300));
+    let spawned = std::fs::read_to_string(&marker).unwrap_or_default();
+    assert_eq!(spawned.lines().count(), 1, "launched twice: {spawned:?}");
+    hub.shutdown();
+}

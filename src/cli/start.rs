@@ -55,6 +55,9 @@ pub struct Started {
     pub context_windows: Vec<(String, u64)>,
     /// The files the tools never expose: `@` completion leaves them out too.
     pub exclusion: FileExclusion,
+    /// The TUI's MCP servers, to start once its first frame is drawn (other frontends' are
+    /// started already).
+    pub mcp: Option<runtime::mcp::McpLauncher>,
 }
 
 /// The OS sandbox of `config` in `cwd` as frontends show it: the mode, the Landlock ABI this
@@ -357,7 +360,16 @@ pub fn start(
     let mut setup = setup_for(home, &plan, &instructions, session, args)?;
     setup.previews = previews;
     let exclusion = setup.tools.exclusion().clone();
+    let mcp = setup.mcp.as_ref().map(runtime::mcp::McpSession::launcher);
     let (link, handle) = runtime::start(setup).map_err(runtime_failure)?;
+    // The TUI (the frontend with previews) starts its servers after its first frame.
+    let mcp = match mcp {
+        Some(launcher) if !previews => {
+            launcher.launch();
+            None
+        }
+        deferred => deferred,
+    };
     let in_force = handle.model().to_string();
     // The model in force, which `--model` or an earlier rebinding may have made another than
     // the config's: its window is the one the fill is measured against.
@@ -379,6 +391,7 @@ pub fn start(
         context_window,
         context_windows: plan.config.context_windows.clone(),
         exclusion,
+        mcp,
         model: match (&args.script, offline(args, &plan.config)) {
             (Some(_), _) => "scripted".to_owned(),
             (None, true) => crate::config::OFFLINE_MODEL.to_owned(),
@@ -428,6 +441,8 @@ pub struct Renewer<'a> {
     hint: String,
     /// Its workspace, which a new session keeps.
     cwd: PathBuf,
+    /// The first session's MCP servers, started once the TUI's first frame is drawn.
+    mcp: Option<runtime::mcp::McpLauncher>,
 }
 
 impl<'a> Renewer<'a> {
@@ -448,6 +463,7 @@ impl<'a> Renewer<'a> {
             hint: started.session_hint,
             cwd: started.cwd,
             handle: Some(started.handle),
+            mcp: started.mcp,
         };
         (renewer, started.link, info)
     }
@@ -466,6 +482,10 @@ impl<'a> Renewer<'a> {
         args.continue_latest = false;
         args.cwd = Some(self.cwd.clone());
         let started = start(self.home, self.env, &args, true, self.can_ask)?;
+        // The TUI is on screen already: nothing to wait for.
+        if let Some(launcher) = &started.mcp {
+            launcher.launch();
+        }
         let info = started.tui_info(self.home);
         self.hint = started.session_hint;
         self.cwd = started.cwd;
@@ -478,6 +498,12 @@ impl<'a> Renewer<'a> {
 }
 
 impl ansa_ui::tui::Renew for Renewer<'_> {
+    fn first_frame_drawn(&mut self) {
+        if let Some(launcher) = self.mcp.take() {
+            launcher.launch();
+        }
+    }
+
     fn renew(&mut self) -> Result<ansa_ui::tui::Renewed, ansa_ui::tui::RenewError> {
         // The TUI closed the runtime's input and saw its events end; joining makes sure its
         // threads, and with them the session's journal and lock, are gone.

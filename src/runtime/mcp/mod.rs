@@ -39,6 +39,18 @@ pub struct McpSession {
     offered: Vec<McpToolName>,
 }
 
+/// Starts a session's MCP servers in the background: at once for a one-shot or a JSONL
+/// driver, after its first frame for the TUI (node servers starting compete with it for the
+/// CPU); a request starts them anyway.
+pub struct McpLauncher(Arc<McpHub>);
+
+impl McpLauncher {
+    /// Starts the servers not started yet; returns at once.
+    pub fn launch(&self) {
+        self.0.launch();
+    }
+}
+
 /// What changed since the last request.
 pub struct McpChange {
     /// The new `mcp_tools` record, when the offered names changed.
@@ -48,8 +60,9 @@ pub struct McpChange {
 }
 
 impl McpSession {
-    /// Starts every enabled server in the background (returns at once); stderr logs go to
-    /// `log_dir`, processes get `env` plus their own `env`.
+    /// The session's servers, not started yet: [`McpLauncher::launch`] starts them in the
+    /// background (a request launches them too). Stderr logs go to `log_dir`, processes get
+    /// `env` plus their own `env`.
     pub fn start(settings: &McpSettings, log_dir: &Path, withheld: &WithheldEnv) -> Option<Self> {
         if settings.servers.is_empty() {
             return None;
@@ -63,7 +76,7 @@ impl McpSession {
             .max()
             .unwrap_or_default()
             .min(FIRST_SETTLE_MAX);
-        let hub = McpHub::start(configs, log_dir, child_env(withheld));
+        let hub = McpHub::new(configs, log_dir, child_env(withheld));
         Some(McpSession {
             hub: Arc::new(hub),
             allow_read_only: settings.allow_read_only,
@@ -72,6 +85,11 @@ impl McpSession {
             generation: None,
             offered: Vec::new(),
         })
+    }
+
+    /// What starts the servers, for whoever decides when.
+    pub fn launcher(&self) -> McpLauncher {
+        McpLauncher(Arc::clone(&self.hub))
     }
 
     /// The hub (for calls and `/mcp`).

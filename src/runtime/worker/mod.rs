@@ -549,14 +549,21 @@ impl Worker {
             return self.outcome(id, call, status, output, ToolPhase::Failed);
         }
         self.checkpoint_before(id, &admitted.name)?;
-        self.intent(id, call, admitted)?;
         {
-            // A frontend can show a command's output while it runs (`tool_output`).
+            // A frontend can show a command's output while it runs (`tool_output`): from the
+            // moment it hears the call started, so the call is running before the intent
+            // publishes that.
             let live = LiveOutput::new();
             self.tools.watch(live.clone());
             self.shared
                 .lock()
                 .call_running(call_id.clone(), &admitted.name, live);
+        }
+        if let Err(stop) = self.intent(id, call, admitted) {
+            self.shared
+                .lock()
+                .call_ended(&call_id, &admitted.name, None);
+            return Err(stop);
         }
         let engine = self.shared.lock().cancel_handles().engine;
         let supervision = self.supervisor.clone().map(|program| Supervision {

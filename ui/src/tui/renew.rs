@@ -8,9 +8,14 @@ use super::app::App;
 use super::model::{Action, Tone};
 use crate::SessionLink;
 
-/// The binary's side of `/new`: closes the current session and opens a new one with the same
-/// configuration, workspace and provider.
+/// The binary's side of the TUI's sessions: `/new` closes the current session and opens a new
+/// one with the same configuration, workspace and provider; work that would compete with the
+/// first frame waits for it.
 pub trait Renew {
+    /// The first frame is on screen: what was held back so as not to delay it (the session's
+    /// MCP servers) may start now. Called once.
+    fn first_frame_drawn(&mut self);
+
     /// Waits until the current runtime has stopped (the TUI has closed its input: its journal
     /// is synced and its lock released), then starts a new session. On failure the error says
     /// why; `restored` is the previous session opened again, when that worked.

@@ -392,6 +392,9 @@ pub(crate) fn run(
     let end = match started {
         Ok(()) => match main.frame(&guard) {
             Ok(()) => {
+                if let Some(renew) = main.renew.as_deref_mut() {
+                    renew.first_frame_drawn();
+                }
                 // After the first frame: the files are small but the user's to fill.
                 main.app.set_prompts(&prompts);
                 main.run(&guard)

@@ -12,8 +12,11 @@
 //!   and its height follows the content. Growing past the bottom scrolls the screen up with
 //!   line feeds on the last row, so only rows above the region go into scrollback; shrinking
 //!   erases the rows below it.
-//! - Committing lines writes them over the region's top rows and moves the region down;
-//!   once the screen is full each further line scrolls the screen by one first. Everything
+//! - Committing lines erases the region and writes them from its top row, moving the region
+//!   down; once the screen is full each further line scrolls the screen by one first. They
+//!   are written with autowrap on (the region with it off): laid out for a screen wider than
+//!   the terminal has now (tmux tells the application of a resize up to 250 ms late), a
+//!   committed line wraps rather than losing its end at the margin. Everything
 //!   that ever reaches scrollback is therefore committed dialog, in order, once — never a
 //!   stale copy of the region. The region is then repainted below the new lines.
 //! - Drawing compares each row with the previous frame and rewrites only changed rows:
@@ -44,7 +47,7 @@ use std::panic::PanicHookInfo;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
-use crossterm::cursor::{Hide, MoveDown, MoveTo, MoveUp, Show};
+use crossterm::cursor::{Hide, MoveTo, MoveUp, Show};
 use crossterm::event::{
     DisableBracketedPaste, EnableBracketedPaste, KeyboardEnhancementFlags,
     PopKeyboardEnhancementFlags, PushKeyboardEnhancementFlags,
@@ -168,12 +171,20 @@ impl<W: Write> InlineTerminal<W> {
     /// Moves the cursor to column 0 of screen row `row`, relative to where it is. Every
     /// frame starts at the region's top, where the last one parked it and where the terminal
     /// keeps it through a resize; moving relative to it, a frame the terminal reads only
-    /// after it resized (the application learns of a resize a frame late) still lands on
-    /// the region, never on committed lines an absolute row would now address.
+    /// after it resized (the application learns of a resize a frame late, tmux 3.3 up to
+    /// 250 ms late) still lands on the region, never on committed lines an absolute row would
+    /// now address. Down is line feeds, not "cursor down": on a screen that got shorter the
+    /// latter stops at the last row, and the move back up to the top then overshoots into
+    /// the committed lines, which the next repaint erases; a line feed scrolls instead, so
+    /// the way back up is exact (only committed lines are above the top to scroll away).
     fn goto(&mut self, row: u16) -> io::Result<()> {
         self.out.write_all(b"\r")?;
         match row.cmp(&self.at) {
-            std::cmp::Ordering::Greater => queue!(self.out, MoveDown(row - self.at))?,
+            std::cmp::Ordering::Greater => {
+                for _ in self.at..row {
+                    self.out.write_all(b"\n")?;
+                }
+            }
             std::cmp::Ordering::Less => queue!(self.out, MoveUp(self.at - row))?,
             std::cmp::Ordering::Equal => {}
         }
@@ -254,6 +265,15 @@ impl<W: Write> InlineTerminal<W> {
         }
         self.begin()?;
         let buf = blocks::to_buffer(lines, self.width);
+        // Autowrap on for committed lines: laid out for a wider screen than the terminal now
+        // has (a resize not yet learned of), a line wraps, and the rows after it move down
+        // with it, rather than being cut at the margin and lost.
+        // The region below goes first (it is repainted after): a line that wraps continues on
+        // a blank row, not on what is left of a longer one.
+        if self.top < self.height {
+            self.erase_below(self.top)?;
+        }
+        self.out.write_all(b"\x1b[?7h")?;
         let mut row = self.top;
         for y in 0..buf.area.height {
             if row >= self.height {
@@ -263,6 +283,7 @@ impl<W: Write> InlineTerminal<W> {
             self.write_row(&buf, y, row)?;
             row += 1;
         }
+        self.out.write_all(b"\x1b[?7l")?;
         self.top = row;
         self.prev = None;
         self.clear_below = true;

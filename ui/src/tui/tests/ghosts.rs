@@ -74,6 +74,73 @@ fn shrinking_width_and_height_together_while_streaming_leaves_every_line_once() 
     assert_each_line_once(&lines, &expected, "120×40 → 60×20 → 100×32");
 }
 
+/// Streams the long answer at `start`; at evenly spaced chunks the screen takes each of
+/// `sizes` in turn and the application learns of it `late` chunks later.
+fn streamed_told_late(
+    start: (u16, u16),
+    sizes: &[(u16, u16)],
+    late: usize,
+) -> (Vec<String>, Vec<String>) {
+    let text = long_answer();
+    let chunks = chunk_ends(&text).len();
+    let at: Vec<usize> = (1..=sizes.len())
+        .map(|i| chunks * i / (sizes.len() + 1))
+        .collect();
+    let mut rig = Rig::new(start.0, start.1);
+    let earlier: String = (1..=60).map(|n| format!("{n}\r\n")).collect();
+    rig.parser.process(earlier.as_bytes());
+    let (row, col) = rig.parser.screen().cursor_position();
+    rig.term = InlineTerminal::new(Vec::new(), start, Some((col, row)));
+    rig.expected.extend((1..=60).map(|n| n.to_string()));
+    let request = start_task(&mut rig);
+    stream(&mut rig, request, &text, |rig, n| {
+        if let Some(i) = at.iter().position(|&a| a == n) {
+            rig.resize_screen(sizes[i].0, sizes[i].1);
+        }
+        if at.iter().any(|&a| a + late == n) {
+            rig.tell_size();
+        }
+    });
+    if rig.untold {
+        rig.tell_size();
+        rig.frame();
+    }
+    rig.finish();
+    let lines = super::reflow::joined_lines(&mut rig.parser);
+    (lines, rig.expected.clone())
+}
+
+/// What the CI run found (tmux 3.3 tells the pty of a resize up to 250 ms late): frames laid
+/// out for a taller screen drawn on a shorter one moved the cursor down past the bottom, where
+/// the terminal holds it, and back up by the full count, parking it above the region; the
+/// repaint at the new size then erased committed lines from there.
+#[test]
+fn frames_laid_out_for_the_old_size_lose_no_committed_line() {
+    let paths: [&[(u16, u16)]; 3] = [
+        &[(60, 20), (100, 32), (60, 20), (120, 40)],
+        &[(100, 32), (60, 20), (120, 40), (60, 20)],
+        &[(120, 40), (60, 20), (100, 32)],
+    ];
+    for start in [(120, 40), (100, 32), (60, 20)] {
+        for sizes in paths {
+            for late in [1, 3, 8] {
+                let (lines, expected) = streamed_told_late(start, sizes, late);
+                let what = format!("{start:?} through {sizes:?}, told {late} frames late");
+                let text = |l: &[String]| -> Vec<String> {
+                    l.iter().filter(|l| !l.is_empty()).cloned().collect()
+                };
+                let shown = text(&lines);
+                for line in text(&expected) {
+                    assert!(
+                        shown.contains(&line),
+                        "{what}: committed line {line:?} is gone:\n{lines:#?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 #[test]
 fn three_narrow_wide_cycles_while_streaming_leave_every_line_once() {
     for (width, height) in [(60, 20), (100, 32), (120, 40)] {

@@ -27,6 +27,8 @@ pub(super) struct Rig {
     /// Every line committed so far, as rendered.
     pub expected: Vec<String>,
     pub frames: usize,
+    /// The screen was resized and the application not told yet (`resize_screen`).
+    pub untold: bool,
 }
 
 impl Rig {
@@ -43,6 +45,7 @@ impl Rig {
             bytes: Vec::new(),
             expected: vec!["$ ansa".to_owned()],
             frames: 0,
+            untold: false,
         }
     }
 
@@ -63,6 +66,11 @@ impl Rig {
         render(&mut self.term, &mut self.h.app).unwrap();
         self.flush_bytes();
         self.frames += 1;
+        if self.untold {
+            // Laid out for a size the screen no longer has: where the cursor ends is the
+            // terminal's business until the application learns the size.
+            return;
+        }
         // The terminal's cursor is parked, hidden, at the region's top; the input's cursor is
         // a reversed cell.
         let live = view::live(&self.h.app);
@@ -94,6 +102,26 @@ impl Rig {
         let (row, col) = self.parser.screen().cursor_position();
         self.term.resize((width, height), Some((col, row)));
         self.h.app.resize(width, height);
+    }
+
+    /// The screen (reflowing as tmux does) takes `width`×`height` but the application is
+    /// told only at [`Self::tell_size`]: tmux resizes its screen at once and the pty (what
+    /// the application reads, and its SIGWINCH) up to 250 ms later, so frames laid out for
+    /// the old size are drawn on the new screen meanwhile.
+    pub(super) fn resize_screen(&mut self, width: u16, height: u16) {
+        self.parser = super::reflow::resize(&mut self.parser, width, height);
+        self.untold = true;
+    }
+
+    /// The application learns the screen's size as it does before a frame: the size, then
+    /// the cursor's position asked of the terminal.
+    pub(super) fn tell_size(&mut self) {
+        let (height, width) = self.parser.screen().size();
+        let (row, col) = self.parser.screen().cursor_position();
+        self.term
+            .resize((width.get(), height.get()), Some((col, row)));
+        self.h.app.resize(width.get(), height.get());
+        self.untold = false;
     }
 
     /// Exit: last commits, then the live region is erased.
