@@ -36,14 +36,20 @@ fn main() {
         std::env::var("ANSA_BENCH_EXE").unwrap_or_else(|_| env!("CARGO_BIN_EXE_ansa").into());
     let exe = exe_path.as_str();
     let dir = tempfile::tempdir().unwrap();
-    first_frame(exe, dir.path(), Start::Offline);
-    first_frame(exe, dir.path(), Start::ApiKey);
-    first_frame(exe, dir.path(), Start::SignedIn);
+    first_frames(
+        exe,
+        dir.path(),
+        &[Start::Offline, Start::ApiKey, Start::SignedIn],
+    );
     memory(exe, dir.path());
     match std::env::var_os("ANSA_MCP_MODULES").filter(|m| !m.is_empty()) {
         Some(modules) => {
             let modules = Path::new(&modules);
-            first_frame(exe, dir.path(), Start::OfflineMcp(modules));
+            first_frames(
+                exe,
+                dir.path(),
+                &[Start::Offline, Start::OfflineMcp(modules)],
+            );
             mcp_memory(exe, dir.path(), None);
             mcp_memory(exe, dir.path(), Some(modules));
         }
@@ -182,10 +188,15 @@ fn three_servers(home: &Path, modules: &Path, served: &Path) {
     std::fs::write(home.join("config.json"), config.to_string()).unwrap();
 }
 
-fn first_frame(exe: &str, root: &Path, start: Start<'_>) {
-    let cwd = root.join("ws-frame");
-    std::fs::create_dir_all(&cwd).unwrap();
-    let (label, args, env): (&str, &[&str], &[(&str, &str)]) = match start {
+/// The label, arguments and environment of a start.
+fn how(
+    start: Start<'_>,
+) -> (
+    &'static str,
+    &'static [&'static str],
+    &'static [(&'static str, &'static str)],
+) {
+    match start {
         Start::Offline => ("offline, fresh home", &["--offline"], &[]),
         Start::ApiKey => (
             "live with an API key",
@@ -208,41 +219,61 @@ fn first_frame(exe: &str, root: &Path, start: Start<'_>) {
                 ("AI_MODEL", "gpt-5.5"),
             ],
         ),
-    };
-    let mut times = Vec::new();
+    }
+}
+
+/// One start to its first frame, in a fresh home.
+fn one_frame(exe: &str, root: &Path, start: Start<'_>, run: usize) -> Duration {
+    let cwd = root.join("ws-frame");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let (label, args, env) = how(start);
+    let home = root.join(format!("home-frame-{label}-{run}"));
+    match start {
+        Start::SignedIn => signed_in::signed_in_home(&home),
+        Start::OfflineMcp(modules) => three_servers(&home, modules, &cwd),
+        Start::Offline | Start::ApiKey => {}
+    }
+    let t = Instant::now();
+    let mut pty = Pty::spawn_with(exe, args, &home, &cwd, env);
+    assert!(
+        pty.until(FOOTER, Duration::from_secs(10)),
+        "no first frame: {}",
+        String::from_utf8_lossy(&pty.screen)
+    );
+    let took = t.elapsed();
+    if matches!(start, Start::OfflineMcp(_)) {
+        // Ctrl+D: ansa stops its servers on the way out; a kill would leave them to notice
+        // the closed pipe on their own, and the next run would race them.
+        pty.send(b"\x04");
+        let _ = pty.child.wait();
+    } else {
+        pty.stop();
+    }
+    took
+}
+
+/// Start → first frame for each of `starts`, their runs interleaved (one of each per
+/// round), so that a change of the machine's load falls on all of them alike and their
+/// differences can be read even on a busy machine.
+fn first_frames(exe: &str, root: &Path, starts: &[Start<'_>]) {
+    let mut times: Vec<Vec<Duration>> = vec![Vec::new(); starts.len()];
     for run in 0..RUNS {
-        let home = root.join(format!("home-frame-{label}-{run}"));
-        match start {
-            Start::SignedIn => signed_in::signed_in_home(&home),
-            Start::OfflineMcp(modules) => three_servers(&home, modules, &cwd),
-            Start::Offline | Start::ApiKey => {}
-        }
-        let t = Instant::now();
-        let mut pty = Pty::spawn_with(exe, args, &home, &cwd, env);
-        assert!(
-            pty.until(FOOTER, Duration::from_secs(10)),
-            "no first frame: {}",
-            String::from_utf8_lossy(&pty.screen)
-        );
-        times.push(t.elapsed());
-        if matches!(start, Start::OfflineMcp(_)) {
-            // Ctrl+D: ansa stops its servers on the way out; a kill would leave them to
-            // notice the closed pipe on their own, and the next run would race them.
-            pty.send(b"\x04");
-            let _ = pty.child.wait();
-        } else {
-            pty.stop();
+        for (k, start) in starts.iter().enumerate() {
+            times[k].push(one_frame(exe, root, *start, run));
         }
     }
-    times.sort();
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
-    println!(
-        "start → first frame (pty, 120×40, {label}): n={} p50={:.2} ms p95={:.2} ms min={:.2} ms",
-        times.len(),
-        ms(times[times.len() / 2]),
-        ms(times[(times.len() - 1) * 95 / 100]),
-        ms(times[0])
-    );
+    for (start, mut times) in starts.iter().zip(times) {
+        times.sort();
+        println!(
+            "start → first frame (pty, 120×40, {}): n={} p50={:.2} ms p95={:.2} ms min={:.2} ms",
+            how(*start).0,
+            times.len(),
+            ms(times[times.len() / 2]),
+            ms(times[(times.len() - 1) * 95 / 100]),
+            ms(times[0])
+        );
+    }
 }
 
 fn memory(exe: &str, root: &Path) {
