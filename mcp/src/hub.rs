@@ -2,7 +2,7 @@
 //! tokio runtime that exists only when at least one server is enabled.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -56,6 +56,8 @@ pub struct McpHub {
     notifier: Arc<Notifier>,
     /// Servers waiting for [`McpHub::launch`].
     pending: Mutex<Vec<Arc<Server>>>,
+    /// Set by [`McpHub::shutdown`].
+    stopped: AtomicBool,
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
 }
 
@@ -114,6 +116,7 @@ impl McpHub {
             servers,
             notifier,
             pending: Mutex::new(pending),
+            stopped: AtomicBool::new(false),
             runtime: Mutex::new(None),
         }
     }
@@ -174,6 +177,31 @@ impl McpHub {
                 return;
             }
             guard = match self.notifier.changed.wait_timeout(guard, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// Waits until the [`Self::generation`] differs from `seen` (returned), `timeout` passes
+    /// (`Some(seen)`), or the hub is shut down (`None`).
+    pub fn wait_for_change(&self, seen: u64, timeout: Duration) -> Option<u64> {
+        let deadline = Instant::now() + timeout;
+        let mut guard = self
+            .notifier
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if self.stopped.load(Ordering::SeqCst) {
+                return None;
+            }
+            let now = self.generation();
+            let left = deadline.saturating_duration_since(Instant::now());
+            if now != seen || left.is_zero() {
+                return Some(now);
+            }
+            guard = match self.notifier.changed.wait_timeout(guard, left) {
                 Ok((guard, _)) => guard,
                 Err(poisoned) => poisoned.into_inner().0,
             };
@@ -247,6 +275,7 @@ impl McpHub {
 
     /// Stops every server (stdio children killed, no orphans). Also on Drop.
     pub fn shutdown(&self) {
+        self.stopped.store(true, Ordering::SeqCst);
         // Servers never launched stay so.
         self.pending
             .lock()

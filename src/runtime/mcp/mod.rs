@@ -8,18 +8,22 @@ pub mod recover;
 mod status;
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
 use ansa_mcp::{McpHub, McpTool, ServerConfig, ServerName, Transport};
 use ansa_sessions::mcp::{McpToolName, McpTools};
 
 use crate::config::{McpSettings, McpTransport, WithheldEnv};
+use crate::runtime::core::Shared;
 use crate::tools::ToolRegistry;
 use crate::tools::mcp::{McpHints, McpToolSpec, offered_names};
 
 pub use env::child_env;
 pub use status::status_lines;
+
+/// How often the state watcher checks that the runtime is still there.
+const WATCH_POLL: Duration = Duration::from_secs(1);
 
 /// The longest the first request waits for servers still starting.
 const FIRST_SETTLE_MAX: Duration = Duration::from_secs(30);
@@ -49,6 +53,29 @@ impl McpLauncher {
     pub fn launch(&self) {
         self.0.launch();
     }
+}
+
+/// Publishes the servers' states whenever they change (one failing to start, exiting,
+/// restarting), so a frontend shows it without waiting for the next request; ends once the
+/// hub is shut down or the runtime is gone.
+pub fn watch(hub: Arc<McpHub>, shared: Weak<Shared>) -> std::io::Result<()> {
+    // Read here, not on the thread: a change between this call and the thread's start
+    // (the launch right after) is then still a change.
+    let mut seen = hub.generation();
+    std::thread::Builder::new()
+        .name("ansa-mcp-watch".into())
+        .spawn(move || {
+            while let Some(now) = hub.wait_for_change(seen, WATCH_POLL) {
+                let Some(shared) = shared.upgrade() else {
+                    return;
+                };
+                if now != seen {
+                    seen = now;
+                    shared.lock().mcp_statuses(&hub.statuses());
+                }
+            }
+        })
+        .map(drop)
 }
 
 /// What changed since the last request.

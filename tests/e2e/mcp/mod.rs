@@ -8,6 +8,7 @@ mod crash;
 mod everything;
 mod failures;
 mod filesystem;
+mod watch;
 
 use std::path::{Path, PathBuf};
 
