@@ -71,7 +71,8 @@ fn main() {
 const CODEX_PREFIX: usize = 1_932 + 6_000;
 
 /// The token cost of each candidate line-number gutter on the files the tasks read, to pick
-/// the cheapest unambiguous one (`src/tools/view/read.rs`).
+/// the cheapest unambiguous one, and of numbering every line or only some
+/// (`src/tools/view/read.rs`).
 fn gutters(bpe: &CoreBPE) {
     let mut files = tasks::python_project();
     files.extend(tasks::ledger_library());
@@ -87,6 +88,35 @@ fn gutters(bpe: &CoreBPE) {
         }
         let cost = bpe.encode_ordinary(&numbered).len();
         print!(" {sep:?} +{}", cost - plain);
+    }
+    println!();
+    // Which lines carry their number (every line starts with the tab; the first and last
+    // line of a file always carry theirs).
+    type Keep = fn(usize, &str) -> bool;
+    let densities: [(&str, Keep); 4] = [
+        ("every line", |_, _| true),
+        ("every 5th", |n, _| n.is_multiple_of(5)),
+        ("every 10th", |n, _| n.is_multiple_of(10)),
+        ("block starts", |_, line| {
+            !line.starts_with([' ', '\t', '\n'])
+        }),
+    ];
+    print!("  numbered lines, tab gutter:");
+    for (name, keep) in densities {
+        let mut numbered = String::new();
+        for (_, body) in &files {
+            let count = body.split_inclusive('\n').count();
+            for (n, line) in body.split_inclusive('\n').enumerate() {
+                let number = n + 1;
+                if number == 1 || number == count || keep(number, line) {
+                    numbered.push_str(&number.to_string());
+                }
+                numbered.push('\t');
+                numbered.push_str(line);
+            }
+        }
+        let cost = bpe.encode_ordinary(&numbered).len();
+        print!(" {name} +{}", cost - plain);
     }
     println!();
 }

@@ -131,8 +131,11 @@ fn columns_meaning(line: &str) -> &'static str {
         .find('{')
         .map_or("", |at| &line[at..line.len().saturating_sub(1)]);
     match cols {
+        "{file,text}" => {
+            "read rows: the file, the text (the first, last and every fifth line numbered)"
+        }
         "{file,from,count,text}" => {
-            "read rows: the file, first line, lines shown, the text (numbered lines)"
+            "read rows in bytes: the file, first byte, bytes shown, the text"
         }
         "{files,lines,matches,text}" => {
             "search: files, lines and matches found, the text (each file's path, then its numbered lines)"
@@ -331,7 +334,7 @@ fn a_live_compaction_and_a_restart_keep_the_prompt_and_environment_and_answers_s
         "the id from the compacted search is defined again: {list}"
     );
     assert!(
-        read.starts_with("s:ok\nd[1]{file,from,count,text}:\nb.txt,1,1,"),
+        read.starts_with("s:ok\nd[1]{file,text}:\nb.txt,"),
         "the read names its file: {read}"
     );
 

@@ -1,7 +1,9 @@
 //! `read` answers for the model: each file's text is a raw block headed by its path and
 //! numbered by line (`41`, a tab, the line), so the model matches blocks to files and finds where to
-//! edit without counting. A file too large to answer inline is shown from its retained copy
-//! as far as the read budget goes, and `more` says where it stopped and how to read on.
+//! edit without a search. Every line starts with a tab; the first, the last and every fifth
+//! carry their number before it, so any line is at most two lines from a number. A file too
+//! large to answer inline is shown from its retained copy as far as the read budget goes, and
+//! `more` says where it stopped and how to read on.
 
 use std::fmt::Write as _;
 
@@ -17,6 +19,13 @@ use crate::tools::execute::READ_TOK;
 /// cheaper by 7 but leaves a model to tell the separator from the line's own indentation.
 pub const GUTTER: &str = "\t";
 
+/// Every line whose number is a multiple of this carries its number (the first and last lines
+/// of a block always do). Measured like the separators on the bench's files (10,391 tokens
+/// bare; docs/benchmarks.md): numbering every line costs 1,865 tokens, every fifth 489, every
+/// tenth 327, only the lines that start a block 261. Every fifth keeps each line within two
+/// of a printed number, as a ruler's ticks do; every tenth leaves up to five lines to count,
+/// and block starts leave a function's body (19 lines in the bench's library) unnumbered.
+pub const TICK: u64 = 5;
 /// Bytes of file text one read answer shows: the engine's inline budget (half the
 /// presentation limit of `READ_TOK` tokens, ASH/1 §3.4).
 const SHOWN_BYTES: usize = (READ_TOK as usize * 4) / 2;
@@ -24,12 +33,17 @@ const SHOWN_BYTES: usize = (READ_TOK as usize * 4) / 2;
 /// A file cut short is shown at least this far, whatever others took.
 const MIN_SHOWN_BYTES: usize = 2048;
 
-/// The columns of a read answer's rows: the file's path, the first line (or byte), the lines
-/// (or bytes) returned, the text.
+/// The columns of a read answer's rows in bytes mode: the file's path, the first byte, the
+/// bytes returned, the text.
 pub const COLUMNS: [&str; 4] = ["file", "from", "count", "text"];
 
-/// Rewrites the rows as `d[N]{file,from,count,text}`: each file named, its text a numbered
-/// block (headed by its path when the answer has several); the head of a file too large to answer inline is shown from its
+/// The columns in lines mode: the numbered text says the first and last line, so `from` and
+/// `count` would only repeat them.
+pub const LINE_COLUMNS: [&str; 2] = ["file", "text"];
+
+/// Rewrites the rows as `d[N]{file,text}` (lines) or `d[N]{file,from,count,text}` (bytes):
+/// each file named, its text a block (numbered in lines mode; headed by its path when the
+/// answer has several); the head of a file too large to answer inline is shown from its
 /// retained copy (`more` names it). True when some file is shown only in part.
 pub(super) fn shape(
     value: &mut Value,
@@ -99,15 +113,31 @@ pub(super) fn shape(
         cells[3] = Cell::Atom(Atom::text(block_marker(blocks.len())));
         table_rows.push(cells);
     }
-    *value = Value::table(&COLUMNS, table_rows);
+    if lines {
+        // `from` and `count` go: the block's first and last lines carry their numbers.
+        for row in &mut table_rows {
+            row.drain(1..3);
+        }
+        *value = Value::table(&LINE_COLUMNS, table_rows);
+    } else {
+        *value = Value::table(&COLUMNS, table_rows);
+    }
     cut
 }
 
-/// `text` with each line prefixed by its number, from `first`.
+/// `text` with each line prefixed by a tab, and by its number (from `first`) when it is the
+/// first or last line or its number is a multiple of [`TICK`].
 pub(super) fn numbered(text: &str, first: u64) -> String {
-    let mut out = String::with_capacity(text.len() + text.len() / 8);
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let count = text.split_inclusive('\n').count() as u64;
+    let last = first + count.saturating_sub(1);
     for (n, line) in text.split_inclusive('\n').enumerate() {
-        let _ = write!(out, "{}{GUTTER}{line}", first + n as u64);
+        let number = first + n as u64;
+        if number == first || number == last || number.is_multiple_of(TICK) {
+            let _ = write!(out, "{number}");
+        }
+        out.push_str(GUTTER);
+        out.push_str(line);
     }
     out
 }

@@ -61,8 +61,42 @@ fn read_names_each_file_and_numbers_its_lines() {
     response.paths.clear();
     assert_eq!(
         view("read", &response, &names),
-        "s:ok\nd[2]{file,from,count,text}:\nsrc/app.py,41,2,>>>1\na.txt,41,2,>>>2\n>>>1 src/app.py\n41\tx = 1\n42\ty = 2\n>>>2 a.txt\n41\tlast\n42\tno newline\n(no newline at end)\n"
+        "s:ok\nd[2]{file,text}:\nsrc/app.py,>>>1\na.txt,>>>2\n>>>1 src/app.py\n41\tx = 1\n42\ty = 2\n>>>2 a.txt\n41\tlast\n42\tno newline\n(no newline at end)\n"
     );
+}
+
+#[test]
+fn a_read_numbers_its_first_and_last_lines_and_every_fifth() {
+    let names = names(&[(1, "a.txt")]);
+    let text: String = (3..=16).map(|n| format!("line {n}\n")).collect();
+    let response = Response::success(
+        1,
+        Data::Read(vec![ReadRow {
+            path: 1,
+            offset: 3,
+            len: 14,
+            digest: Digest::of(b""),
+            text: Some(text),
+            reference: None,
+        }]),
+    );
+    let shown = view("read", &response, &names);
+    let block = shown
+        .split_once("\n>>>1\n")
+        .map(|(_, b)| b)
+        .unwrap_or_default();
+    let numbers: Vec<&str> = block
+        .lines()
+        .map(|l| l.split_once('\t').map_or("?", |(n, _)| n))
+        .collect();
+    assert_eq!(
+        numbers,
+        [
+            "3", "", "5", "", "", "", "", "10", "", "", "", "", "15", "16"
+        ],
+        "{shown}"
+    );
+    assert!(block.lines().all(|l| l.contains("\tline ")), "{shown}");
 }
 
 #[test]
@@ -86,6 +120,10 @@ fn a_read_in_bytes_is_not_numbered() {
         count: 4,
     });
     let text = view_of("read", &response, &names, Some(&op), &[]);
+    assert!(
+        text.starts_with("s:ok\nd[1]{file,from,count,text}:\na.txt,0,4,>>>1\n"),
+        "bytes keep their offset and count: {text}"
+    );
     assert!(text.ends_with(",>>>1\n>>>1\nab\ncd\n"), "{text}");
 }
 
