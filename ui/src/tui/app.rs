@@ -14,7 +14,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind};
 
 use super::blocks;
 use super::input::Input;
-use super::keys::{self, Intent, SLASH_HELP, Slash};
+use super::keys::{self, Intent, Slash, slash_help};
 pub(crate) use super::model::{
     Action, Entry, Flags, HistoryPane, LivePreview, Notice, OutputPane, Paused, Pending, Purpose,
     RecentCall, RetryStatus, Task, TaskKind, TaskState, Tone, ToolLine,
@@ -454,15 +454,19 @@ impl App {
             Slash::Help => self.say(
                 Tone::Info,
                 format!(
-                    "{SLASH_HELP} · Shift+Enter or Ctrl+J new line · Tab basic/plan/orchestrate · Ctrl+C \
+                    "{} · Shift+Enter or Ctrl+J new line · Tab basic/plan/orchestrate · Ctrl+C \
                      cancel · Ctrl+D exit · Ctrl+F history · Ctrl+O tool output · PgUp/PgDn \
-                     page"
+                     page",
+                    slash_help()
                 ),
             ),
             Slash::New => self.new_session(out),
             Slash::Unknown(word) => self.say(
                 Tone::Warn,
-                format!("{word} is not a command ({SLASH_HELP}); your text is kept"),
+                format!(
+                    "{word} is not a command ({}); your text is kept",
+                    slash_help()
+                ),
             ),
             Slash::Sessions => super::sessions::slash_sessions(self),
             Slash::Model => self.open_model_picker(out),

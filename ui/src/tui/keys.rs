@@ -161,9 +161,16 @@ pub(crate) enum Slash {
     Orchestrate,
 }
 
-/// The commands, for help texts.
-pub(crate) const SLASH_HELP: &str = "/basic /plan /status /cancel /resume /rewind /exit \
-/diff /compact /mcp /sessions /new /model /orchestrate";
+/// The commands, for help texts: every one of [`SLASH_COMMANDS`] but `/help`, so that a
+/// command added there is never missing here.
+pub(crate) fn slash_help() -> String {
+    let names: Vec<&str> = SLASH_COMMANDS
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| *name != "/help")
+        .collect();
+    names.join(" ")
+}
 
 /// Every command with its one-line help, in the order the menu shows them.
 pub(crate) const SLASH_COMMANDS: &[(&str, &str)] = &[
