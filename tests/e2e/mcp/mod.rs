@@ -4,10 +4,13 @@
 //! packages these tests fail with the command that installs them; they never pass silently.
 
 mod ask;
+mod cancel;
 mod crash;
 mod everything;
 mod failures;
 mod filesystem;
+mod large;
+mod list_changed;
 
 use std::path::{Path, PathBuf};
 
@@ -68,6 +71,15 @@ pub fn filesystem(root: &Path) -> Value {
     let script = need(modules().join("@modelcontextprotocol/server-filesystem/dist/index.js"));
     json!({"command": node(), "args": [script, root.display().to_string()],
         "startup_timeout_ms": 60000})
+}
+
+/// A stdio config entry for `probe.mjs` (a server on the SDK whose tool list grows and which
+/// logs the cancellations it receives); `marker` is an extra argument it ignores.
+pub fn probe(marker: &str) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp/probe.mjs");
+    need(modules().join("@modelcontextprotocol/sdk/dist/esm/server/mcp.js"));
+    json!({"command": node(), "args": [script.display().to_string(),
+        modules().display().to_string(), marker], "startup_timeout_ms": 60000})
 }
 
 /// Writes the user config with `servers` as `mcp_servers` and `extra` fields beside it.
