@@ -1,7 +1,9 @@
 //! MCP end to end (issue 45): the built binary with `--offline --script` calling `mcp__…`
 //! tools of the real npm reference servers (`@modelcontextprotocol/server-everything`,
-//! `@modelcontextprotocol/server-filesystem`) found through `ANSA_MCP_MODULES`. Without the
-//! packages these tests fail with the command that installs them; they never pass silently.
+//! `@modelcontextprotocol/server-filesystem`) found through `ANSA_MCP_MODULES`, and of
+//! `probe.mjs`, a small server on the `@modelcontextprotocol/sdk` installed with them (for a
+//! changing tool list and for seeing cancellations arrive). Without the packages these tests
+//! fail with the command that installs them; they never pass silently.
 
 mod ask;
 mod cancel;
