@@ -356,6 +356,9 @@ async fn call(
             return Err(CallError::Cancelled);
         }
     };
+    // A server that changed its tools during the call notified it before answering; the
+    // caller's next request must offer the new list.
+    server.tools_settled().await;
     match answer {
         Ok(Ok(ServerResult::CallToolResult(result))) => CallResult::from_rmcp(result),
         Ok(Ok(other)) => Err(CallError::Protocol(format!(

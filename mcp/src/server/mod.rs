@@ -4,6 +4,7 @@
 mod handler;
 pub(crate) mod http;
 pub(crate) mod stdio;
+mod watch;
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -19,6 +20,7 @@ use crate::status::{ServerState, ServerStatus};
 use crate::tool::McpTool;
 use handler::Handler;
 use stdio::ChildProcess;
+use watch::{ListChanges, Watched};
 
 /// First restart delay after a failed start; doubled per further failure up to `MAX_BACKOFF`.
 const FIRST_BACKOFF: Duration = Duration::from_secs(1);
@@ -54,6 +56,8 @@ pub(crate) struct Server {
     notifier: Arc<Notifier>,
     log_dir: PathBuf,
     env: Arc<ChildEnv>,
+    /// `tools/list_changed` notifications seen by the transport and refreshes done after them.
+    list_changes: Arc<ListChanges>,
 }
 
 /// Why a connection attempt failed, for `last_error`.
@@ -84,6 +88,7 @@ impl Server {
             notifier,
             log_dir,
             env,
+            list_changes: Arc::default(),
         }
     }
 
@@ -192,6 +197,8 @@ impl Server {
         self.notifier.bump();
         let handler = Handler::new(Arc::downgrade(self), epoch);
         let timeout = self.config.startup_timeout;
+        // The handshake lists the tools: notifications seen before it are answered by it.
+        let listed_upto = self.list_changes.seen();
         let (attempt, process) = match &self.config.transport {
             Transport::Stdio {
                 command,
@@ -209,8 +216,14 @@ impl Server {
             ) {
                 Ok(spawned) => {
                     let process = Arc::new(Mutex::new(spawned.process));
-                    let attempt =
-                        tokio::time::timeout(timeout, handshake(handler, spawned.transport)).await;
+                    let attempt = tokio::time::timeout(
+                        timeout,
+                        handshake(
+                            handler,
+                            Watched::new(spawned.transport, Arc::clone(&self.list_changes)),
+                        ),
+                    )
+                    .await;
                     (attempt, Some(process))
                 }
                 Err(why) => {
@@ -224,7 +237,14 @@ impl Server {
                 bearer_token,
             } => match http::transport(url, headers, bearer_token.as_ref()) {
                 Ok(transport) => (
-                    tokio::time::timeout(timeout, handshake(handler, transport)).await,
+                    tokio::time::timeout(
+                        timeout,
+                        handshake(
+                            handler,
+                            Watched::new(transport, Arc::clone(&self.list_changes)),
+                        ),
+                    )
+                    .await,
                     None,
                 ),
                 Err(why) => {
@@ -263,6 +283,7 @@ impl Server {
                     return;
                 }
                 self.notifier.bump();
+                self.list_changes.refreshed(listed_upto);
                 let server = Arc::downgrade(self);
                 tokio::spawn(async move {
                     let _ = running.waiting().await;
@@ -415,6 +436,20 @@ impl Server {
 
     /// `notifications/tools/list_changed`: fetch the list again for the connection `epoch`.
     async fn refresh_tools(&self, epoch: u64, peer: Peer<RoleClient>) {
+        let upto = self.list_changes.seen();
+        self.list_tools_again(epoch, peer).await;
+        // Listed or given up: a call waiting for the list stops waiting either way.
+        self.list_changes.refreshed(upto);
+    }
+
+    /// Waits until the tool list is as fresh as every `tools/list_changed` received so far
+    /// (bounded by the startup timeout, which also bounds each refresh). A call waits for it
+    /// before returning, so the next request offers what the call changed.
+    pub async fn tools_settled(&self) {
+        self.list_changes.settled(self.config.startup_timeout).await;
+    }
+
+    async fn list_tools_again(&self, epoch: u64, peer: Peer<RoleClient>) {
         let listed = tokio::time::timeout(self.config.startup_timeout, peer.list_all_tools()).await;
         let Ok(Ok(tools)) = listed else {
             // The next call or restart lists again; keeping the old list is the honest fallback.

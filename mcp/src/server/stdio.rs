@@ -19,6 +19,10 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::{Signal, killpg};
 use nix::unistd::Pid;
 use rmcp::RoleClient;
+use rmcp::model::{
+    CallToolResult, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcResponse, JsonRpcVersion2_0,
+    RequestId, ServerResult,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -292,8 +296,45 @@ fn parse_json(server: &ServerName, line: &[u8]) -> Result<Option<serde_json::Val
 /// JSON as a message, `None` for a shape this client does not know (a newer notification:
 /// not a reason to drop the connection). From an owned value, strings move into the message
 /// instead of being copied (a 50 MB result).
-fn message(value: serde_json::Value) -> Option<RxJsonRpcMessage<RoleClient>> {
+fn message(mut value: serde_json::Value) -> Option<RxJsonRpcMessage<RoleClient>> {
+    if let Some(message) = tool_result(&mut value) {
+        return Some(message);
+    }
     serde_json::from_value(value).ok()
+}
+
+/// A response whose result has `content` is a `tools/call` answer (ansa's other requests are
+/// `initialize` and `tools/list`), built as a `CallToolResult` directly. rmcp's `ServerResult`
+/// is an untagged enum: its variants are tried in turn on a buffered copy of the result, and
+/// with a 50 MB text result (sent twice, as `content` and `structuredContent`) about six
+/// copies of it were alive at once, the peak of the whole call. A result that is not a valid
+/// `CallToolResult` is answered as a JSON-RPC error naming why, so the call still ends.
+fn tool_result(value: &mut serde_json::Value) -> Option<RxJsonRpcMessage<RoleClient>> {
+    let object = value.as_object_mut()?;
+    if object.contains_key("method") || object.contains_key("error") {
+        return None;
+    }
+    let content = object.get("result")?.get("content")?;
+    if !content.is_array() {
+        return None;
+    }
+    let id: RequestId = serde_json::from_value(object.get("id")?.clone()).ok()?;
+    let result = object.remove("result")?;
+    Some(match serde_json::from_value::<CallToolResult>(result) {
+        Ok(result) => JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id,
+            result: ServerResult::CallToolResult(result),
+        }),
+        Err(e) => JsonRpcMessage::Error(JsonRpcError {
+            jsonrpc: JsonRpcVersion2_0,
+            id: Some(id),
+            error: ErrorData::internal_error(
+                format!("the server's tools/call result is not valid: {e}"),
+                None,
+            ),
+        }),
+    })
 }
 
 fn memchr_newline(bytes: &[u8]) -> Option<usize> {
@@ -348,5 +389,54 @@ impl rmcp::transport::Transport<RoleClient> for StdioTransport {
         // Closing stdin is the spec's first step of a stdio shutdown.
         self.writer.lock().await.take();
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_tool_result_is_built_directly_and_anything_else_as_before() {
+        let answer = json!({"jsonrpc": "2.0", "id": 3, "result": {
+            "content": [{"type": "text", "text": "hello"}], "structuredContent": {"a": 1}}});
+        let Some(JsonRpcMessage::Response(response)) = message(answer) else {
+            panic!("not a response");
+        };
+        assert_eq!(response.id, RequestId::Number(3));
+        let ServerResult::CallToolResult(result) = response.result else {
+            panic!("not a tool result: {:?}", response.result);
+        };
+        assert_eq!(result.structured_content, Some(json!({"a": 1})));
+        assert_eq!(result.content.len(), 1);
+
+        // Content that is not content blocks: the call ends with the reason, not in silence.
+        let bad = json!({"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "nope"}]}});
+        let Some(JsonRpcMessage::Error(error)) = message(bad) else {
+            panic!("not an error");
+        };
+        assert_eq!(error.id, Some(RequestId::Number(4)));
+        assert!(
+            error
+                .error
+                .message
+                .contains("tools/call result is not valid")
+        );
+
+        // A tools/list answer and a notification take rmcp's own path.
+        let listed = json!({"jsonrpc": "2.0", "id": 5, "result": {"tools": []}});
+        assert!(matches!(
+            message(listed),
+            Some(JsonRpcMessage::Response(JsonRpcResponse {
+                result: ServerResult::ListToolsResult(_),
+                ..
+            }))
+        ));
+        let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        assert!(matches!(
+            message(changed),
+            Some(JsonRpcMessage::Notification(_))
+        ));
     }
 }

@@ -239,8 +239,8 @@ impl Worker {
         };
         let rendered = render(
             result.is_error,
-            &content,
-            result.structured.as_ref(),
+            content,
+            result.structured,
             budget,
             &mut retain,
         );

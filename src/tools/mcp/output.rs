@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::tools::view::cut_lines;
+use crate::tools::view::plan_cut;
 
 /// One content block of a result (the client crate's `Content`, without its types).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,31 +73,39 @@ pub struct McpOutput {
 const READABLE_MAX: usize = 1 << 20;
 
 /// Renders a result within `budget` bytes of text for the model.
+///
+/// It takes the result by value: a large one (a 50 MB file read) is moved into the text and
+/// then into the store, and each block is freed once appended, so the result is not held
+/// twice or three times at once.
 pub fn render(
     is_error: bool,
-    content: &[McpContent],
-    structured: Option<&Value>,
+    content: Vec<McpContent>,
+    structured: Option<Value>,
     budget: usize,
     retain: RetainFn<'_>,
 ) -> McpOutput {
     let mut retained = Vec::new();
     let mut body = String::new();
     let mut media = 0usize;
+    let blocks = content.len();
     for block in content {
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
         }
         match block {
-            McpContent::Text(text) => body.push_str(text),
-            McpContent::Image { mime, data } | McpContent::Audio { mime, data } => {
+            McpContent::Text(text) if body.is_empty() => body = text,
+            McpContent::Text(text) => body.push_str(&text),
+            McpContent::Image { mime, data } => {
                 media += 1;
-                let kind = if matches!(block, McpContent::Image { .. }) {
-                    "image"
-                } else {
-                    "audio"
-                };
-                let kept = keep(data.clone(), retain, &mut retained);
-                let _ = write!(body, "[{kind}: {mime}, {} bytes, {kept}]", data.len());
+                let size = data.len();
+                let kept = keep(data, retain, &mut retained);
+                let _ = write!(body, "[image: {mime}, {size} bytes, {kept}]");
+            }
+            McpContent::Audio { mime, data } => {
+                media += 1;
+                let size = data.len();
+                let kept = keep(data, retain, &mut retained);
+                let _ = write!(body, "[audio: {mime}, {size} bytes, {kept}]");
             }
             McpContent::Resource {
                 uri,
@@ -111,12 +119,9 @@ pub fn render(
                         let _ = write!(body, "[resource {uri} ({mime})]\n{text}");
                     }
                     (None, Some(blob)) => {
-                        let kept = keep(blob.clone(), retain, &mut retained);
-                        let _ = write!(
-                            body,
-                            "[resource {uri} ({mime}), {} bytes, {kept}]",
-                            blob.len()
-                        );
+                        let size = blob.len();
+                        let kept = keep(blob, retain, &mut retained);
+                        let _ = write!(body, "[resource {uri} ({mime}), {size} bytes, {kept}]");
                     }
                     (None, None) => {
                         let _ = write!(body, "[resource {uri} ({mime}), no content]");
@@ -133,12 +138,19 @@ pub fn render(
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
         }
-        let _ = write!(body, "structured content (JSON):\n{structured}");
+        // Serialized on its own and the value freed before the text grows by exactly its
+        // size: writing it into the text directly grows it by doubling.
+        let json = structured.to_string();
+        drop(structured);
+        let label = "structured content (JSON):\n";
+        body.reserve_exact(label.len() + json.len());
+        body.push_str(label);
+        body.push_str(&json);
     }
     if body.is_empty() {
         body.push_str("(the tool returned no content)");
     }
-    let summary = summary(is_error, content.len(), media, body.len());
+    let summary = summary(is_error, blocks, media, body.len());
     let readable = if body.len() <= READABLE_MAX {
         body.clone()
     } else {
@@ -148,15 +160,19 @@ pub fn render(
         body
     } else {
         let total = body.len();
-        match retain(body.clone().into_bytes()) {
+        // The kept lines are chosen before the whole text moves into the store (no copy of
+        // it); the note names its `@N` once the store has given one.
+        let planned = plan_cut(&body, budget, is_error, "the result");
+        let head = body[..body.floor_char_boundary(budget)].to_owned();
+        match retain(body.into_bytes()) {
             Ok(alias) => {
                 retained.push(alias);
-                let view = cut_lines(&body, budget, is_error, "the result", alias);
+                let view = planned.view(alias);
                 format!("{}\n{}", view.text.trim_end_matches('\n'), view.note)
             }
             Err(why) => {
                 // Never silently: the model learns how much it does not see, and why.
-                let cut = &body[..body.floor_char_boundary(budget)];
+                let cut = head.as_str();
                 format!(
                     "{cut}\n⋯ the result is {total} bytes; only the first {} are shown and the rest could not be kept ({why}) ⋯",
                     cut.len()

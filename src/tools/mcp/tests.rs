@@ -182,7 +182,7 @@ fn retain_into(store: &mut Vec<Vec<u8>>) -> impl FnMut(Vec<u8>) -> Result<u64, S
 #[test]
 fn results_render_text_structured_media_resources_and_errors() {
     let mut kept = Vec::new();
-    let content = [
+    let content = vec![
         McpContent::Text("hello".into()),
         McpContent::Image {
             mime: "image/png".into(),
@@ -203,8 +203,8 @@ fn results_render_text_structured_media_resources_and_errors() {
     let structured = json!({"sum": 3});
     let out = render(
         false,
-        &content,
-        Some(&structured),
+        content,
+        Some(structured),
         16384,
         &mut retain_into(&mut kept),
     );
@@ -229,7 +229,7 @@ fn results_render_text_structured_media_resources_and_errors() {
     assert_eq!(out.retained, vec![1]);
     let err = render(
         true,
-        &[McpContent::Text("boom".into())],
+        vec![McpContent::Text("boom".into())],
         None,
         100,
         &mut retain_into(&mut kept),
@@ -249,7 +249,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     let out = render(
         false,
-        &[McpContent::Text(big.clone())],
+        vec![McpContent::Text(big.clone())],
         None,
         2000,
         &mut retain_into(&mut kept),
@@ -262,7 +262,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     assert_eq!(kept.last().map(Vec::as_slice), Some(big.as_bytes()));
     // Without room to keep it, the cut is said, never silent.
     let mut full = |_: Vec<u8>| -> Result<u64, String> { Err("the store is full".into()) };
-    let out = render(false, &[McpContent::Text(big)], None, 2000, &mut full);
+    let out = render(false, vec![McpContent::Text(big)], None, 2000, &mut full);
     assert!(
         out.text.contains("could not be kept (the store is full)"),
         "{}",

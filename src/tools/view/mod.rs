@@ -27,7 +27,7 @@ mod search;
 mod stream;
 pub mod words;
 // MCP results are cut like exec output (issue 45).
-pub(crate) use stream::cut_lines;
+pub(crate) use stream::plan_cut;
 
 use ash_engine::ason::{self, Atom, Cell, Document, Value};
 use ash_engine::compute::ComputePlane;

@@ -168,6 +168,51 @@ pub(crate) fn cut_lines(
     name: &str,
     reference: u64,
 ) -> StreamView {
+    plan_cut(text, budget, failed, name).view(reference)
+}
+
+/// A cut made before the whole text has its `@N`: the kept lines are chosen and copied, so
+/// the text itself can be handed to the store (moved, not copied) before the note names it.
+pub(crate) struct PlannedCut {
+    text: String,
+    name: String,
+    head: usize,
+    tail: usize,
+    total: usize,
+    anchors: Vec<String>,
+}
+
+impl PlannedCut {
+    /// The view, its note naming the whole text as `@reference`.
+    pub(crate) fn view(self, reference: u64) -> StreamView {
+        let PlannedCut {
+            text,
+            name,
+            head,
+            tail,
+            total,
+            anchors,
+        } = self;
+        let (first, left) = (head + 1, tail - head);
+        let mut note = format!(
+            "{name}: kept lines {} and {} of {total} (the rule: the first and last {END_LINES} lines, fewer when longer than half the budget each); the whole output is @{reference}: read the left-out lines with evidence {} or search it with kind \"search\".",
+            span(1, head),
+            span(tail + 1, total),
+            super::evidence_lines(reference, first as u64, Some(left as u64))
+        );
+        if !anchors.is_empty() {
+            let _ = write!(
+                note,
+                " Left-out lines that look like the failure: {}",
+                anchors.join(" | ")
+            );
+        }
+        StreamView { text, note }
+    }
+}
+
+/// The cut of [`cut_lines`] without its reference.
+pub(crate) fn plan_cut(text: &str, budget: usize, failed: bool, name: &str) -> PlannedCut {
     let starts: Vec<usize> = std::iter::once(0)
         .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
         .filter(|&i| i < text.len())
@@ -199,14 +244,8 @@ pub(crate) fn cut_lines(
         "⋯ lines {first}-{tail} of {name} left out ({left} lines, {left_bytes} bytes) ⋯"
     );
     out.push_str(&text[tail_start..]);
-    let mut note = format!(
-        "{name}: kept lines {} and {} of {total} (the rule: the first and last {END_LINES} lines, fewer when longer than half the budget each); the whole output is @{reference}: read the left-out lines with evidence {} or search it with kind \"search\".",
-        span(1, head),
-        span(tail + 1, total),
-        super::evidence_lines(reference, first as u64, Some(left as u64))
-    );
-    if failed {
-        let anchors: Vec<String> = (head..tail)
+    let anchors = if failed {
+        (head..tail)
             .filter(|&i| is_anchor(&text.as_bytes()[starts[i]..end_of(i)]))
             .take(LISTED_ANCHORS)
             .map(|i| {
@@ -214,16 +253,18 @@ pub(crate) fn cut_lines(
                 let shown = &line[..line.floor_char_boundary(ANCHOR_BYTES)];
                 format!("{}: {shown}", i + 1)
             })
-            .collect();
-        if !anchors.is_empty() {
-            let _ = write!(
-                note,
-                " Left-out lines that look like the failure: {}",
-                anchors.join(" | ")
-            );
-        }
+            .collect()
+    } else {
+        Vec::new()
+    };
+    PlannedCut {
+        text: out,
+        name: name.to_owned(),
+        head,
+        tail,
+        total,
+        anchors,
     }
-    StreamView { text: out, note }
 }
 
 /// Lines `a` to `b` in words (`none` when empty).

@@ -1,13 +1,18 @@
 //! MCP end to end (issue 45): the built binary with `--offline --script` calling `mcp__…`
 //! tools of the real npm reference servers (`@modelcontextprotocol/server-everything`,
-//! `@modelcontextprotocol/server-filesystem`) found through `ANSA_MCP_MODULES`. Without the
-//! packages these tests fail with the command that installs them; they never pass silently.
+//! `@modelcontextprotocol/server-filesystem`) found through `ANSA_MCP_MODULES`, and of
+//! `probe.mjs`, a small server on the `@modelcontextprotocol/sdk` installed with them (for a
+//! changing tool list and for seeing cancellations arrive). Without the packages these tests
+//! fail with the command that installs them; they never pass silently.
 
 mod ask;
+mod cancel;
 mod crash;
 mod everything;
 mod failures;
 mod filesystem;
+mod large;
+mod list_changed;
 mod watch;
 
 use std::path::{Path, PathBuf};
@@ -69,6 +74,15 @@ pub fn filesystem(root: &Path) -> Value {
     let script = need(modules().join("@modelcontextprotocol/server-filesystem/dist/index.js"));
     json!({"command": node(), "args": [script, root.display().to_string()],
         "startup_timeout_ms": 60000})
+}
+
+/// A stdio config entry for `probe.mjs` (a server on the SDK whose tool list grows and which
+/// logs the cancellations it receives); `marker` is an extra argument it ignores.
+pub fn probe(marker: &str) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/mcp/probe.mjs");
+    need(modules().join("@modelcontextprotocol/sdk/dist/esm/server/mcp.js"));
+    json!({"command": node(), "args": [script.display().to_string(),
+        modules().display().to_string(), marker], "startup_timeout_ms": 60000})
 }
 
 /// Writes the user config with `servers` as `mcp_servers` and `extra` fields beside it.
