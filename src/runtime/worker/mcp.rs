@@ -253,11 +253,15 @@ impl Worker {
         } else {
             (ToolOutcomeStatus::Ok, ToolPhase::Finished, ReportTone::Ok)
         };
+        let mut report = ToolReport::new(tone, rendered.summary);
+        report.tail = rendered.tail;
+        report.lines = rendered.lines;
+        report.cut = rendered.cut;
         let output = Output {
             text: rendered.text,
             answer: None,
             instructions: Vec::new(),
-            report: ToolReport::new(tone, rendered.summary),
+            report,
             readable: Some(rendered.readable),
         };
         (status, phase, output)

@@ -8,6 +8,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
+use crate::tools::report::tail;
 use crate::tools::view::cut_lines;
 
 /// One content block of a result (the client crate's `Content`, without its types).
@@ -63,6 +64,12 @@ pub struct McpOutput {
     pub readable: String,
     /// One line for the tool row.
     pub summary: String,
+    /// The last non-empty lines of the content, for under the tool row.
+    pub tail: Vec<String>,
+    /// How many non-empty lines the content has (the row says how many the tail leaves out).
+    pub lines: u64,
+    /// The model got part of the result inline, the whole of it as `@N` (or not kept).
+    pub cut: bool,
     /// Whether the server flagged the result as an error.
     pub is_error: bool,
     /// The retained values made for it (media, binary resources, a cut result), in order.
@@ -129,6 +136,7 @@ pub fn render(
             }
         }
     }
+    let content_end = body.len();
     if let Some(structured) = structured {
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
@@ -139,12 +147,19 @@ pub fn render(
         body.push_str("(the tool returned no content)");
     }
     let summary = summary(is_error, content.len(), media, body.len());
+    let shown = &body[..content_end];
+    let tail = tail(shown);
+    let lines = shown.lines().filter(|l| !l.trim().is_empty()).count() as u64;
     let readable = if body.len() <= READABLE_MAX {
-        body.clone()
+        match structured {
+            Some(structured) => readable_with(shown, content, structured),
+            None => body.clone(),
+        }
     } else {
         String::new()
     };
-    let mut text = if body.len() <= budget {
+    let cut = body.len() > budget;
+    let mut text = if !cut {
         body
     } else {
         let total = body.len();
@@ -176,8 +191,65 @@ pub fn render(
         text,
         readable,
         summary,
+        tail,
+        lines,
+        cut,
         is_error,
         retained,
+    }
+}
+
+/// What a person reads of a result with structured content: the content, then the structured
+/// content pretty-printed, or one line when it only repeats the content's text (servers are
+/// asked to send both; its JSON on one line is a wall of escaped text, unreadable at any
+/// width).
+fn readable_with(shown: &str, content: &[McpContent], structured: &Value) -> String {
+    let mut out = shown.to_owned();
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    if repeats_text(content, structured) {
+        out.push_str("structured content (JSON): the same as the text above (Tab shows it as the model got it)");
+    } else {
+        let pretty =
+            serde_json::to_string_pretty(structured).unwrap_or_else(|_| structured.to_string());
+        let _ = write!(out, "structured content (JSON):\n{pretty}");
+    }
+    out
+}
+
+/// Whether `structured` says nothing the text blocks do not: one of them is its JSON, or
+/// every value in it is a string that is one of them whole.
+fn repeats_text(content: &[McpContent], structured: &Value) -> bool {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|c| match c {
+            McpContent::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    if texts
+        .iter()
+        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured))
+    {
+        return true;
+    }
+    let mut leaves = Vec::new();
+    string_leaves(structured, &mut leaves)
+        && !leaves.is_empty()
+        && leaves.iter().all(|leaf| texts.contains(leaf))
+}
+
+/// Collects every string in `value`; false when it holds a number, a boolean or null.
+fn string_leaves<'a>(value: &'a Value, out: &mut Vec<&'a str>) -> bool {
+    match value {
+        Value::String(s) => {
+            out.push(s);
+            true
+        }
+        Value::Array(items) => items.iter().all(|v| string_leaves(v, out)),
+        Value::Object(fields) => fields.values().all(|v| string_leaves(v, out)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
     }
 }
 
@@ -192,10 +264,14 @@ fn keep(bytes: Vec<u8>, retain: RetainFn<'_>, retained: &mut Vec<u64>) -> String
     }
 }
 
+/// `1 block, 24 bytes` (`tool error: …` for `isError`): short, so that a 60-column row keeps
+/// room for the server and tool names before it.
 fn summary(is_error: bool, blocks: usize, media: usize, bytes: usize) -> String {
-    let what = if is_error { "tool error" } else { "returned" };
     let plural = if blocks == 1 { "" } else { "s" };
-    let mut s = format!("{what}: {blocks} block{plural}, {bytes} bytes");
+    let mut s = format!("{blocks} block{plural}, {bytes} bytes");
+    if is_error {
+        s = format!("tool error: {s}");
+    }
     if media > 0 {
         let _ = write!(s, ", {media} media kept");
     }

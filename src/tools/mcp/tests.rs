@@ -314,3 +314,109 @@ fn the_approval_shows_and_binds_server_tool_and_all_arguments() {
         call_digest("other", "echo", &args.arguments)
     );
 }
+
+#[test]
+fn structured_content_that_repeats_the_text_is_one_line_in_the_readable_view() {
+    let mut kept = Vec::new();
+    let text: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    // server-filesystem: the text, and `{"content": text}` beside it.
+    let structured = json!({ "content": text });
+    let out = render(
+        false,
+        &[McpContent::Text(text.clone())],
+        Some(&structured),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.text
+            .contains("structured content (JSON):\n{\"content\":"),
+        "the model gets both: {}",
+        out.text
+    );
+    assert!(
+        out.readable.starts_with("line 1\nline 2\n"),
+        "{}",
+        out.readable
+    );
+    assert!(
+        out.readable.ends_with(
+            "line 50\nstructured content (JSON): the same as the text above (Tab shows it as the model got it)"
+        ),
+        "{}",
+        out.readable
+    );
+    assert_eq!(out.readable.lines().count(), 51);
+    // The tail is the content's end, not the structured copy.
+    assert_eq!(out.tail, vec!["line 48", "line 49", "line 50"]);
+    assert_eq!(out.lines, 50);
+    assert!(!out.cut);
+    // server-everything's structured tools: the text is the JSON itself.
+    let structured = json!({"temperature": 22.5, "conditions": "sunny"});
+    let out = render(
+        false,
+        &[McpContent::Text(structured.to_string())],
+        Some(&structured),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.readable
+            .ends_with("the same as the text above (Tab shows it as the model got it)"),
+        "{}",
+        out.readable
+    );
+}
+
+#[test]
+fn structured_content_of_its_own_is_pretty_printed_in_the_readable_view() {
+    let mut kept = Vec::new();
+    let structured = json!({"sum": 42, "terms": ["a", "b"]});
+    let out = render(
+        false,
+        &[McpContent::Text("The sum is 42.".into())],
+        Some(&structured),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert_eq!(
+        out.readable,
+        "The sum is 42.\nstructured content (JSON):\n{\n  \"sum\": 42,\n  \"terms\": [\n    \"a\",\n    \"b\"\n  ]\n}"
+    );
+    assert!(
+        out.text
+            .ends_with("structured content (JSON):\n{\"sum\":42,\"terms\":[\"a\",\"b\"]}"),
+        "the model's view is unchanged: {}",
+        out.text
+    );
+    assert_eq!(out.tail, vec!["The sum is 42."]);
+    // A string that is not the text whole is something the text does not say.
+    let out = render(
+        false,
+        &[McpContent::Text("summary".into())],
+        Some(&json!({"detail": "more"})),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.readable.ends_with("{\n  \"detail\": \"more\"\n}"),
+        "{}",
+        out.readable
+    );
+}
+
+#[test]
+fn a_cut_result_says_so_in_its_report_fields() {
+    let mut kept = Vec::new();
+    let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let out = render(
+        false,
+        &[McpContent::Text(big)],
+        None,
+        2000,
+        &mut retain_into(&mut kept),
+    );
+    assert!(out.cut);
+    assert_eq!(out.lines, 5000);
+    assert_eq!(out.tail, vec!["line 4998", "line 4999", "line 5000"]);
+}
