@@ -55,6 +55,7 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_mcp;
 mod tui_model;
 mod tui_orchestrate;
 mod tui_resume;
