@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use ansa_mcp::{CallError, CallResult, CancelFlag, Content, ServerName};
+use ansa_mcp::{CallError, CallResult, CancelFlag, ServerName};
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{
     ApprovalDecision, CallId, OpaqueJson, Record, RequestId, ToolIntent, ToolOutcomeStatus,
@@ -17,7 +17,7 @@ use crate::provider::{ContextItem, ToolCall};
 use crate::runtime::crash;
 use crate::runtime::stop::{Pause, Stop};
 use crate::tools::AdmittedCall;
-use crate::tools::mcp::{McpApproval, McpArgs, McpContent, call_digest, render};
+use crate::tools::mcp::{McpApproval, McpArgs, call_digest, render};
 
 /// What the user decided on an MCP call.
 enum Verdict {
@@ -231,7 +231,6 @@ impl Worker {
                 return (status, ToolPhase::Failed, Output::text(text, report));
             }
         };
-        let content: Vec<McpContent> = result.content.into_iter().map(content).collect();
         let budget = self.tools.policy().exec_limit();
         let store = self.tools.session();
         let mut retain = |bytes: Vec<u8>| -> Result<u64, String> {
@@ -239,7 +238,7 @@ impl Worker {
         };
         let rendered = render(
             result.is_error,
-            &content,
+            &result.content,
             result.structured.as_ref(),
             budget,
             &mut retain,
@@ -295,25 +294,5 @@ impl Worker {
                 summary: approval.summary.clone(),
             })),
         }
-    }
-}
-
-fn content(c: Content) -> McpContent {
-    match c {
-        Content::Text(t) => McpContent::Text(t),
-        Content::Image { mime, data } => McpContent::Image { mime, data },
-        Content::Audio { mime, data } => McpContent::Audio { mime, data },
-        Content::Resource {
-            uri,
-            mime,
-            text,
-            blob,
-        } => McpContent::Resource {
-            uri,
-            mime,
-            text,
-            blob,
-        },
-        Content::ResourceLink { uri, name, mime } => McpContent::ResourceLink { uri, name, mime },
     }
 }

@@ -2,55 +2,16 @@
 //! audio described (type and size) and kept as retained values, embedded resources by URI
 //! and text, `isError` as a failed result the model reads. A result over the tool-output
 //! budget is cut at line boundaries like exec output and kept whole as `@N` for `evidence`:
-//! nothing is cut silently.
+//! nothing is cut silently. The blocks arrive decoded by the client crate
+//! (`ansa_mcp::Content`, base64 already undone): this module only renders them.
 
 use std::fmt::Write as _;
 
+use ansa_mcp::Content;
 use serde_json::Value;
 
 use crate::tools::report::tail;
 use crate::tools::view::cut_lines;
-
-/// One content block of a result (the client crate's `Content`, without its types).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpContent {
-    /// Text.
-    Text(String),
-    /// An image.
-    Image {
-        /// Its MIME type.
-        mime: String,
-        /// Its bytes.
-        data: Vec<u8>,
-    },
-    /// Audio.
-    Audio {
-        /// Its MIME type.
-        mime: String,
-        /// Its bytes.
-        data: Vec<u8>,
-    },
-    /// An embedded resource.
-    Resource {
-        /// Its URI.
-        uri: String,
-        /// Its MIME type, if given.
-        mime: Option<String>,
-        /// Its text, for a text resource.
-        text: Option<String>,
-        /// Its bytes, for a binary resource.
-        blob: Option<Vec<u8>>,
-    },
-    /// A link to a resource (not its content).
-    ResourceLink {
-        /// Its URI.
-        uri: String,
-        /// Its name.
-        name: String,
-        /// Its MIME type, if given.
-        mime: Option<String>,
-    },
-}
 
 /// Keeps bytes as a retained value and answers its `@N` alias, or why it could not.
 pub type RetainFn<'a> = &'a mut dyn FnMut(Vec<u8>) -> Result<u64, String>;
@@ -82,7 +43,7 @@ const READABLE_MAX: usize = 1 << 20;
 /// Renders a result within `budget` bytes of text for the model.
 pub fn render(
     is_error: bool,
-    content: &[McpContent],
+    content: &[Content],
     structured: Option<&Value>,
     budget: usize,
     retain: RetainFn<'_>,
@@ -95,10 +56,10 @@ pub fn render(
             body.push('\n');
         }
         match block {
-            McpContent::Text(text) => body.push_str(text),
-            McpContent::Image { mime, data } | McpContent::Audio { mime, data } => {
+            Content::Text(text) => body.push_str(text),
+            Content::Image { mime, data } | Content::Audio { mime, data } => {
                 media += 1;
-                let kind = if matches!(block, McpContent::Image { .. }) {
+                let kind = if matches!(block, Content::Image { .. }) {
                     "image"
                 } else {
                     "audio"
@@ -106,7 +67,7 @@ pub fn render(
                 let kept = keep(data.clone(), retain, &mut retained);
                 let _ = write!(body, "[{kind}: {mime}, {} bytes, {kept}]", data.len());
             }
-            McpContent::Resource {
+            Content::Resource {
                 uri,
                 mime,
                 text,
@@ -130,7 +91,7 @@ pub fn render(
                     }
                 }
             }
-            McpContent::ResourceLink { uri, name, mime } => {
+            Content::ResourceLink { uri, name, mime } => {
                 let mime = mime.as_deref().unwrap_or("type not given");
                 let _ = write!(body, "[resource link {name}: {uri} ({mime})]");
             }
@@ -203,7 +164,7 @@ pub fn render(
 /// content pretty-printed, or one line when it only repeats the content's text (servers are
 /// asked to send both; its JSON on one line is a wall of escaped text, unreadable at any
 /// width).
-fn readable_with(shown: &str, content: &[McpContent], structured: &Value) -> String {
+fn readable_with(shown: &str, content: &[Content], structured: &Value) -> String {
     let mut out = shown.to_owned();
     if !out.is_empty() && !out.ends_with('\n') {
         out.push('\n');
@@ -220,11 +181,11 @@ fn readable_with(shown: &str, content: &[McpContent], structured: &Value) -> Str
 
 /// Whether `structured` says nothing the text blocks do not: one of them is its JSON, or
 /// every value in it is a string that is one of them whole.
-fn repeats_text(content: &[McpContent], structured: &Value) -> bool {
+fn repeats_text(content: &[Content], structured: &Value) -> bool {
     let texts: Vec<&str> = content
         .iter()
         .filter_map(|c| match c {
-            McpContent::Text(t) => Some(t.as_str()),
+            Content::Text(t) => Some(t.as_str()),
             _ => None,
         })
         .collect();

@@ -1,5 +1,6 @@
 //! MCP tools in the registry: names, strict or not, admission by mode, results, approvals.
 
+use ansa_mcp::Content;
 use serde_json::{Value, json};
 
 use super::*;
@@ -183,18 +184,18 @@ fn retain_into(store: &mut Vec<Vec<u8>>) -> impl FnMut(Vec<u8>) -> Result<u64, S
 fn results_render_text_structured_media_resources_and_errors() {
     let mut kept = Vec::new();
     let content = [
-        McpContent::Text("hello".into()),
-        McpContent::Image {
+        Content::Text("hello".into()),
+        Content::Image {
             mime: "image/png".into(),
             data: vec![1, 2, 3],
         },
-        McpContent::Resource {
+        Content::Resource {
             uri: "file:///a.txt".into(),
             mime: Some("text/plain".into()),
             text: Some("inside".into()),
             blob: None,
         },
-        McpContent::ResourceLink {
+        Content::ResourceLink {
             uri: "file:///b".into(),
             name: "b".into(),
             mime: None,
@@ -229,7 +230,7 @@ fn results_render_text_structured_media_resources_and_errors() {
     assert_eq!(out.retained, vec![1]);
     let err = render(
         true,
-        &[McpContent::Text("boom".into())],
+        &[Content::Text("boom".into())],
         None,
         100,
         &mut retain_into(&mut kept),
@@ -249,7 +250,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     let out = render(
         false,
-        &[McpContent::Text(big.clone())],
+        &[Content::Text(big.clone())],
         None,
         2000,
         &mut retain_into(&mut kept),
@@ -262,7 +263,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     assert_eq!(kept.last().map(Vec::as_slice), Some(big.as_bytes()));
     // Without room to keep it, the cut is said, never silent.
     let mut full = |_: Vec<u8>| -> Result<u64, String> { Err("the store is full".into()) };
-    let out = render(false, &[McpContent::Text(big)], None, 2000, &mut full);
+    let out = render(false, &[Content::Text(big)], None, 2000, &mut full);
     assert!(
         out.text.contains("could not be kept (the store is full)"),
         "{}",
@@ -323,7 +324,7 @@ fn structured_content_that_repeats_the_text_is_one_line_in_the_readable_view() {
     let structured = json!({ "content": text });
     let out = render(
         false,
-        &[McpContent::Text(text.clone())],
+        &[Content::Text(text.clone())],
         Some(&structured),
         1 << 20,
         &mut retain_into(&mut kept),
@@ -355,7 +356,7 @@ fn structured_content_that_repeats_the_text_is_one_line_in_the_readable_view() {
     let structured = json!({"temperature": 22.5, "conditions": "sunny"});
     let out = render(
         false,
-        &[McpContent::Text(structured.to_string())],
+        &[Content::Text(structured.to_string())],
         Some(&structured),
         1 << 20,
         &mut retain_into(&mut kept),
@@ -374,7 +375,7 @@ fn structured_content_of_its_own_is_pretty_printed_in_the_readable_view() {
     let structured = json!({"sum": 42, "terms": ["a", "b"]});
     let out = render(
         false,
-        &[McpContent::Text("The sum is 42.".into())],
+        &[Content::Text("The sum is 42.".into())],
         Some(&structured),
         1 << 20,
         &mut retain_into(&mut kept),
@@ -393,7 +394,7 @@ fn structured_content_of_its_own_is_pretty_printed_in_the_readable_view() {
     // A string that is not the text whole is something the text does not say.
     let out = render(
         false,
-        &[McpContent::Text("summary".into())],
+        &[Content::Text("summary".into())],
         Some(&json!({"detail": "more"})),
         1 << 20,
         &mut retain_into(&mut kept),
@@ -411,7 +412,7 @@ fn a_cut_result_says_so_in_its_report_fields() {
     let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     let out = render(
         false,
-        &[McpContent::Text(big)],
+        &[Content::Text(big)],
         None,
         2000,
         &mut retain_into(&mut kept),
