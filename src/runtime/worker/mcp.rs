@@ -6,9 +6,7 @@ use std::sync::Arc;
 
 use ansa_mcp::{CallError, CallResult, CancelFlag, ServerName};
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
-use ansa_sessions::{
-    ApprovalDecision, CallId, OpaqueJson, Record, RequestId, ToolIntent, ToolOutcomeStatus,
-};
+use ansa_sessions::{ApprovalDecision, CallId, Record, RequestId, ToolOutcomeStatus};
 use ash_engine::exec::LiveOutput;
 
 use super::{Output, Step, Worker};
@@ -149,35 +147,16 @@ impl Worker {
                 );
             }
         };
-        crash::point("intent:before");
-        {
-            let mut core = self.shared.lock();
-            let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
-                Stop::Paused(Pause::BadArguments {
-                    call: call_id.clone(),
-                    reason: e.to_string(),
-                })
-            })?;
-            let target = Some(admitted.args.target());
-            core.durable(Record::ToolIntent(ToolIntent {
-                request_id: id,
-                call_id: call_id.clone(),
-                tool: admitted.name.clone(),
-                arguments,
-                implementation_revision: admitted.implementation_revision.to_string(),
-                target: target.clone(),
-            }))?;
-            crash::point("intent:after");
-            core.mcp_tool_status(
-                id,
-                &call_id,
-                &admitted.name,
-                &args.server,
-                target,
-                ToolPhase::Started,
-                None,
-            );
-            core.call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+        // As for a command: registered as running before the intent publishes its start, so
+        // a frontend that asks for its output at once finds it.
+        self.shared
+            .lock()
+            .call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+        if let Err(stop) = self.intent(id, call, admitted) {
+            self.shared
+                .lock()
+                .call_ended(&call_id, &admitted.name, None);
+            return Err(stop);
         }
         let cancel = CancelFlag::from_arc(self.shared.lock().cancel_handles().flag);
         let arguments = args.arguments.clone();
