@@ -37,6 +37,8 @@ mod oidc;
 mod oneshot;
 mod orchestrate;
 mod picker;
+#[path = "../support/processes.rs"]
+mod processes;
 mod prompt_cache;
 mod prompts;
 mod recovery;

@@ -7,7 +7,8 @@
 use serde_json::json;
 
 use crate::harness::{World, eventually};
-use crate::mcp::{alive_with, call, everything, filesystem, marker, user_config};
+use crate::mcp::{call, everything, filesystem, marker, user_config};
+use crate::processes::alive_with;
 use crate::tmux::Tmux;
 
 /// The screen's words joined by single spaces: a line the TUI wrapped reads whole.

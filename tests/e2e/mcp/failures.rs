@@ -8,10 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{
-    alive_with, call, everything, everything_script, finished, node, session, user_config,
-};
+use super::{call, everything, everything_script, finished, node, session, user_config};
 use crate::harness::{Jsonl, World, eventually, journal_text, only_session_dir};
+use crate::processes::alive_with;
 
 fn mcp_status(s: &mut Jsonl) -> Value {
     s.send("mcp_status", json!({}));
@@ -56,7 +55,7 @@ fn a_server_killed_mid_call_fails_the_call_and_the_next_call_restarts_it() {
     std::thread::sleep(Duration::from_millis(500));
     let victims = alive_with(&marker);
     assert_eq!(victims.len(), 1, "{victims:?}");
-    unsafe { libc::kill(victims[0], libc::SIGKILL) };
+    unsafe { libc::kill(victims[0].pid, libc::SIGKILL) };
     let long = finished(&mut s, "mcp__everything__trigger-long-running-operation");
     assert_eq!(long["status"], "failed", "{long}");
     let echo = finished(&mut s, "mcp__everything__echo");
@@ -67,7 +66,7 @@ fn a_server_killed_mid_call_fails_the_call_and_the_next_call_restarts_it() {
     assert_eq!(s.answer(rid), "recovered");
     let restarted = alive_with(&marker);
     assert_eq!(restarted.len(), 1);
-    assert_ne!(restarted[0], victims[0]);
+    assert_ne!(restarted[0].pid, victims[0].pid);
     assert_eq!(s.finish().0, 0);
     eventually("no server left", || alive_with(&marker).is_empty());
     let journal = journal_text(&only_session_dir(&w));
