@@ -23,10 +23,11 @@ const CANCEL_POLL: Duration = Duration::from_millis(5);
 /// Bound on sending `notifications/cancelled` to a server that may be stuck.
 const CANCEL_SEND: Duration = Duration::from_secs(1);
 
-/// The generation counter and the condition `settle` waits on.
+/// The generation counter and the condition `settle` and `watch` wait on.
 pub(crate) struct Notifier {
     generation: AtomicU64,
-    lock: Mutex<()>,
+    /// Whether [`McpHub::shutdown`] has begun (watchers stop then).
+    lock: Mutex<bool>,
     changed: Condvar,
 }
 
@@ -34,7 +35,7 @@ impl Notifier {
     fn new() -> Self {
         Self {
             generation: AtomicU64::new(0),
-            lock: Mutex::new(()),
+            lock: Mutex::new(false),
             changed: Condvar::new(),
         }
     }
@@ -48,6 +49,17 @@ impl Notifier {
         self.generation.fetch_add(1, Ordering::SeqCst);
         self.changed.notify_all();
     }
+}
+
+/// What [`McpHub::watch`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watched {
+    /// The generation is now this one.
+    Changed(u64),
+    /// Nothing changed within the wait.
+    Quiet,
+    /// [`McpHub::shutdown`] has begun: nothing more to watch.
+    Closed,
 }
 
 /// Owns every server of a session and the tokio runtime that drives them (ansa's runtime is threads).
@@ -193,6 +205,47 @@ impl McpHub {
         self.notifier.generation.load(Ordering::SeqCst)
     }
 
+    /// For whoever shows the servers' states as they change: waits up to `wait` until the
+    /// generation is not `seen` (`None`: returns at once); `Closed` once [`Self::shutdown`]
+    /// has begun.
+    pub fn watch(&self, seen: Option<u64>, wait: Duration) -> Watched {
+        let deadline = Instant::now() + wait;
+        let mut closed = self
+            .notifier
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if *closed {
+                return Watched::Closed;
+            }
+            let generation = self.generation();
+            if seen != Some(generation) {
+                return Watched::Changed(generation);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Watched::Quiet;
+            }
+            closed = match self.notifier.changed.wait_timeout(closed, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// [`Self::statuses`] unless [`Self::shutdown`] has begun: never the states stopping the
+    /// servers leaves (`exited`, "stopped with the session"), no news to a user who ended the
+    /// session. (`shutdown` closes under the lock this reads under, before it stops anything.)
+    pub fn statuses_while_open(&self) -> Option<Vec<ServerStatus>> {
+        let closed = self
+            .notifier
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (!*closed).then(|| self.statuses())
+    }
+
     /// One row per configured server, in name order.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         self.servers.iter().map(|s| s.status()).collect()
@@ -247,6 +300,15 @@ impl McpHub {
 
     /// Stops every server (stdio children killed, no orphans). Also on Drop.
     pub fn shutdown(&self) {
+        {
+            let mut closed = self
+                .notifier
+                .lock
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *closed = true;
+            self.notifier.changed.notify_all();
+        }
         // Servers never launched stay so.
         self.pending
             .lock()

@@ -2,7 +2,8 @@
 //! npm reference servers: a call's row reads `mcp SERVER TOOL` with its status, summary and
 //! the tail of its result; Ctrl+O pages a long result readably (no escaped JSON wall) and
 //! ←/→ reach the other call; Esc closes the viewer; `/mcp` lists each server with its state
-//! and tool count; a server that cannot start is a warning line naming it.
+//! and tool count; a server that cannot start is a warning line naming it, shown as it fails
+//! (before any request).
 
 use serde_json::json;
 
@@ -53,7 +54,8 @@ fn mcp_in_the_tui_at(width: u16, height: u16) {
         json!({
             "everything": everything(&marker),
             "fs": filesystem(&root),
-            "broken": {"command": "ansa-no-such-mcp-server"}
+            "broken": {"command": "ansa-no-such-mcp-server"},
+            "quits": {"command": "sh", "args": ["-c", format!("exit 3; : {marker}")]}
         }),
         json!({}),
     );
@@ -74,6 +76,17 @@ fn mcp_in_the_tui_at(width: u16, height: u16) {
         height,
     );
     t.wait_text("basic · idle");
+    // Servers that cannot start are warned about as they fail, before anything is asked:
+    // one that cannot be run at all, and one that exits as it starts (after the first frame).
+    let screen = t.wait_for("both failures warned", |s| {
+        let text = flat(s);
+        text.contains("! mcp broken · failed · 0 tools · last error: cannot run")
+            && text.contains("! mcp quits · failed · 0 tools · last error:")
+    });
+    assert!(
+        screen.contains("basic · idle") && !screen.contains("use the servers"),
+        "{screen}"
+    );
     t.type_text("use the servers");
     t.keys(&["Enter"]);
     let screen = t.wait_text("both servers answered");
@@ -107,10 +120,15 @@ fn mcp_in_the_tui_at(width: u16, height: u16) {
         !screen.contains("mcp__"),
         "rows never show offered names: {screen}"
     );
-    // The server that cannot start: one warning line naming it and why.
+    // The servers that cannot start: one warning line each, naming it and why.
     assert_eq!(
         text.matches("! mcp broken · failed · 0 tools · last error: cannot run")
             .count(),
+        1,
+        "{width}×{height}:\n{screen}"
+    );
+    assert_eq!(
+        text.matches("! mcp quits · failed").count(),
         1,
         "{width}×{height}:\n{screen}"
     );
@@ -173,11 +191,11 @@ fn mcp_in_the_tui_at(width: u16, height: u16) {
     std::thread::sleep(std::time::Duration::from_millis(300));
     t.type_text("/mcp");
     t.keys(&["Enter"]);
-    let screen = t.wait_text("3 MCP servers:");
+    let screen = t.wait_text("4 MCP servers:");
     fits(&t.screen(), width);
     let text = flat(&screen);
     assert!(
-        text.contains("3 MCP servers: ! mcp broken · failed · 0 tools · last error: cannot run"),
+        text.contains("4 MCP servers: ! mcp broken · failed · 0 tools · last error: cannot run"),
         "{width}×{height}:\n{screen}"
     );
     assert!(
@@ -185,7 +203,7 @@ fn mcp_in_the_tui_at(width: u16, height: u16) {
         "{width}×{height}:\n{screen}"
     );
     assert!(
-        text.contains("· mcp fs · ready · 14 tools"),
+        text.contains("· mcp fs · ready · 14 tools ! mcp quits · failed · 0 tools"),
         "{width}×{height}:\n{screen}"
     );
     assert_eq!(alive_with(&marker).len(), 1, "the everything server runs");

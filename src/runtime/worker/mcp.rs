@@ -40,8 +40,13 @@ impl Worker {
             // call of a name it maps.
             self.shared.lock().append(Record::McpTools(record))?;
         }
-        let statuses = mcp.hub().statuses();
-        self.shared.lock().mcp_statuses(&statuses);
+        {
+            // Read under the core's lock, as the state watcher does: the states frontends see
+            // keep their order.
+            let mut core = self.shared.lock();
+            let statuses = mcp.hub().statuses();
+            core.mcp_statuses(&statuses);
+        }
         if let Some(note) = change.note {
             self.journal_item(id, generation, ContextItem::Note { text: note })?;
         }
