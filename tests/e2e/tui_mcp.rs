@@ -10,21 +10,11 @@ use serde_json::json;
 use crate::harness::{World, eventually};
 use crate::mcp::{call, everything, filesystem, marker, user_config};
 use crate::processes::alive_with;
-use crate::tmux::Tmux;
+use crate::tmux::{Tmux, fits};
 
 /// The screen's words joined by single spaces: a line the TUI wrapped reads whole.
 fn flat(screen: &str) -> String {
     screen.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// Every row of the screen fits `width` columns.
-fn fits(screen: &str, width: u16) {
-    for row in screen.lines() {
-        assert!(
-            row.chars().count() <= usize::from(width),
-            "a row wider than {width}: {row:?}\n{screen}"
-        );
-    }
 }
 
 /// The first and last line the viewer's title says it shows (`lines A–B of N`).

@@ -28,17 +28,11 @@ fn row(name: &str, state: McpServerState, tools: usize, error: Option<&str>) -> 
     }
 }
 
-#[test]
-fn an_mcp_call_row_names_the_server_and_tool() {
-    let mut h = Harness::opened(100, 30, false, vec![]);
+/// A turn whose one call, `c1`, is server-everything's echo: started, then finished with
+/// `report`.
+fn echo_call(h: &mut Harness, report: Option<ToolReport>) {
     let rid = h.submit_accepted("echo", 1);
-    for (status, report) in [
-        (ToolPhase::Started, None),
-        (
-            ToolPhase::Finished,
-            Some(ToolReport::new(ReportTone::Ok, "1 block, 9 bytes")),
-        ),
-    ] {
+    for (status, report) in [(ToolPhase::Started, None), (ToolPhase::Finished, report)] {
         h.event(EventBody::ToolStatus {
             request_id: rid,
             call_id: CallId("c1".into()),
@@ -50,6 +44,15 @@ fn an_mcp_call_row_names_the_server_and_tool() {
         });
     }
     h.answer(rid, "done");
+}
+
+#[test]
+fn an_mcp_call_row_names_the_server_and_tool() {
+    let mut h = Harness::opened(100, 30, false, vec![]);
+    echo_call(
+        &mut h,
+        Some(ToolReport::new(ReportTone::Ok, "1 block, 9 bytes")),
+    );
     let text = flat(&h);
     assert!(text.contains("mcp everything echo"), "{text}");
     assert!(!text.contains("mcp__everything__echo"), "{text}");
@@ -110,19 +113,7 @@ fn slash_mcp_lists_servers_and_a_server_going_down_is_warned_once() {
 #[test]
 fn the_viewer_titles_an_mcp_call_as_its_row_reads() {
     let mut h = Harness::opened(60, 20, false, vec![]);
-    let rid = h.submit_accepted("echo", 1);
-    for status in [ToolPhase::Started, ToolPhase::Finished] {
-        h.event(EventBody::ToolStatus {
-            request_id: rid,
-            call_id: CallId("c1".into()),
-            tool: "mcp__everything__echo".into(),
-            target: (status == ToolPhase::Started).then(|| "everything echo".into()),
-            status,
-            report: None,
-            server: Some("everything".into()),
-        });
-    }
-    h.answer(rid, "done");
+    echo_call(&mut h, None);
     h.ctrl('o');
     h.event(EventBody::ToolOutput(ToolOutputPage {
         call_id: CallId("c1".into()),
