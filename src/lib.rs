@@ -4,6 +4,7 @@
 
 #![forbid(unsafe_code)]
 
+mod canonical;
 pub mod cli;
 pub mod config;
 pub mod environment;

@@ -8,26 +8,40 @@ use crate::error::CallError;
 /// One block of a tool result, binary payloads already decoded from base64.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Content {
+    /// Text.
     Text(String),
+    /// An image.
     Image {
+        /// Its MIME type.
         mime: String,
+        /// Its bytes.
         data: Vec<u8>,
     },
+    /// Audio.
     Audio {
+        /// Its MIME type.
         mime: String,
+        /// Its bytes.
         data: Vec<u8>,
     },
     /// An embedded resource: `text` for text contents, `blob` for binary ones.
     Resource {
+        /// Its URI.
         uri: String,
+        /// Its MIME type, if given.
         mime: Option<String>,
+        /// Its text, for a text resource.
         text: Option<String>,
+        /// Its bytes, for a binary resource.
         blob: Option<Vec<u8>>,
     },
     /// A pointer to a resource the server did not inline.
     ResourceLink {
+        /// Its URI.
         uri: String,
+        /// Its name.
         name: String,
+        /// Its MIME type, if given.
         mime: Option<String>,
     },
 }
@@ -35,8 +49,11 @@ pub enum Content {
 /// A `tools/call` result: `is_error` is the server's `isError` (the tool ran and failed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallResult {
+    /// The server's `isError`.
     pub is_error: bool,
+    /// The content blocks, decoded.
     pub content: Vec<Content>,
+    /// The `structuredContent`, if sent.
     pub structured: Option<serde_json::Value>,
 }
 

@@ -2,7 +2,7 @@
 //! tokio runtime that exists only when at least one server is enabled.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -23,10 +23,11 @@ const CANCEL_POLL: Duration = Duration::from_millis(5);
 /// Bound on sending `notifications/cancelled` to a server that may be stuck.
 const CANCEL_SEND: Duration = Duration::from_secs(1);
 
-/// The generation counter and the condition `settle` waits on.
+/// The generation counter and the condition `settle` and `watch` wait on.
 pub(crate) struct Notifier {
     generation: AtomicU64,
-    lock: Mutex<()>,
+    /// Whether [`McpHub::shutdown`] has begun (watchers stop then).
+    lock: Mutex<bool>,
     changed: Condvar,
 }
 
@@ -34,7 +35,7 @@ impl Notifier {
     fn new() -> Self {
         Self {
             generation: AtomicU64::new(0),
-            lock: Mutex::new(()),
+            lock: Mutex::new(false),
             changed: Condvar::new(),
         }
     }
@@ -50,14 +51,23 @@ impl Notifier {
     }
 }
 
+/// What [`McpHub::watch`] saw.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Watched {
+    /// The generation is now this one.
+    Changed(u64),
+    /// Nothing changed within the wait.
+    Quiet,
+    /// [`McpHub::shutdown`] has begun: nothing more to watch.
+    Closed,
+}
+
 /// Owns every server of a session and the tokio runtime that drives them (ansa's runtime is threads).
 pub struct McpHub {
     servers: Vec<Arc<Server>>,
     notifier: Arc<Notifier>,
     /// Servers waiting for [`McpHub::launch`].
     pending: Mutex<Vec<Arc<Server>>>,
-    /// Set by [`McpHub::shutdown`].
-    stopped: AtomicBool,
     runtime: Mutex<Option<tokio::runtime::Runtime>>,
 }
 
@@ -116,7 +126,6 @@ impl McpHub {
             servers,
             notifier,
             pending: Mutex::new(pending),
-            stopped: AtomicBool::new(false),
             runtime: Mutex::new(None),
         }
     }
@@ -183,31 +192,6 @@ impl McpHub {
         }
     }
 
-    /// Waits until the [`Self::generation`] differs from `seen` (returned), `timeout` passes
-    /// (`Some(seen)`), or the hub is shut down (`None`).
-    pub fn wait_for_change(&self, seen: u64, timeout: Duration) -> Option<u64> {
-        let deadline = Instant::now() + timeout;
-        let mut guard = self
-            .notifier
-            .lock
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        loop {
-            if self.stopped.load(Ordering::SeqCst) {
-                return None;
-            }
-            let now = self.generation();
-            let left = deadline.saturating_duration_since(Instant::now());
-            if now != seen || left.is_zero() {
-                return Some(now);
-            }
-            guard = match self.notifier.changed.wait_timeout(guard, left) {
-                Ok((guard, _)) => guard,
-                Err(poisoned) => poisoned.into_inner().0,
-            };
-        }
-    }
-
     /// Tools of ready servers (filtered by enabled/disabled_tools), in a stable order.
     pub fn tools(&self) -> Vec<McpTool> {
         self.servers
@@ -219,6 +203,47 @@ impl McpHub {
     /// Bumped whenever a server's tool list or state changes (tools/list_changed, exit, restart).
     pub fn generation(&self) -> u64 {
         self.notifier.generation.load(Ordering::SeqCst)
+    }
+
+    /// For whoever shows the servers' states as they change: waits up to `wait` until the
+    /// generation is not `seen` (`None`: returns at once); `Closed` once [`Self::shutdown`]
+    /// has begun.
+    pub fn watch(&self, seen: Option<u64>, wait: Duration) -> Watched {
+        let deadline = Instant::now() + wait;
+        let mut closed = self
+            .notifier
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        loop {
+            if *closed {
+                return Watched::Closed;
+            }
+            let generation = self.generation();
+            if seen != Some(generation) {
+                return Watched::Changed(generation);
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                return Watched::Quiet;
+            }
+            closed = match self.notifier.changed.wait_timeout(closed, deadline - now) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+    }
+
+    /// [`Self::statuses`] unless [`Self::shutdown`] has begun: never the states stopping the
+    /// servers leaves (`exited`, "stopped with the session"), no news to a user who ended the
+    /// session. (`shutdown` closes under the lock this reads under, before it stops anything.)
+    pub fn statuses_while_open(&self) -> Option<Vec<ServerStatus>> {
+        let closed = self
+            .notifier
+            .lock
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        (!*closed).then(|| self.statuses())
     }
 
     /// One row per configured server, in name order.
@@ -275,7 +300,15 @@ impl McpHub {
 
     /// Stops every server (stdio children killed, no orphans). Also on Drop.
     pub fn shutdown(&self) {
-        self.stopped.store(true, Ordering::SeqCst);
+        {
+            let mut closed = self
+                .notifier
+                .lock
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            *closed = true;
+            self.notifier.changed.notify_all();
+        }
         // Servers never launched stay so.
         self.pending
             .lock()

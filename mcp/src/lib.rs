@@ -22,7 +22,7 @@ pub use cancel::CancelFlag;
 pub use config::{ChildEnv, Secret, ServerConfig, ServerName, Transport, check_url};
 pub use content::{CallResult, Content};
 pub use error::{CallError, ConfigError};
-pub use hub::McpHub;
+pub use hub::{McpHub, Watched};
 pub use sanitize::one_line;
 pub use status::{ServerState, ServerStatus};
 pub use tool::{McpTool, ToolHints};

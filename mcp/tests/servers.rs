@@ -7,7 +7,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use ansa_mcp::{CallError, CancelFlag, Content, McpHub, ServerConfig, ServerState, Transport, Url};
+use ansa_mcp::{
+    CallError, CancelFlag, Content, McpHub, ServerConfig, ServerState, Transport, Url, Watched,
+};
 use serde_json::json;
 use support::*;
 
@@ -738,4 +740,41 @@ fn a_hub_starts_no_server_until_launched_and_a_request_launches_it_once() {
     let spawned = std::fs::read_to_string(&marker).unwrap_or_default();
     assert_eq!(spawned.lines().count(), 1, "launched twice: {spawned:?}");
     hub.shutdown();
+}
+
+#[test]
+fn watch_reports_each_change_and_closes_before_shutdown_changes_anything() {
+    let dir = temp();
+    let hub = McpHub::new(vec![sh("quits", "exit 3")], dir.path(), base_env());
+    let first = match hub.watch(None, Duration::ZERO) {
+        Watched::Changed(generation) => generation,
+        other => panic!("the first look answers at once: {other:?}"),
+    };
+    assert_eq!(
+        hub.watch(Some(first), Duration::from_millis(50)),
+        Watched::Quiet,
+        "nothing changes before the launch"
+    );
+    hub.launch();
+    let mut seen = first;
+    let failed = wait_until(Duration::from_secs(10), || {
+        if let Watched::Changed(generation) = hub.watch(Some(seen), Duration::from_millis(200)) {
+            assert!(generation > seen, "{generation} after {seen}");
+            seen = generation;
+        }
+        state(&hub, "quits").0 == ServerState::Failed
+    });
+    assert!(failed, "{:?}", hub.statuses());
+    let open = hub.statuses_while_open().unwrap_or_default();
+    assert_eq!(open.len(), 1);
+    assert_eq!(open[0].state, ServerState::Failed);
+    hub.shutdown();
+    assert_eq!(
+        hub.watch(Some(seen), Duration::from_secs(5)),
+        Watched::Closed
+    );
+    assert_eq!(hub.watch(None, Duration::ZERO), Watched::Closed);
+    // What stopping left (`exited`, "stopped with the session") is not handed out.
+    assert!(hub.statuses_while_open().is_none());
+    assert_eq!(state(&hub, "quits").0, ServerState::Exited);
 }

@@ -264,7 +264,7 @@ impl Config {
     /// The effective config as canonical JSON (sorted keys, no whitespace), secrets redacted:
     /// what `--print-config` shows.
     pub fn to_print_json(&self) -> String {
-        output::canonical(&output::print_value(self))
+        crate::canonical::canonical(&output::print_value(self))
     }
 
     /// Hex BLAKE3 of the settings a session is bound to (everything except secrets, the CA

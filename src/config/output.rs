@@ -5,6 +5,7 @@ use serde_json::{Map, Value, json};
 use ash_engine::exec::sandbox::{self, SandboxMode};
 
 use super::{Config, Provider};
+use crate::canonical::canonical;
 
 /// Replaces every secret in printed output.
 pub(crate) const REDACTED: &str = "<redacted>";
@@ -141,43 +142,6 @@ fn enforcement_value(c: &Config) -> Value {
         "seccomp": support.seccomp,
         "refused": refused,
     })
-}
-
-/// Canonical JSON: object keys sorted by their UTF-8 bytes at every level, no whitespace.
-pub(crate) fn canonical(v: &Value) -> String {
-    let mut out = String::new();
-    write_canonical(v, &mut out);
-    out
-}
-
-fn write_canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                write_canonical(&m[k.as_str()], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
 }
 
 /// Hex BLAKE3 over a domain tag and the canonical binding JSON.

@@ -230,12 +230,11 @@ pub fn start(setup: RuntimeSetup) -> Result<(SessionLink, RuntimeHandle), Runtim
     }
     if let Some(mcp) = &mcp {
         shared.lock().set_mcp_hub(std::sync::Arc::clone(mcp.hub()));
-        mcp::watch(Arc::clone(mcp.hub()), Arc::downgrade(&shared)).map_err(|source| {
-            RuntimeError::Thread {
-                what: "MCP state watcher",
+        mcp.watch(Arc::downgrade(&shared))
+            .map_err(|source| RuntimeError::Thread {
+                what: "mcp-watch",
                 source,
-            }
-        })?;
+            })?;
     }
     if let Some((request_id, message)) = recovered_rewind {
         shared.lock().checkpoint_notice(

@@ -37,6 +37,8 @@ mod oidc;
 mod oneshot;
 mod orchestrate;
 mod picker;
+#[path = "../support/processes.rs"]
+mod processes;
 mod prompt_cache;
 mod prompts;
 mod recovery;
@@ -55,6 +57,7 @@ mod tasks;
 mod terminal;
 mod tmux;
 mod tui;
+mod tui_mcp;
 mod tui_model;
 mod tui_orchestrate;
 mod tui_resume;

@@ -172,6 +172,16 @@ impl Drop for Tmux {
     }
 }
 
+/// Asserts that every row of `screen` fits `width` columns.
+pub fn fits(screen: &str, width: u16) {
+    for row in screen.lines() {
+        assert!(
+            row.chars().count() <= usize::from(width),
+            "a row wider than {width}: {row:?}\n{screen}"
+        );
+    }
+}
+
 fn shell(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::{Value, json};
 
 use crate::harness::World;
-use crate::tmux::Tmux;
+use crate::tmux::{Tmux, fits};
 
 /// A long instruction, so the rows must cut it.
 fn long_task(n: u32) -> String {
@@ -48,16 +48,6 @@ fn script(w: &World) -> PathBuf {
     p
 }
 
-/// Every row of the screen fits `width` columns.
-fn fits(screen: &str, width: usize) {
-    for row in screen.lines() {
-        assert!(
-            row.chars().count() <= width,
-            "a row wider than {width}: {row:?}\n{screen}"
-        );
-    }
-}
-
 fn children_rows_at(width: u16, height: u16) {
     let w = World::new();
     std::fs::write(w.ws().join("notes.txt"), "# one\n1\n# two\n2\n").unwrap();
@@ -86,7 +76,7 @@ fn children_rows_at(width: u16, height: u16) {
             && s.contains("├ 2 running 1 tool")
             && s.contains("└ 3 running 1 tool")
     });
-    fits(&t.screen(), usize::from(width));
+    fits(&t.screen(), width);
     let rows: Vec<&str> = screen.lines().collect();
     let delegate = rows
         .iter()
@@ -114,7 +104,7 @@ fn children_rows_at(width: u16, height: u16) {
     t.keys(&["C-o"]);
     let screen = t.wait_text("(running) transcript");
     assert!(screen.contains("read notes.txt"), "{screen}");
-    fits(&t.screen(), usize::from(width));
+    fits(&t.screen(), width);
     let shown = |s: &str, n: u32| s.contains(&format!("child {n} (running) transcript"));
     let at = (1..=3)
         .find(|n| shown(&screen, *n))
@@ -130,7 +120,7 @@ fn children_rows_at(width: u16, height: u16) {
         !t.screen().contains("├ 1 "),
         "the rows went with the call:\n{screen}"
     );
-    fits(&t.screen(), usize::from(width));
+    fits(&t.screen(), width);
 }
 
 #[test]

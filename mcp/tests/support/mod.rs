@@ -10,6 +10,12 @@ use std::time::{Duration, Instant};
 
 use ansa_mcp::{ChildEnv, McpHub, ServerConfig, ServerName, ServerState, Transport};
 
+// The process table, shared with the end-to-end tests of the `ansa` binary.
+#[path = "../../../tests/support/processes.rs"]
+mod processes;
+#[allow(unused_imports, reason = "not every test binary looks at processes")]
+pub use processes::{Process, alive_with, processes};
+
 /// `node_modules` holding node@22, the conformance suite and the reference servers, as
 /// `cargo xtask test` installs them (`ANSA_MCP_MODULES`).
 pub fn modules() -> PathBuf {
@@ -116,59 +122,6 @@ pub fn wait_until(limit: Duration, mut condition: impl FnMut() -> bool) -> bool 
         std::thread::sleep(Duration::from_millis(20));
     }
     condition()
-}
-
-/// One process of `/proc`.
-#[derive(Debug, Clone)]
-pub struct Process {
-    pub pid: i32,
-    pub ppid: i32,
-    pub pgid: i32,
-    /// The state letter of `/proc/PID/stat` (`Z` for a zombie).
-    pub state: char,
-    /// The command line, arguments joined by spaces.
-    pub args: String,
-}
-
-/// Every process on the machine, read from `/proc`.
-pub fn processes() -> Vec<Process> {
-    let entries = std::fs::read_dir("/proc").unwrap_or_else(|e| panic!("/proc: {e}"));
-    entries
-        .flatten()
-        .filter_map(|entry| {
-            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-            // A process can exit between the listing and these reads: it is then skipped.
-            let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            // `PID (COMM) S PPID PGRP …`; COMM may hold spaces and parentheses.
-            let rest = &stat[stat.rfind(')')? + 1..];
-            let mut fields = rest.split_whitespace();
-            let state = fields.next()?.chars().next()?;
-            let ppid = fields.next()?.parse().ok()?;
-            let pgid = fields.next()?.parse().ok()?;
-            let args = cmdline
-                .split(|&b| b == 0)
-                .filter(|a| !a.is_empty())
-                .map(|a| String::from_utf8_lossy(a).into_owned())
-                .collect::<Vec<_>>()
-                .join(" ");
-            Some(Process {
-                pid,
-                ppid,
-                pgid,
-                state,
-                args,
-            })
-        })
-        .collect()
-}
-
-/// Live (not zombie) processes whose command line contains `marker`.
-pub fn alive_with(marker: &str) -> Vec<Process> {
-    processes()
-        .into_iter()
-        .filter(|p| p.args.contains(marker) && p.state != 'Z')
-        .collect()
 }
 
 /// A loopback TCP port nobody listens on now.

@@ -1,13 +1,11 @@
-//! MCP in the core (issue 45): tool rows that name their server, and the `mcp_servers` event
-//! (on every change of the servers' states, and in answer to `mcp_status`).
+//! MCP in the core (issue 45): the `mcp_servers` event (on every change of the servers'
+//! states, and in answer to `mcp_status`). Tool rows name their server through
+//! `Core::tool_status`.
 
 use std::sync::Arc;
 
 use ansa_mcp::{McpHub, ServerState, ServerStatus};
-use ansa_sessions::protocol::{
-    EventBody, McpServerRow, McpServerState, McpServers, ToolPhase, ToolReport,
-};
-use ansa_sessions::{CallId, RequestId};
+use ansa_sessions::protocol::{EventBody, McpServerRow, McpServerState, McpServers};
 
 use super::Core;
 
@@ -56,29 +54,6 @@ impl Core {
     /// The session's hub, for `mcp_status`.
     pub fn set_mcp_hub(&mut self, hub: Arc<McpHub>) {
         self.mcp.hub = Some(hub);
-    }
-
-    /// Publishes a tool status change of an MCP call, naming its server.
-    #[allow(clippy::too_many_arguments)]
-    pub fn mcp_tool_status(
-        &mut self,
-        request_id: RequestId,
-        call_id: &CallId,
-        tool: &str,
-        server: &str,
-        target: Option<String>,
-        status: ToolPhase,
-        report: Option<ToolReport>,
-    ) {
-        self.events.publish(EventBody::ToolStatus {
-            request_id,
-            call_id: call_id.clone(),
-            tool: tool.to_owned(),
-            target,
-            status,
-            report,
-            server: Some(server.into()),
-        });
     }
 
     /// Publishes the servers' states when they differ from what frontends last saw.

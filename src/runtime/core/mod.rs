@@ -184,12 +184,17 @@ impl Core {
         }
     }
 
-    /// Publishes a tool status change.
+    /// Publishes a tool status change; an MCP call's names its server (`server`).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the event's fields, each given by the caller"
+    )]
     pub fn tool_status(
         &mut self,
         request_id: RequestId,
         call_id: &CallId,
         tool: &str,
+        server: Option<&str>,
         target: Option<String>,
         status: ToolPhase,
         report: Option<ToolReport>,
@@ -201,7 +206,7 @@ impl Core {
             target,
             status,
             report,
-            server: None,
+            server: server.map(Box::from),
         });
     }
 

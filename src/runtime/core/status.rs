@@ -83,24 +83,14 @@ pub fn announce(shared: &Shared, reconciled: &[Reconciled]) {
         });
     }
     for r in reconciled {
-        match &r.server {
-            Some(server) => core.mcp_tool_status(
-                r.request_id,
-                &r.call_id,
-                &r.tool,
-                server,
-                None,
-                r.phase,
-                r.report.clone(),
-            ),
-            None => core.tool_status(
-                r.request_id,
-                &r.call_id,
-                &r.tool,
-                None,
-                r.phase,
-                r.report.clone(),
-            ),
-        }
+        core.tool_status(
+            r.request_id,
+            &r.call_id,
+            &r.tool,
+            r.server.as_deref(),
+            None,
+            r.phase,
+            r.report.clone(),
+        );
     }
 }

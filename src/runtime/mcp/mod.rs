@@ -11,22 +11,21 @@ use std::path::Path;
 use std::sync::{Arc, Weak};
 use std::time::{Duration, Instant};
 
-use ansa_mcp::{McpHub, McpTool, ServerConfig, ServerName, Transport};
+use ansa_mcp::{McpHub, McpTool, ServerConfig, ServerName, Transport, Watched};
 use ansa_sessions::mcp::{McpToolName, McpTools};
 
+use super::core::Shared;
 use crate::config::{McpSettings, McpTransport, WithheldEnv};
-use crate::runtime::core::Shared;
 use crate::tools::ToolRegistry;
 use crate::tools::mcp::{McpHints, McpToolSpec, offered_names};
 
 pub use env::child_env;
 pub use status::status_lines;
 
-/// How often the state watcher checks that the runtime is still there.
-const WATCH_POLL: Duration = Duration::from_secs(1);
-
 /// The longest the first request waits for servers still starting.
 const FIRST_SETTLE_MAX: Duration = Duration::from_secs(30);
+/// How long the state watcher waits before it looks again whether the session is gone.
+const WATCH_WAKE: Duration = Duration::from_secs(1);
 
 /// The session's hub and what the model was last offered of it.
 pub struct McpSession {
@@ -53,29 +52,6 @@ impl McpLauncher {
     pub fn launch(&self) {
         self.0.launch();
     }
-}
-
-/// Publishes the servers' states whenever they change (one failing to start, exiting,
-/// restarting), so a frontend shows it without waiting for the next request; ends once the
-/// hub is shut down or the runtime is gone.
-pub fn watch(hub: Arc<McpHub>, shared: Weak<Shared>) -> std::io::Result<()> {
-    // Read here, not on the thread: a change between this call and the thread's start
-    // (the launch right after) is then still a change.
-    let mut seen = hub.generation();
-    std::thread::Builder::new()
-        .name("ansa-mcp-watch".into())
-        .spawn(move || {
-            while let Some(now) = hub.wait_for_change(seen, WATCH_POLL) {
-                let Some(shared) = shared.upgrade() else {
-                    return;
-                };
-                if now != seen {
-                    seen = now;
-                    shared.lock().mcp_statuses(&hub.statuses());
-                }
-            }
-        })
-        .map(drop)
 }
 
 /// What changed since the last request.
@@ -117,6 +93,40 @@ impl McpSession {
     /// What starts the servers, for whoever decides when.
     pub fn launcher(&self) -> McpLauncher {
         McpLauncher(Arc::clone(&self.hub))
+    }
+
+    /// Publishes the servers' states whenever they change, between requests too (a server
+    /// that could not start is shown before the user asks anything), from a thread of its own
+    /// that ends when the servers stop or the session is gone. It holds neither the hub nor
+    /// the core: dropping them still stops the servers.
+    pub fn watch(&self, shared: Weak<Shared>) -> std::io::Result<()> {
+        let hub = Arc::downgrade(&self.hub);
+        std::thread::Builder::new()
+            .name("ansa-mcp-watch".into())
+            .spawn(move || {
+                let mut seen = None;
+                loop {
+                    let Some(hub) = hub.upgrade() else { return };
+                    match hub.watch(seen, WATCH_WAKE) {
+                        Watched::Closed => return,
+                        Watched::Quiet => {}
+                        Watched::Changed(generation) => {
+                            seen = Some(generation);
+                            let Some(shared) = shared.upgrade() else {
+                                return;
+                            };
+                            // Read under the core's lock, as a request's refresh does: the
+                            // states frontends see keep their order.
+                            let mut core = shared.lock();
+                            match hub.statuses_while_open() {
+                                Some(statuses) => core.mcp_statuses(&statuses),
+                                None => return,
+                            }
+                        }
+                    }
+                }
+            })
+            .map(drop)
     }
 
     /// The hub (for calls and `/mcp`).

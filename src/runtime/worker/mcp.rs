@@ -4,11 +4,9 @@
 
 use std::sync::Arc;
 
-use ansa_mcp::{CallError, CallResult, CancelFlag, Content, ServerName};
+use ansa_mcp::{CallError, CallResult, CancelFlag, ServerName};
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
-use ansa_sessions::{
-    ApprovalDecision, CallId, OpaqueJson, Record, RequestId, ToolIntent, ToolOutcomeStatus,
-};
+use ansa_sessions::{ApprovalDecision, CallId, Record, RequestId, ToolOutcomeStatus};
 use ash_engine::exec::LiveOutput;
 
 use super::{Output, Step, Worker};
@@ -17,7 +15,7 @@ use crate::provider::{ContextItem, ToolCall};
 use crate::runtime::crash;
 use crate::runtime::stop::{Pause, Stop};
 use crate::tools::AdmittedCall;
-use crate::tools::mcp::{McpApproval, McpArgs, McpContent, call_digest, render};
+use crate::tools::mcp::{McpApproval, McpArgs, call_digest, render};
 
 /// What the user decided on an MCP call.
 enum Verdict {
@@ -42,8 +40,13 @@ impl Worker {
             // call of a name it maps.
             self.shared.lock().append(Record::McpTools(record))?;
         }
-        let statuses = mcp.hub().statuses();
-        self.shared.lock().mcp_statuses(&statuses);
+        {
+            // Read under the core's lock, as the state watcher does: the states frontends see
+            // keep their order.
+            let mut core = self.shared.lock();
+            let statuses = mcp.hub().statuses();
+            core.mcp_statuses(&statuses);
+        }
         if let Some(note) = change.note {
             self.journal_item(id, generation, ContextItem::Note { text: note })?;
         }
@@ -149,35 +152,16 @@ impl Worker {
                 );
             }
         };
-        crash::point("intent:before");
-        {
-            let mut core = self.shared.lock();
-            let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
-                Stop::Paused(Pause::BadArguments {
-                    call: call_id.clone(),
-                    reason: e.to_string(),
-                })
-            })?;
-            let target = Some(admitted.args.target());
-            core.durable(Record::ToolIntent(ToolIntent {
-                request_id: id,
-                call_id: call_id.clone(),
-                tool: admitted.name.clone(),
-                arguments,
-                implementation_revision: admitted.implementation_revision.to_string(),
-                target: target.clone(),
-            }))?;
-            crash::point("intent:after");
-            core.mcp_tool_status(
-                id,
-                &call_id,
-                &admitted.name,
-                &args.server,
-                target,
-                ToolPhase::Started,
-                None,
-            );
-            core.call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+        // As for a command: registered as running before the intent publishes its start, so
+        // a frontend that asks for its output at once finds it.
+        self.shared
+            .lock()
+            .call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+        if let Err(stop) = self.intent(id, call, admitted) {
+            self.shared
+                .lock()
+                .call_ended(&call_id, &admitted.name, None);
+            return Err(stop);
         }
         let cancel = CancelFlag::from_arc(self.shared.lock().cancel_handles().flag);
         let arguments = args.arguments.clone();
@@ -231,7 +215,6 @@ impl Worker {
                 return (status, ToolPhase::Failed, Output::text(text, report));
             }
         };
-        let content: Vec<McpContent> = result.content.into_iter().map(content).collect();
         let budget = self.tools.policy().exec_limit();
         let store = self.tools.session();
         let mut retain = |bytes: Vec<u8>| -> Result<u64, String> {
@@ -239,7 +222,7 @@ impl Worker {
         };
         let rendered = render(
             result.is_error,
-            content,
+            result.content,
             result.structured,
             budget,
             &mut retain,
@@ -253,11 +236,15 @@ impl Worker {
         } else {
             (ToolOutcomeStatus::Ok, ToolPhase::Finished, ReportTone::Ok)
         };
+        let mut report = ToolReport::new(tone, rendered.summary);
+        report.tail = rendered.tail;
+        report.lines = rendered.lines;
+        report.cut = rendered.cut;
         let output = Output {
             text: rendered.text,
             answer: None,
             instructions: Vec::new(),
-            report: ToolReport::new(tone, rendered.summary),
+            report,
             readable: Some(rendered.readable),
         };
         (status, phase, output)
@@ -291,25 +278,5 @@ impl Worker {
                 summary: approval.summary.clone(),
             })),
         }
-    }
-}
-
-fn content(c: Content) -> McpContent {
-    match c {
-        Content::Text(t) => McpContent::Text(t),
-        Content::Image { mime, data } => McpContent::Image { mime, data },
-        Content::Audio { mime, data } => McpContent::Audio { mime, data },
-        Content::Resource {
-            uri,
-            mime,
-            text,
-            blob,
-        } => McpContent::Resource {
-            uri,
-            mime,
-            text,
-            blob,
-        },
-        Content::ResourceLink { uri, name, mime } => McpContent::ResourceLink { uri, name, mime },
     }
 }

@@ -609,6 +609,7 @@ impl Worker {
     /// Journals (synced) that a call is about to run, and publishes that it started.
     fn intent(&mut self, id: RequestId, call: &ToolCall, admitted: &AdmittedCall) -> Step<()> {
         let call_id = CallId(call.call_id.clone());
+        let server = self.mcp_server_of(&admitted.name);
         crash::point("intent:before");
         let mut core = self.shared.lock();
         let arguments = OpaqueJson::from_text(call.arguments.clone()).map_err(|e| {
@@ -631,11 +632,17 @@ impl Worker {
             id,
             &call_id,
             &admitted.name,
+            server.as_deref(),
             target,
             ToolPhase::Started,
             None,
         );
         Ok(())
+    }
+
+    /// The MCP server a call of `tool` goes to (`None` for ansa's own tools).
+    fn mcp_server_of(&self, tool: &str) -> Option<String> {
+        self.registry.mcp_callable(tool).map(|t| t.server.clone())
     }
 
     fn outcome(
@@ -652,10 +659,7 @@ impl Worker {
             Some(a) => Some(encode_output(a)?),
             None => None,
         };
-        let server = self
-            .registry
-            .mcp_callable(&call.name)
-            .map(|t| t.server.clone());
+        let server = self.mcp_server_of(&call.name);
         let mut core = self.shared.lock();
         let saved = core.durable(Record::ToolOutcome(ToolOutcome {
             request_id: id,
@@ -668,18 +672,15 @@ impl Worker {
             report: Some(output.report.clone()),
         }));
         crash::point("outcome:after");
-        match &server {
-            Some(server) => core.mcp_tool_status(
-                id,
-                &call_id,
-                &call.name,
-                server,
-                None,
-                phase,
-                Some(output.report),
-            ),
-            None => core.tool_status(id, &call_id, &call.name, None, phase, Some(output.report)),
-        }
+        core.tool_status(
+            id,
+            &call_id,
+            &call.name,
+            server.as_deref(),
+            None,
+            phase,
+            Some(output.report),
+        );
         core.remember_output(StoredOutput {
             call_id: call_id.clone(),
             tool: call.name.clone(),

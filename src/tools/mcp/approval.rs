@@ -7,6 +7,7 @@ use ansa_sessions::{CallId, RequestId};
 use serde_json::{Map, Value, json};
 
 use super::McpArgs;
+use crate::canonical::canonical;
 
 /// An MCP call put to the user.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,44 +28,7 @@ pub fn call_digest(server: &str, tool: &str, arguments: &Map<String, Value>) -> 
 }
 
 fn canonical_action(server: &str, tool: &str, arguments: &Map<String, Value>) -> String {
-    let mut out = String::new();
-    canonical(
-        &json!({"server": server, "tool": tool, "arguments": arguments}),
-        &mut out,
-    );
-    out
-}
-
-/// JSON with object keys sorted at every level and no whitespace, whatever order the map
-/// keeps (a dependency may turn on serde_json's `preserve_order`).
-fn canonical(v: &Value, out: &mut String) {
-    match v {
-        Value::Object(m) => {
-            let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort();
-            out.push('{');
-            for (i, k) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                out.push_str(&Value::String(k.clone()).to_string());
-                out.push(':');
-                canonical(&m[k.as_str()], out);
-            }
-            out.push('}');
-        }
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                canonical(item, out);
-            }
-            out.push(']');
-        }
-        scalar => out.push_str(&scalar.to_string()),
-    }
+    canonical(&json!({"server": server, "tool": tool, "arguments": arguments}))
 }
 
 fn digest_of(action: &str) -> String {

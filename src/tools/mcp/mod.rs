@@ -9,7 +9,7 @@ mod output;
 
 pub use approval::{McpApproval, call_digest};
 pub use naming::offered_names;
-pub use output::{McpContent, McpOutput, RetainFn, render};
+pub use output::{McpOutput, RetainFn, render};
 
 use serde_json::{Map, Value};
 

@@ -2,54 +2,16 @@
 //! audio described (type and size) and kept as retained values, embedded resources by URI
 //! and text, `isError` as a failed result the model reads. A result over the tool-output
 //! budget is cut at line boundaries like exec output and kept whole as `@N` for `evidence`:
-//! nothing is cut silently.
+//! nothing is cut silently. The blocks arrive decoded by the client crate
+//! (`ansa_mcp::Content`, base64 already undone): this module only renders them.
 
 use std::fmt::Write as _;
 
+use ansa_mcp::Content;
 use serde_json::Value;
 
+use crate::tools::report::tail;
 use crate::tools::view::plan_cut;
-
-/// One content block of a result (the client crate's `Content`, without its types).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum McpContent {
-    /// Text.
-    Text(String),
-    /// An image.
-    Image {
-        /// Its MIME type.
-        mime: String,
-        /// Its bytes.
-        data: Vec<u8>,
-    },
-    /// Audio.
-    Audio {
-        /// Its MIME type.
-        mime: String,
-        /// Its bytes.
-        data: Vec<u8>,
-    },
-    /// An embedded resource.
-    Resource {
-        /// Its URI.
-        uri: String,
-        /// Its MIME type, if given.
-        mime: Option<String>,
-        /// Its text, for a text resource.
-        text: Option<String>,
-        /// Its bytes, for a binary resource.
-        blob: Option<Vec<u8>>,
-    },
-    /// A link to a resource (not its content).
-    ResourceLink {
-        /// Its URI.
-        uri: String,
-        /// Its name.
-        name: String,
-        /// Its MIME type, if given.
-        mime: Option<String>,
-    },
-}
 
 /// Keeps bytes as a retained value and answers its `@N` alias, or why it could not.
 pub type RetainFn<'a> = &'a mut dyn FnMut(Vec<u8>) -> Result<u64, String>;
@@ -63,6 +25,12 @@ pub struct McpOutput {
     pub readable: String,
     /// One line for the tool row.
     pub summary: String,
+    /// The last non-empty lines of the content, for under the tool row.
+    pub tail: Vec<String>,
+    /// How many non-empty lines the content has (the row says how many the tail leaves out).
+    pub lines: u64,
+    /// The model got part of the result inline, the whole of it as `@N` (or not kept).
+    pub cut: bool,
     /// Whether the server flagged the result as an error.
     pub is_error: bool,
     /// The retained values made for it (media, binary resources, a cut result), in order.
@@ -79,7 +47,7 @@ const READABLE_MAX: usize = 1 << 20;
 /// twice or three times at once.
 pub fn render(
     is_error: bool,
-    content: Vec<McpContent>,
+    content: Vec<Content>,
     structured: Option<Value>,
     budget: usize,
     retain: RetainFn<'_>,
@@ -88,26 +56,39 @@ pub fn render(
     let mut body = String::new();
     let mut media = 0usize;
     let blocks = content.len();
+    // Decided while the blocks are at hand (they are freed as they are appended), and only
+    // for a result the viewer keeps: it parses the text blocks.
+    let text_bytes: usize = content
+        .iter()
+        .map(|c| match c {
+            Content::Text(t) => t.len(),
+            _ => 0,
+        })
+        .sum();
+    let repeats = text_bytes <= READABLE_MAX
+        && structured
+            .as_ref()
+            .is_some_and(|structured| repeats_text(&content, structured));
     for block in content {
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
         }
         match block {
-            McpContent::Text(text) if body.is_empty() => body = text,
-            McpContent::Text(text) => body.push_str(&text),
-            McpContent::Image { mime, data } => {
+            Content::Text(text) if body.is_empty() => body = text,
+            Content::Text(text) => body.push_str(&text),
+            Content::Image { mime, data } => {
                 media += 1;
                 let size = data.len();
                 let kept = keep(data, retain, &mut retained);
                 let _ = write!(body, "[image: {mime}, {size} bytes, {kept}]");
             }
-            McpContent::Audio { mime, data } => {
+            Content::Audio { mime, data } => {
                 media += 1;
                 let size = data.len();
                 let kept = keep(data, retain, &mut retained);
                 let _ = write!(body, "[audio: {mime}, {size} bytes, {kept}]");
             }
-            McpContent::Resource {
+            Content::Resource {
                 uri,
                 mime,
                 text,
@@ -128,12 +109,17 @@ pub fn render(
                     }
                 }
             }
-            McpContent::ResourceLink { uri, name, mime } => {
+            Content::ResourceLink { uri, name, mime } => {
                 let mime = mime.as_deref().unwrap_or("type not given");
                 let _ = write!(body, "[resource link {name}: {uri} ({mime})]");
             }
         }
     }
+    let content_end = body.len();
+    // What a person reads of the structured content: one line when it only repeats the text
+    // (servers are asked to send both; its JSON on one line is a wall of escaped text,
+    // unreadable at any width), else pretty-printed, if the viewer keeps it at all.
+    let mut readable_structured = None;
     if let Some(structured) = structured {
         if !body.is_empty() && !body.ends_with('\n') {
             body.push('\n');
@@ -141,6 +127,15 @@ pub fn render(
         // Serialized on its own and the value freed before the text grows by exactly its
         // size: writing it into the text directly grows it by doubling.
         let json = structured.to_string();
+        if repeats {
+            readable_structured = Some(
+                "structured content (JSON): the same as the text above (Tab shows it as the model got it)"
+                    .to_owned(),
+            );
+        } else if content_end + json.len() <= READABLE_MAX {
+            let pretty = serde_json::to_string_pretty(&structured).unwrap_or_else(|_| json.clone());
+            readable_structured = Some(format!("structured content (JSON):\n{pretty}"));
+        }
         drop(structured);
         let label = "structured content (JSON):\n";
         body.reserve_exact(label.len() + json.len());
@@ -151,12 +146,26 @@ pub fn render(
         body.push_str("(the tool returned no content)");
     }
     let summary = summary(is_error, blocks, media, body.len());
+    let shown = &body[..content_end];
+    let tail = tail(shown);
+    let lines = shown.lines().filter(|l| !l.trim().is_empty()).count() as u64;
     let readable = if body.len() <= READABLE_MAX {
-        body.clone()
+        match readable_structured {
+            Some(structured) => {
+                let mut out = shown.to_owned();
+                if !out.is_empty() && !out.ends_with('\n') {
+                    out.push('\n');
+                }
+                out.push_str(&structured);
+                out
+            }
+            None => body.clone(),
+        }
     } else {
         String::new()
     };
-    let mut text = if body.len() <= budget {
+    let cut = body.len() > budget;
+    let mut text = if !cut {
         body
     } else {
         let total = body.len();
@@ -192,8 +201,46 @@ pub fn render(
         text,
         readable,
         summary,
+        tail,
+        lines,
+        cut,
         is_error,
         retained,
+    }
+}
+
+/// Whether `structured` says nothing the text blocks do not: one of them is its JSON, or
+/// every value in it is a string that is one of them whole.
+fn repeats_text(content: &[Content], structured: &Value) -> bool {
+    let texts: Vec<&str> = content
+        .iter()
+        .filter_map(|c| match c {
+            Content::Text(t) => Some(t.as_str()),
+            _ => None,
+        })
+        .collect();
+    if texts
+        .iter()
+        .any(|t| serde_json::from_str::<Value>(t).is_ok_and(|v| &v == structured))
+    {
+        return true;
+    }
+    let mut leaves = Vec::new();
+    string_leaves(structured, &mut leaves)
+        && !leaves.is_empty()
+        && leaves.iter().all(|leaf| texts.contains(leaf))
+}
+
+/// Collects every string in `value`; false when it holds a number, a boolean or null.
+fn string_leaves<'a>(value: &'a Value, out: &mut Vec<&'a str>) -> bool {
+    match value {
+        Value::String(s) => {
+            out.push(s);
+            true
+        }
+        Value::Array(items) => items.iter().all(|v| string_leaves(v, out)),
+        Value::Object(fields) => fields.values().all(|v| string_leaves(v, out)),
+        Value::Null | Value::Bool(_) | Value::Number(_) => false,
     }
 }
 
@@ -208,10 +255,14 @@ fn keep(bytes: Vec<u8>, retain: RetainFn<'_>, retained: &mut Vec<u64>) -> String
     }
 }
 
+/// `1 block, 24 bytes` (`tool error: …` for `isError`): short, so that a 60-column row keeps
+/// room for the server and tool names before it.
 fn summary(is_error: bool, blocks: usize, media: usize, bytes: usize) -> String {
-    let what = if is_error { "tool error" } else { "returned" };
     let plural = if blocks == 1 { "" } else { "s" };
-    let mut s = format!("{what}: {blocks} block{plural}, {bytes} bytes");
+    let mut s = format!("{blocks} block{plural}, {bytes} bytes");
+    if is_error {
+        s = format!("tool error: {s}");
+    }
     if media > 0 {
         let _ = write!(s, ", {media} media kept");
     }

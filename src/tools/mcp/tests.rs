@@ -1,5 +1,6 @@
 //! MCP tools in the registry: names, strict or not, admission by mode, results, approvals.
 
+use ansa_mcp::Content;
 use serde_json::{Value, json};
 
 use super::*;
@@ -183,18 +184,18 @@ fn retain_into(store: &mut Vec<Vec<u8>>) -> impl FnMut(Vec<u8>) -> Result<u64, S
 fn results_render_text_structured_media_resources_and_errors() {
     let mut kept = Vec::new();
     let content = vec![
-        McpContent::Text("hello".into()),
-        McpContent::Image {
+        Content::Text("hello".into()),
+        Content::Image {
             mime: "image/png".into(),
             data: vec![1, 2, 3],
         },
-        McpContent::Resource {
+        Content::Resource {
             uri: "file:///a.txt".into(),
             mime: Some("text/plain".into()),
             text: Some("inside".into()),
             blob: None,
         },
-        McpContent::ResourceLink {
+        Content::ResourceLink {
             uri: "file:///b".into(),
             name: "b".into(),
             mime: None,
@@ -229,7 +230,7 @@ fn results_render_text_structured_media_resources_and_errors() {
     assert_eq!(out.retained, vec![1]);
     let err = render(
         true,
-        vec![McpContent::Text("boom".into())],
+        vec![Content::Text("boom".into())],
         None,
         100,
         &mut retain_into(&mut kept),
@@ -249,7 +250,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
     let out = render(
         false,
-        vec![McpContent::Text(big.clone())],
+        vec![Content::Text(big.clone())],
         None,
         2000,
         &mut retain_into(&mut kept),
@@ -262,7 +263,7 @@ fn a_large_result_is_cut_at_lines_and_kept_whole() {
     assert_eq!(kept.last().map(Vec::as_slice), Some(big.as_bytes()));
     // Without room to keep it, the cut is said, never silent.
     let mut full = |_: Vec<u8>| -> Result<u64, String> { Err("the store is full".into()) };
-    let out = render(false, vec![McpContent::Text(big)], None, 2000, &mut full);
+    let out = render(false, vec![Content::Text(big)], None, 2000, &mut full);
     assert!(
         out.text.contains("could not be kept (the store is full)"),
         "{}",
@@ -313,4 +314,110 @@ fn the_approval_shows_and_binds_server_tool_and_all_arguments() {
         approval.digest,
         call_digest("other", "echo", &args.arguments)
     );
+}
+
+#[test]
+fn structured_content_that_repeats_the_text_is_one_line_in_the_readable_view() {
+    let mut kept = Vec::new();
+    let text: String = (1..=50).map(|i| format!("line {i}\n")).collect();
+    // server-filesystem: the text, and `{"content": text}` beside it.
+    let structured = json!({ "content": text });
+    let out = render(
+        false,
+        vec![Content::Text(text.clone())],
+        Some(structured.clone()),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.text
+            .contains("structured content (JSON):\n{\"content\":"),
+        "the model gets both: {}",
+        out.text
+    );
+    assert!(
+        out.readable.starts_with("line 1\nline 2\n"),
+        "{}",
+        out.readable
+    );
+    assert!(
+        out.readable.ends_with(
+            "line 50\nstructured content (JSON): the same as the text above (Tab shows it as the model got it)"
+        ),
+        "{}",
+        out.readable
+    );
+    assert_eq!(out.readable.lines().count(), 51);
+    // The tail is the content's end, not the structured copy.
+    assert_eq!(out.tail, vec!["line 48", "line 49", "line 50"]);
+    assert_eq!(out.lines, 50);
+    assert!(!out.cut);
+    // server-everything's structured tools: the text is the JSON itself.
+    let structured = json!({"temperature": 22.5, "conditions": "sunny"});
+    let out = render(
+        false,
+        vec![Content::Text(structured.to_string())],
+        Some(structured.clone()),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.readable
+            .ends_with("the same as the text above (Tab shows it as the model got it)"),
+        "{}",
+        out.readable
+    );
+}
+
+#[test]
+fn structured_content_of_its_own_is_pretty_printed_in_the_readable_view() {
+    let mut kept = Vec::new();
+    let structured = json!({"sum": 42, "terms": ["a", "b"]});
+    let out = render(
+        false,
+        vec![Content::Text("The sum is 42.".into())],
+        Some(structured.clone()),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert_eq!(
+        out.readable,
+        "The sum is 42.\nstructured content (JSON):\n{\n  \"sum\": 42,\n  \"terms\": [\n    \"a\",\n    \"b\"\n  ]\n}"
+    );
+    assert!(
+        out.text
+            .ends_with("structured content (JSON):\n{\"sum\":42,\"terms\":[\"a\",\"b\"]}"),
+        "the model's view is unchanged: {}",
+        out.text
+    );
+    assert_eq!(out.tail, vec!["The sum is 42."]);
+    // A string that is not the text whole is something the text does not say.
+    let out = render(
+        false,
+        vec![Content::Text("summary".into())],
+        Some(json!({"detail": "more"})),
+        1 << 20,
+        &mut retain_into(&mut kept),
+    );
+    assert!(
+        out.readable.ends_with("{\n  \"detail\": \"more\"\n}"),
+        "{}",
+        out.readable
+    );
+}
+
+#[test]
+fn a_cut_result_says_so_in_its_report_fields() {
+    let mut kept = Vec::new();
+    let big: String = (1..=5000).map(|i| format!("line {i}\n")).collect();
+    let out = render(
+        false,
+        vec![Content::Text(big)],
+        None,
+        2000,
+        &mut retain_into(&mut kept),
+    );
+    assert!(out.cut);
+    assert_eq!(out.lines, 5000);
+    assert_eq!(out.tail, vec!["line 4998", "line 4999", "line 5000"]);
 }

@@ -121,7 +121,7 @@ fn seconds(ms: u64) -> String {
 }
 
 /// The last non-empty lines of `text`.
-fn tail(text: &str) -> Vec<String> {
+pub(crate) fn tail(text: &str) -> Vec<String> {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     let from = lines.len().saturating_sub(TAIL_LINES);
     lines[from..].iter().map(|l| cut_line(l)).collect()

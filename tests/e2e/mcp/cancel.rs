@@ -8,8 +8,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{alive_with, call, everything, finished, outcomes, probe, session, user_config};
+use super::{call, everything, finished, outcomes, probe, session, user_config};
 use crate::harness::{Jsonl, World, journal_text, only_session_dir};
+use crate::processes::alive_with;
 
 const LONG: &str = "mcp__everything__trigger-long-running-operation";
 
@@ -42,7 +43,8 @@ fn a_cancelled_call_ends_at_once_and_the_server_takes_the_next_task() {
     );
     let rid = s.submit("run long");
     started(&mut s, LONG);
-    let server = alive_with(&marker);
+    let pids = |marker: &str| -> Vec<i32> { alive_with(marker).iter().map(|p| p.pid).collect() };
+    let server = pids(&marker);
     assert_eq!(server.len(), 1, "{server:?}");
     std::thread::sleep(Duration::from_millis(500));
     let asked = Instant::now();
@@ -67,7 +69,7 @@ fn a_cancelled_call_ends_at_once_and_the_server_takes_the_next_task() {
         answer.contains("was cancelled by the user") && answer.contains("Echo: after the cancel"),
         "{answer}"
     );
-    assert_eq!(alive_with(&marker), server, "the server was not restarted");
+    assert_eq!(pids(&marker), server, "the server was not restarted");
     assert_eq!(s.finish().0, 0);
 
     let dir = only_session_dir(&w);

@@ -7,8 +7,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
-use super::{alive_with, call, everything, filesystem, session, user_config};
+use super::{call, everything, filesystem, session, user_config};
 use crate::harness::{Jsonl, World, eventually, journal_text};
+use crate::processes::alive_with;
 
 fn snapshot(s: &mut Jsonl) -> Value {
     s.send("snapshot", json!({"after_sequence": 0}));

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{call, everything, finished, outcomes, session, user_config};
 use crate::harness::{World, journal_text, only_session_dir};
+use crate::processes::alive_with;
 
 #[test]
 #[ignore = "needs the MCP npm packages: run cargo xtask test"]
@@ -43,7 +44,7 @@ fn echo_add_image_and_a_tool_error_through_the_real_server() {
         "a wrong argument is a failed result: {bad}"
     );
     assert_eq!(s.answer(rid), "all called");
-    let servers = alive(&marker);
+    let servers = alive_with(&marker);
     assert_eq!(
         servers.len(),
         1,
@@ -53,7 +54,7 @@ fn echo_add_image_and_a_tool_error_through_the_real_server() {
     assert_eq!(code, 0);
     // All servers stop with the session: no orphan.
     crate::harness::eventually("the server to stop with the session", || {
-        alive(&marker).is_empty()
+        alive_with(&marker).is_empty()
     });
 
     let dir = only_session_dir(&w);
@@ -87,8 +88,4 @@ fn echo_add_image_and_a_tool_error_through_the_real_server() {
     );
     // The server's stderr went to the session's log file, never to the terminal.
     assert!(dir.join("mcp/everything.log").is_file());
-}
-
-fn alive(marker: &str) -> Vec<i32> {
-    super::alive_with(marker)
 }

@@ -8,14 +8,28 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::{
-    alive_with, call, everything, everything_script, finished, node, session, user_config,
-};
+use super::{call, everything, everything_script, finished, node, session, user_config};
 use crate::harness::{Jsonl, World, eventually, journal_text, only_session_dir};
+use crate::processes::alive_with;
 
 fn mcp_status(s: &mut Jsonl) -> Value {
     s.send("mcp_status", json!({}));
     s.expect_type("mcp_servers", &[])
+}
+
+/// `mcp_status` asked until server `name` is neither starting nor restarting (states are
+/// also published unasked as they change: an `mcp_servers` event read may be one of those,
+/// sent before the last change).
+fn settled_status(s: &mut Jsonl, name: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let servers = mcp_status(s);
+        let state = &row(&servers, name)["state"];
+        if (state != "starting" && state != "restarting") || Instant::now() > deadline {
+            return servers;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
 }
 
 fn row<'a>(servers: &'a Value, name: &str) -> &'a Value {
@@ -56,7 +70,7 @@ fn a_server_killed_mid_call_fails_the_call_and_the_next_call_restarts_it() {
     std::thread::sleep(Duration::from_millis(500));
     let victims = alive_with(&marker);
     assert_eq!(victims.len(), 1, "{victims:?}");
-    unsafe { libc::kill(victims[0], libc::SIGKILL) };
+    unsafe { libc::kill(victims[0].pid, libc::SIGKILL) };
     let long = finished(&mut s, "mcp__everything__trigger-long-running-operation");
     assert_eq!(long["status"], "failed", "{long}");
     let echo = finished(&mut s, "mcp__everything__echo");
@@ -67,7 +81,7 @@ fn a_server_killed_mid_call_fails_the_call_and_the_next_call_restarts_it() {
     assert_eq!(s.answer(rid), "recovered");
     let restarted = alive_with(&marker);
     assert_eq!(restarted.len(), 1);
-    assert_ne!(restarted[0], victims[0]);
+    assert_ne!(restarted[0].pid, victims[0].pid);
     assert_eq!(s.finish().0, 0);
     eventually("no server left", || alive_with(&marker).is_empty());
     let journal = journal_text(&only_session_dir(&w));
@@ -99,14 +113,7 @@ fn a_server_that_hangs_at_startup_leaves_the_session_usable_and_reports_the_time
     );
     // The hub's own startup timeout and the first request's wait for it both end about 1.5 s
     // in: a status asked at that moment may still say `starting`, so ask until it changes.
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let servers = loop {
-        let servers = mcp_status(&mut s);
-        if row(&servers, "hang")["state"] != "starting" || Instant::now() > deadline {
-            break servers;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let servers = settled_status(&mut s, "hang");
     let hang = row(&servers, "hang");
     assert_eq!(hang["state"], "failed", "{servers}");
     let error = hang["last_error"].as_str().unwrap_or_default();
@@ -143,7 +150,7 @@ fn a_server_printing_garbage_fails_with_a_clear_error_and_no_panic() {
     let refused = finished(&mut s, "mcp__noisy__anything");
     assert_eq!(refused["status"], "failed", "{refused}");
     assert_eq!(s.answer(rid), "noted");
-    let servers = mcp_status(&mut s);
+    let servers = settled_status(&mut s, "noisy");
     let noisy = row(&servers, "noisy");
     assert_eq!(noisy["state"], "failed", "{servers}");
     let error = noisy["last_error"].as_str().unwrap_or_default();
@@ -238,5 +245,37 @@ fn server_everything_over_streamable_http() {
         out[1]["output"].to_string().contains("completed"),
         "{}",
         out[1]
+    );
+}
+
+#[test]
+fn a_server_failing_at_start_is_published_unasked_and_stopping_is_not() {
+    let w = World::new();
+    let marker = super::marker(&w);
+    user_config(
+        &w,
+        json!({"quits": {"command": "sh", "args": ["-c", format!("exit 3; : {marker}")]}}),
+        json!({}),
+    );
+    let mut s = session(&w, json!([{"text": "unused"}]), &[]);
+    // Nothing asked, nothing submitted: the change of state is news to a frontend.
+    let servers = s.expect("the failure, unasked", |v| {
+        v["type"] == "mcp_servers" && v["servers"][0]["state"] == "failed"
+    });
+    let quits = row(&servers, "quits");
+    assert_eq!(quits["tools"], 0, "{servers}");
+    assert!(
+        quits["last_error"].as_str().is_some_and(|e| !e.is_empty()),
+        "{servers}"
+    );
+    let (code, events) = s.finish();
+    assert_eq!(code, 0);
+    // Stopping the servers with the session is not reported as their exit.
+    assert!(
+        !events
+            .iter()
+            .any(|v| v["type"] == "mcp_servers"
+                && v.to_string().contains("stopped with the session")),
+        "{events:?}"
     );
 }

@@ -13,7 +13,6 @@ mod failures;
 mod filesystem;
 mod large;
 mod list_changed;
-mod watch;
 
 use std::path::{Path, PathBuf};
 
@@ -124,24 +123,5 @@ pub fn outcomes(dir: &Path) -> Vec<Value> {
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
         .filter(|r| r["kind"] == "tool_outcome")
         .map(|r| r["body"].clone())
-        .collect()
-}
-
-/// Process ids of live processes whose command line contains `marker`.
-pub fn alive_with(marker: &str) -> Vec<i32> {
-    let out = std::process::Command::new("ps")
-        .args(["-e", "-o", "pid=,stat=,args="])
-        .output()
-        .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| {
-            let mut fields = line.split_whitespace();
-            let pid: i32 = fields.next()?.parse().ok()?;
-            let stat = fields.next()?;
-            let args = fields.collect::<Vec<_>>().join(" ");
-            (args.contains(marker) && !stat.starts_with('Z') && !args.starts_with("ps "))
-                .then_some(pid)
-        })
         .collect()
 }

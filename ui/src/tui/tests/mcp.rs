@@ -2,11 +2,11 @@
 //! (escape sequences from a server shown, never obeyed), and a server that goes down is
 //! warned about once.
 
-use ansa_sessions::CallId;
 use ansa_sessions::protocol::{
     CommandBody, EventBody, McpServerRow, McpServerState, McpServers, ReportTone, ToolPhase,
     ToolReport,
 };
+use ansa_sessions::{CallId, OutputView, ToolOutputPage, ToolOutputQuery};
 use crossterm::event::KeyCode;
 
 use super::Harness;
@@ -28,20 +28,11 @@ fn row(name: &str, state: McpServerState, tools: usize, error: Option<&str>) -> 
     }
 }
 
-#[test]
-fn an_mcp_call_row_names_the_server_and_tool() {
-    let mut h = Harness::opened(100, 30, false, vec![]);
+/// A turn whose one call, `c1`, is server-everything's echo: started, then finished with
+/// `report`.
+fn echo_call(h: &mut Harness, report: Option<ToolReport>) {
     let rid = h.submit_accepted("echo", 1);
-    for (status, report) in [
-        (ToolPhase::Started, None),
-        (
-            ToolPhase::Finished,
-            Some(ToolReport::new(
-                ReportTone::Ok,
-                "returned: 1 block, 9 bytes",
-            )),
-        ),
-    ] {
+    for (status, report) in [(ToolPhase::Started, None), (ToolPhase::Finished, report)] {
         h.event(EventBody::ToolStatus {
             request_id: rid,
             call_id: CallId("c1".into()),
@@ -53,10 +44,19 @@ fn an_mcp_call_row_names_the_server_and_tool() {
         });
     }
     h.answer(rid, "done");
+}
+
+#[test]
+fn an_mcp_call_row_names_the_server_and_tool() {
+    let mut h = Harness::opened(100, 30, false, vec![]);
+    echo_call(
+        &mut h,
+        Some(ToolReport::new(ReportTone::Ok, "1 block, 9 bytes")),
+    );
     let text = flat(&h);
     assert!(text.contains("mcp everything echo"), "{text}");
     assert!(!text.contains("mcp__everything__echo"), "{text}");
-    assert!(text.contains("returned: 1 block, 9 bytes"), "{text}");
+    assert!(text.contains("1 block, 9 bytes"), "{text}");
 }
 
 #[test]
@@ -108,4 +108,39 @@ fn slash_mcp_lists_servers_and_a_server_going_down_is_warned_once() {
     h.event(EventBody::McpServers(down));
     let text = flat(&h);
     assert_eq!(text.matches("mcp everything · exited").count(), 1, "{text}");
+}
+
+#[test]
+fn the_viewer_titles_an_mcp_call_as_its_row_reads() {
+    let mut h = Harness::opened(60, 20, false, vec![]);
+    echo_call(&mut h, None);
+    h.ctrl('o');
+    h.event(EventBody::ToolOutput(ToolOutputPage {
+        call_id: CallId("c1".into()),
+        tool: "mcp__everything__echo".into(),
+        offset: 0,
+        total: 1,
+        lines: vec!["Echo: hi".into()],
+        truncated: false,
+        view: OutputView::Readable,
+        running: false,
+        query: ToolOutputQuery {
+            call_id: Some(CallId("c1".into())),
+            offset: 0,
+            limit: 200,
+            view: OutputView::Readable,
+        },
+    }));
+    let shown: Vec<String> = crate::tui::view::live(&h.app)
+        .lines
+        .iter()
+        .map(super::line_text)
+        .collect();
+    let text = shown.join(" ");
+    assert!(
+        text.contains("── mcp everything echo · readable · lines 1–1 of 1"),
+        "{shown:#?}"
+    );
+    assert!(!text.contains("mcp__"), "{shown:#?}");
+    assert!(shown.iter().all(|l| l.chars().count() <= 60), "{shown:#?}");
 }

@@ -298,8 +298,15 @@ impl App {
             }
             pane.lines.extend(page.lines);
         }
+        // An MCP call is titled as its row reads (`mcp SERVER TOOL`), not by the name the
+        // model was offered (`mcp__SERVER__TOOL`).
+        let tool = match self.recent_calls.iter().find(|c| c.call_id == page.call_id) {
+            Some(call) if call.label.starts_with("mcp ") => call.label.clone(),
+            _ => page.tool,
+        };
+        let pane = &mut self.output;
         pane.call_id = Some(page.call_id);
-        pane.tool = page.tool;
+        pane.tool = tool;
         pane.total = page.total;
         pane.view = page.view;
         pane.truncated |= page.truncated;
