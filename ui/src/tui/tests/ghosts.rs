@@ -12,6 +12,16 @@ use super::streaming::{chunk_ends, long_answer, setting, start_task, stream};
 /// Streams the long answer at `start`, resizing to each of `sizes` in turn at evenly spaced
 /// chunks, and returns the joined lines after exit and what was committed.
 fn streamed(start: (u16, u16), sizes: &[(u16, u16)]) -> (Vec<String>, Vec<String>) {
+    streamed_told(start, sizes, None)
+}
+
+/// [`streamed`], with the application told of each resize `late` chunks after the screen
+/// took it (`None`: at once, with a frame drawn right after).
+fn streamed_told(
+    start: (u16, u16),
+    sizes: &[(u16, u16)],
+    late: Option<usize>,
+) -> (Vec<String>, Vec<String>) {
     let text = long_answer();
     let chunks = chunk_ends(&text).len();
     let at: Vec<usize> = (1..=sizes.len())
@@ -26,11 +36,25 @@ fn streamed(start: (u16, u16), sizes: &[(u16, u16)]) -> (Vec<String>, Vec<String
     rig.expected.extend((1..=60).map(|n| n.to_string()));
     let request = start_task(&mut rig);
     stream(&mut rig, request, &text, |rig, n| {
-        if let Some(i) = at.iter().position(|&a| a == n) {
-            rig.resize_reflowing(sizes[i].0, sizes[i].1);
-            rig.frame();
+        let resized = at.iter().position(|&a| a == n);
+        match (resized, late) {
+            (Some(i), None) => {
+                rig.resize_reflowing(sizes[i].0, sizes[i].1);
+                rig.frame();
+            }
+            (Some(i), Some(_)) => rig.resize_screen(sizes[i].0, sizes[i].1),
+            (None, _) => {}
+        }
+        if let Some(late) = late
+            && at.iter().any(|&a| a + late == n)
+        {
+            rig.tell_size();
         }
     });
+    if rig.untold {
+        rig.tell_size();
+        rig.frame();
+    }
     rig.finish();
     assert_no_alternate_screen(&rig);
     let lines = super::reflow::joined_lines(&mut rig.parser);
@@ -74,42 +98,6 @@ fn shrinking_width_and_height_together_while_streaming_leaves_every_line_once() 
     assert_each_line_once(&lines, &expected, "120×40 → 60×20 → 100×32");
 }
 
-/// Streams the long answer at `start`; at evenly spaced chunks the screen takes each of
-/// `sizes` in turn and the application learns of it `late` chunks later.
-fn streamed_told_late(
-    start: (u16, u16),
-    sizes: &[(u16, u16)],
-    late: usize,
-) -> (Vec<String>, Vec<String>) {
-    let text = long_answer();
-    let chunks = chunk_ends(&text).len();
-    let at: Vec<usize> = (1..=sizes.len())
-        .map(|i| chunks * i / (sizes.len() + 1))
-        .collect();
-    let mut rig = Rig::new(start.0, start.1);
-    let earlier: String = (1..=60).map(|n| format!("{n}\r\n")).collect();
-    rig.parser.process(earlier.as_bytes());
-    let (row, col) = rig.parser.screen().cursor_position();
-    rig.term = InlineTerminal::new(Vec::new(), start, Some((col, row)));
-    rig.expected.extend((1..=60).map(|n| n.to_string()));
-    let request = start_task(&mut rig);
-    stream(&mut rig, request, &text, |rig, n| {
-        if let Some(i) = at.iter().position(|&a| a == n) {
-            rig.resize_screen(sizes[i].0, sizes[i].1);
-        }
-        if at.iter().any(|&a| a + late == n) {
-            rig.tell_size();
-        }
-    });
-    if rig.untold {
-        rig.tell_size();
-        rig.frame();
-    }
-    rig.finish();
-    let lines = super::reflow::joined_lines(&mut rig.parser);
-    (lines, rig.expected.clone())
-}
-
 /// What the CI run found (tmux 3.3 tells the pty of a resize up to 250 ms late): frames laid
 /// out for a taller screen drawn on a shorter one moved the cursor down past the bottom, where
 /// the terminal holds it, and back up by the full count, parking it above the region; the
@@ -124,7 +112,7 @@ fn frames_laid_out_for_the_old_size_lose_no_committed_line() {
     for start in [(120, 40), (100, 32), (60, 20)] {
         for sizes in paths {
             for late in [1, 3, 8] {
-                let (lines, expected) = streamed_told_late(start, sizes, late);
+                let (lines, expected) = streamed_told(start, sizes, Some(late));
                 let what = format!("{start:?} through {sizes:?}, told {late} frames late");
                 let text = |l: &[String]| -> Vec<String> {
                     l.iter().filter(|l| !l.is_empty()).cloned().collect()
