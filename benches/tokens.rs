@@ -122,9 +122,13 @@ fn gutters(bpe: &CoreBPE) {
 }
 
 fn run(task: &Task, bpe: &CoreBPE) {
-    let dir = tempfile::tempdir().unwrap();
-    let ws = dir.path().join("ws");
-    let bodies = tasks::run(task, dir.path());
+    // A fixed path, not a random temporary name: the workspace's path is in the environment
+    // message, and a name of other characters is a different count of tokens each run.
+    let dir = std::env::temp_dir().join(format!("ansa-bench-tokens-{}", task.name));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let ws = dir.join("ws");
+    let bodies = tasks::run(task, &dir);
     let count = |text: &str| bpe.encode_ordinary(text).len();
     let (mut instr, mut tools, mut items, mut outputs) = (0, 0, 0, 0);
     for body in &bodies {
@@ -203,6 +207,7 @@ fn run(task: &Task, bpe: &CoreBPE) {
                 + count(&first["tools"].to_string())
         );
     }
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// What Codex CLI's shell tool would return for each call of the task, on the same files,
