@@ -136,6 +136,12 @@ impl McpHub {
     /// [`Self::settle`] and a [`Self::call`] launch first, so nothing waits for a launch
     /// that never comes.
     pub fn launch(&self) {
+        // The runtime's lock first: a `call` racing a launch waits for the runtime to exist
+        // rather than finding none.
+        let mut slot = self
+            .runtime
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let starting = std::mem::take(
             &mut *self
                 .pending
@@ -145,10 +151,6 @@ impl McpHub {
         if starting.is_empty() {
             return;
         }
-        let mut slot = self
-            .runtime
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
         match tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("ansa-mcp")

@@ -265,14 +265,14 @@ impl<W: Write> InlineTerminal<W> {
         }
         self.begin()?;
         let buf = blocks::to_buffer(lines, self.width);
-        // Autowrap on for committed lines: laid out for a wider screen than the terminal now
-        // has (a resize not yet learned of), a line wraps, and the rows after it move down
-        // with it, rather than being cut at the margin and lost.
         // The region below goes first (it is repainted after): a line that wraps continues on
         // a blank row, not on what is left of a longer one.
         if self.top < self.height {
             self.erase_below(self.top)?;
         }
+        // Autowrap on for committed lines: laid out for a wider screen than the terminal now
+        // has (a resize not yet learned of), a line wraps, and the rows after it move down
+        // with it, rather than being cut at the margin and lost.
         self.out.write_all(b"\x1b[?7h")?;
         let mut row = self.top;
         for y in 0..buf.area.height {
