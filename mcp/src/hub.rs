@@ -6,7 +6,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest, ServerResult};
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, ClientRequest, NumberOrString, ServerResult,
+};
 use rmcp::service::PeerRequestOptions;
 use serde_json::{Map, Value};
 
@@ -14,6 +16,7 @@ use crate::cancel::CancelFlag;
 use crate::config::{ChildEnv, ServerConfig, ServerName};
 use crate::content::CallResult;
 use crate::error::CallError;
+use crate::progress::ProgressSink;
 use crate::server::{Server, service_error};
 use crate::status::{ServerState, ServerStatus};
 use crate::tool::McpTool;
@@ -262,6 +265,19 @@ impl McpHub {
         arguments: Map<String, Value>,
         cancel: &CancelFlag,
     ) -> Result<CallResult, CallError> {
+        self.call_with_progress(server, tool, arguments, cancel, None)
+    }
+
+    /// [`Self::call`], asking the server for `notifications/progress` (a progress token in
+    /// the request's `_meta`) and passing each report to `progress` until the call ends.
+    pub fn call_with_progress(
+        &self,
+        server: &ServerName,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cancel: &CancelFlag,
+        progress: Option<ProgressSink>,
+    ) -> Result<CallResult, CallError> {
         let Some(server) = self.servers.iter().find(|s| &s.config.name == server) else {
             return Err(CallError::NoSuchServer);
         };
@@ -289,6 +305,7 @@ impl McpHub {
             tool.to_string(),
             arguments,
             cancel.clone(),
+            progress,
         );
         handle.spawn(async move {
             let _ = send.send(task.await);
@@ -357,6 +374,7 @@ async fn call(
     tool: String,
     arguments: Map<String, Value>,
     cancel: CancelFlag,
+    progress: Option<ProgressSink>,
 ) -> Result<CallResult, CallError> {
     let cancelled = async {
         while !cancel.is_cancelled() {
@@ -377,6 +395,13 @@ async fn call(
     {
         Ok(handle) => handle,
         Err(e) => return Err(died(&server, epoch, &service_error(&e)).await),
+    };
+    // rmcp gave the request a progress token; reports under it go to the sink until this
+    // ends, however it ends. (One sent before this line runs is missed: a first step that
+    // quick is rare, and progress is only shown.)
+    let _progress = match (progress, &handle.progress_token.0) {
+        (Some(sink), NumberOrString::Number(token)) => Some(server.progress.register(*token, sink)),
+        _ => None,
     };
     let timeout = tokio::time::sleep(server.config.tool_timeout);
     tokio::pin!(timeout);

@@ -13,6 +13,7 @@ mod config;
 mod content;
 mod error;
 mod hub;
+mod progress;
 mod sanitize;
 mod server;
 mod status;
@@ -23,6 +24,7 @@ pub use config::{ChildEnv, Secret, ServerConfig, ServerName, Transport, check_ur
 pub use content::{CallResult, Content};
 pub use error::{CallError, ConfigError};
 pub use hub::{McpHub, Watched};
+pub use progress::{Progress, ProgressSink};
 pub use sanitize::one_line;
 pub use status::{ServerState, ServerStatus};
 pub use tool::{McpTool, ToolHints};

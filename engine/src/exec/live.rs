@@ -44,8 +44,9 @@ impl LiveOutput {
     }
 
     /// Appends a chunk, dropping the front once more than twice [`LIVE_BYTES`] are kept (so
-    /// the copy is amortised).
-    pub(crate) fn push(&self, chunk: &[u8]) {
+    /// the copy is amortised). The capture pumps push a command's output; an embedder may
+    /// push what else a running call reports (an MCP server's progress).
+    pub fn push(&self, chunk: &[u8]) {
         let mut kept = self.kept();
         kept.total += chunk.len() as u64;
         let chunk = &chunk[chunk.len().saturating_sub(LIVE_BYTES)..];

@@ -6,7 +6,10 @@ use std::sync::Weak;
 
 use rmcp::ClientHandler;
 use rmcp::RoleClient;
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, ProtocolVersion};
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, Implementation, NumberOrString, ProgressNotificationParam,
+    ProtocolVersion,
+};
 use rmcp::service::{MaybeSendFuture, NotificationContext};
 
 use super::Server;
@@ -48,6 +51,25 @@ impl ClientHandler for Handler {
                 server.refresh_tools(epoch, context.peer).await;
             }
         });
+        std::future::ready(())
+    }
+
+    fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) -> impl Future<Output = ()> + MaybeSendFuture + '_ {
+        // Only tokens ansa gave (numbers) mean anything; a report for any other is dropped.
+        if let (Some(server), NumberOrString::Number(token)) =
+            (self.server.upgrade(), &params.progress_token.0)
+        {
+            server.progress.report(
+                *token,
+                params.progress,
+                params.total,
+                params.message.as_deref(),
+            );
+        }
         std::future::ready(())
     }
 }

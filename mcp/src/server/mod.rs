@@ -58,6 +58,8 @@ pub(crate) struct Server {
     env: Arc<ChildEnv>,
     /// `tools/list_changed` notifications seen by the transport and refreshes done after them.
     list_changes: Arc<ListChanges>,
+    /// Where the progress reports of running calls go, by their tokens.
+    pub progress: Arc<crate::progress::Sinks>,
 }
 
 /// Why a connection attempt failed, for `last_error`.
@@ -89,6 +91,7 @@ impl Server {
             log_dir,
             env,
             list_changes: Arc::default(),
+            progress: Arc::default(),
         }
     }
 

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use ansa_mcp::{CallError, CallResult, CancelFlag, ServerName};
+use ansa_mcp::{CallError, CallResult, CancelFlag, Progress, ProgressSink, ServerName};
 use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{ApprovalDecision, CallId, Record, RequestId, ToolOutcomeStatus};
 use ash_engine::exec::LiveOutput;
@@ -154,9 +154,14 @@ impl Worker {
         };
         // As for a command: registered as running before the intent publishes its start, so
         // a frontend that asks for its output at once finds it.
+        // What the server reports while the call runs is its output so far (Ctrl+O).
+        let live = LiveOutput::new();
         self.shared
             .lock()
-            .call_running(call_id.clone(), &admitted.name, LiveOutput::new());
+            .call_running(call_id.clone(), &admitted.name, live.clone());
+        let progress: ProgressSink = Arc::new(move |report: Progress| {
+            live.push(format!("{}\n", report.line()).as_bytes());
+        });
         if let Err(stop) = self.intent(id, call, admitted) {
             self.shared
                 .lock()
@@ -171,7 +176,7 @@ impl Worker {
                     "the call differs from the approved one; nothing was sent".into(),
                 ))
             }
-            _ => hub.call(&server, &args.tool, arguments, &cancel),
+            _ => hub.call_with_progress(&server, &args.tool, arguments, &cancel, Some(progress)),
         };
         crash::point("outcome:before");
         let (status, phase, output) = self.mcp_output(args, result);

@@ -13,6 +13,7 @@ mod failures;
 mod filesystem;
 mod large;
 mod list_changed;
+mod progress;
 
 use std::path::{Path, PathBuf};
 
