@@ -58,6 +58,8 @@ pub(crate) struct Server {
     env: Arc<ChildEnv>,
     /// `tools/list_changed` notifications seen by the transport and refreshes done after them.
     list_changes: Arc<ListChanges>,
+    /// Held while the tool list is fetched again: one refresh at a time.
+    refreshing: tokio::sync::Mutex<()>,
 }
 
 /// Why a connection attempt failed, for `last_error`.
@@ -89,6 +91,7 @@ impl Server {
             log_dir,
             env,
             list_changes: Arc::default(),
+            refreshing: tokio::sync::Mutex::new(()),
         }
     }
 
@@ -436,7 +439,14 @@ impl Server {
 
     /// `notifications/tools/list_changed`: fetch the list again for the connection `epoch`.
     async fn refresh_tools(&self, epoch: u64, peer: Peer<RoleClient>) {
+        // One fetch at a time, and none for a notification that a fetch started after it has
+        // already answered: a burst of notifications (or a server that notifies again on every
+        // list) costs one list at a time, not one request per notification.
+        let _one = self.refreshing.lock().await;
         let upto = self.list_changes.seen();
+        if self.list_changes.done() >= upto {
+            return;
+        }
         self.list_tools_again(epoch, peer).await;
         // Listed or given up: a call waiting for the list stops waiting either way.
         self.list_changes.refreshed(upto);
