@@ -84,3 +84,53 @@ fn a_burst_of_list_changed_notifications_is_answered_by_one_list_at_a_time() {
     assert_eq!(tools, ["poke"]);
     hub.shutdown();
 }
+
+/// A raw stdio server on node that starts properly and, on `tools/call`, writes half of its
+/// answer (no newline) and exits with status 3.
+const HALF_ANSWER: &str = r#"
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  let at;
+  while ((at = buffer.indexOf("\n")) >= 0) {
+    const line = buffer.slice(0, at);
+    buffer = buffer.slice(at + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.method === "initialize") {
+      send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+        capabilities: { tools: {} }, serverInfo: { name: "h", version: "1" } } });
+    } else if (m.method === "tools/list") {
+      send({ id: m.id, result: { tools: [{ name: "half", inputSchema: { type: "object" } }] } });
+    } else if (m.method === "tools/call") {
+      process.stdout.write(`{"jsonrpc":"2.0","id":${JSON.stringify(m.id)},"result":{"content":[{"ty`,
+        () => process.exit(3));
+    }
+  }
+});
+"#;
+
+#[test]
+#[ignore = "needs the MCP npm packages: run cargo xtask test"]
+fn a_server_exiting_mid_answer_is_reported_as_such_not_as_garbage() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let logs = dir.path().join("logs");
+    let config = stdio(
+        "halfway",
+        node().display().to_string(),
+        vec!["-e".into(), HALF_ANSWER.into()],
+    );
+    let hub: McpHub = start(vec![config], &logs);
+    assert_ready(&hub, "halfway");
+    let error = match hub.call(&name("halfway"), "half", Map::new(), &CancelFlag::new()) {
+        Ok(result) => panic!("a half answer was taken as {result:?}"),
+        Err(e) => e.to_string(),
+    };
+    assert!(
+        error.contains("closed stdout in the middle of a message"),
+        "{error}"
+    );
+    assert!(!error.contains("not JSON-RPC"), "{error}");
+    hub.shutdown();
+}

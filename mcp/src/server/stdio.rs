@@ -263,7 +263,17 @@ impl StdioTransport {
             if !self.read_line().await? {
                 return Ok(None);
             }
-            let value = parse_json(&self.server, trim_line(&self.line));
+            let value = match parse_json(&self.server, trim_line(&self.line)) {
+                // Cut off by the end of stdout, not garbage: the server exited (or closed
+                // stdout) in the middle of writing a message.
+                Err(_) if !self.line.ends_with(b"\n") => Err(format!(
+                    "server `{}` closed stdout in the middle of a message ({} bytes without \
+                     their newline)",
+                    self.server,
+                    self.line.len()
+                )),
+                parsed => parsed,
+            };
             // The line is not needed once parsed: a large one is freed before the message is
             // built from the value, so the two never coexist.
             self.line.clear();
