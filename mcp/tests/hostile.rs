@@ -134,3 +134,67 @@ fn a_server_exiting_mid_answer_is_reported_as_such_not_as_garbage() {
     assert!(!error.contains("not JSON-RPC"), "{error}");
     hub.shutdown();
 }
+
+/// A raw stdio server on node that answers every `tools/list` after the first with a
+/// `notifications/tools/list_changed` right behind it: a client that lists again at once is
+/// in a loop as fast as the two can talk.
+const RESTLESS: &str = r#"
+let lists = 0;
+const send = (m) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...m }) + "\n");
+let buffer = "";
+process.stdin.on("data", (chunk) => {
+  buffer += chunk;
+  let at;
+  while ((at = buffer.indexOf("\n")) >= 0) {
+    const line = buffer.slice(0, at);
+    buffer = buffer.slice(at + 1);
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.method === "initialize") {
+      send({ id: m.id, result: { protocolVersion: m.params.protocolVersion,
+        capabilities: { tools: { listChanged: true } }, serverInfo: { name: "r", version: "1" } } });
+    } else if (m.method === "notifications/initialized") {
+      setTimeout(() => send({ method: "notifications/tools/list_changed" }), 200);
+    } else if (m.method === "tools/list") {
+      lists += 1;
+      console.error(`lists ${lists}`);
+      send({ id: m.id, result: { tools: [{ name: "t", inputSchema: { type: "object" } }] } });
+      if (lists > 1) send({ method: "notifications/tools/list_changed" });
+    }
+  }
+});
+"#;
+
+#[test]
+#[ignore = "needs the MCP npm packages: run cargo xtask test"]
+fn a_server_that_notifies_on_every_list_is_listed_at_a_bounded_rate() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let logs = dir.path().join("logs");
+    let config = stdio(
+        "restless",
+        node().display().to_string(),
+        vec!["-e".into(), RESTLESS.into()],
+    );
+    let hub: McpHub = start(vec![config], &logs);
+    assert_ready(&hub, "restless");
+    let log = logs.join("restless.log");
+    let looping = wait_until(Duration::from_secs(10), || lists_asked(&log) >= 3);
+    assert!(
+        looping,
+        "the server's loop never started: {}",
+        lists_asked(&log)
+    );
+    let before = lists_asked(&log);
+    let watched = Instant::now();
+    while watched.elapsed() < Duration::from_secs(2) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let lists = lists_asked(&log) - before;
+    // Before: listed again as soon as each list was answered (thousands in two seconds).
+    // Now at least 100 ms lies between two lists.
+    assert!(
+        (5..=25).contains(&lists),
+        "{lists} tools/list requests in 2 s"
+    );
+    hub.shutdown();
+}

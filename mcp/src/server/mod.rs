@@ -58,9 +58,12 @@ pub(crate) struct Server {
     env: Arc<ChildEnv>,
     /// `tools/list_changed` notifications seen by the transport and refreshes done after them.
     list_changes: Arc<ListChanges>,
-    /// Held while the tool list is fetched again: one refresh at a time.
-    refreshing: tokio::sync::Mutex<()>,
+    /// Held while the tool list is fetched again (one refresh at a time): when the last ended.
+    refreshing: tokio::sync::Mutex<Option<tokio::time::Instant>>,
 }
+
+/// The least time between the end of one tool-list refresh and the start of the next.
+const REFRESH_GAP: Duration = Duration::from_millis(100);
 
 /// Why a connection attempt failed, for `last_error`.
 type StartError = String;
@@ -91,7 +94,7 @@ impl Server {
             log_dir,
             env,
             list_changes: Arc::default(),
-            refreshing: tokio::sync::Mutex::new(()),
+            refreshing: tokio::sync::Mutex::new(None),
         }
     }
 
@@ -442,12 +445,18 @@ impl Server {
         // One fetch at a time, and none for a notification that a fetch started after it has
         // already answered: a burst of notifications (or a server that notifies again on every
         // list) costs one list at a time, not one request per notification.
-        let _one = self.refreshing.lock().await;
-        let upto = self.list_changes.seen();
-        if self.list_changes.done() >= upto {
+        let mut last = self.refreshing.lock().await;
+        if self.list_changes.done() >= self.list_changes.seen() {
             return;
         }
+        // A server that notifies again on every list would otherwise be listed as fast as it
+        // answers for as long as it runs; one notification after a quiet spell waits for nothing.
+        if let Some(ended) = *last {
+            tokio::time::sleep_until(ended + REFRESH_GAP).await;
+        }
+        let upto = self.list_changes.seen();
         self.list_tools_again(epoch, peer).await;
+        *last = Some(tokio::time::Instant::now());
         // Listed or given up: a call waiting for the list stops waiting either way.
         self.list_changes.refreshed(upto);
     }
