@@ -60,7 +60,12 @@ pub(crate) struct Server {
     list_changes: Arc<ListChanges>,
     /// Where the progress reports of running calls go, by their tokens.
     pub progress: Arc<crate::progress::Sinks>,
+    /// Held while the tool list is fetched again (one refresh at a time): when the last ended.
+    refreshing: tokio::sync::Mutex<Option<tokio::time::Instant>>,
 }
+
+/// The least time between the end of one tool-list refresh and the start of the next.
+const REFRESH_GAP: Duration = Duration::from_millis(100);
 
 /// Why a connection attempt failed, for `last_error`.
 type StartError = String;
@@ -92,6 +97,7 @@ impl Server {
             env,
             list_changes: Arc::default(),
             progress: Arc::default(),
+            refreshing: tokio::sync::Mutex::new(None),
         }
     }
 
@@ -439,8 +445,21 @@ impl Server {
 
     /// `notifications/tools/list_changed`: fetch the list again for the connection `epoch`.
     async fn refresh_tools(&self, epoch: u64, peer: Peer<RoleClient>) {
+        // One fetch at a time, and none for a notification that a fetch started after it has
+        // already answered: a burst of notifications (or a server that notifies again on every
+        // list) costs one list at a time, not one request per notification.
+        let mut last = self.refreshing.lock().await;
+        if self.list_changes.done() >= self.list_changes.seen() {
+            return;
+        }
+        // A server that notifies again on every list would otherwise be listed as fast as it
+        // answers for as long as it runs; one notification after a quiet spell waits for nothing.
+        if let Some(ended) = *last {
+            tokio::time::sleep_until(ended + REFRESH_GAP).await;
+        }
         let upto = self.list_changes.seen();
         self.list_tools_again(epoch, peer).await;
+        *last = Some(tokio::time::Instant::now());
         // Listed or given up: a call waiting for the list stops waiting either way.
         self.list_changes.refreshed(upto);
     }

@@ -263,7 +263,17 @@ impl StdioTransport {
             if !self.read_line().await? {
                 return Ok(None);
             }
-            let value = parse_json(&self.server, trim_line(&self.line));
+            let value = match parse_json(&self.server, trim_line(&self.line)) {
+                // Cut off by the end of stdout, not garbage: the server exited (or closed
+                // stdout) in the middle of writing a message.
+                Err(_) if !self.line.ends_with(b"\n") => Err(format!(
+                    "server `{}` closed stdout in the middle of a message ({} bytes without \
+                     their newline)",
+                    self.server,
+                    self.line.len()
+                )),
+                parsed => parsed,
+            };
             // The line is not needed once parsed: a large one is freed before the message is
             // built from the value, so the two never coexist.
             self.line.clear();
@@ -300,7 +310,39 @@ fn message(mut value: serde_json::Value) -> Option<RxJsonRpcMessage<RoleClient>>
     if let Some(message) = tool_result(&mut value) {
         return Some(message);
     }
+    if let Some(refused) = invalid_tool_list(&value) {
+        return Some(refused);
+    }
     serde_json::from_value(value).ok()
+}
+
+/// A `tools/list` answer (a response whose result has `tools`) with a tool that is not a valid
+/// `Tool`, as a JSON-RPC error naming that tool and why; `None` for anything else. rmcp's own
+/// parse reports only "Unexpected response type", which names neither.
+fn invalid_tool_list(value: &serde_json::Value) -> Option<RxJsonRpcMessage<RoleClient>> {
+    if value.get("method").is_some() || value.get("error").is_some() {
+        return None;
+    }
+    let tools = value.get("result")?.get("tools")?.as_array()?;
+    let id: RequestId = serde_json::from_value(value.get("id")?.clone()).ok()?;
+    let (index, tool, why) = tools.iter().enumerate().find_map(|(index, tool)| {
+        serde_json::from_value::<rmcp::model::Tool>(tool.clone())
+            .err()
+            .map(|e| (index, tool, e))
+    })?;
+    let name = tool.get("name").and_then(|n| n.as_str()).unwrap_or("");
+    Some(JsonRpcMessage::Error(JsonRpcError {
+        jsonrpc: JsonRpcVersion2_0,
+        id: Some(id),
+        error: ErrorData::internal_error(
+            format!(
+                "the server's tools/list result is not valid: tool {} ({:?}): {why}",
+                index + 1,
+                one_line(name, 64)
+            ),
+            None,
+        ),
+    }))
 }
 
 /// A response whose result has `content` is a `tools/call` answer (ansa's other requests are
@@ -422,6 +464,20 @@ mod tests {
                 .error
                 .message
                 .contains("tools/call result is not valid")
+        );
+
+        // A tools/list answer with a tool rmcp cannot take names it and why.
+        let bad = json!({"jsonrpc": "2.0", "id": 6, "result": {"tools": [
+            {"name": "fine", "inputSchema": {"type": "object"}},
+            {"name": "odd\u{1b}[31m", "inputSchema": "nope"}]}});
+        let Some(JsonRpcMessage::Error(error)) = message(bad) else {
+            panic!("not an error");
+        };
+        assert_eq!(error.id, Some(RequestId::Number(6)));
+        let why = &error.error.message;
+        assert!(
+            why.contains("tools/list result is not valid: tool 2 (\"odd\u{fffd}[31m\")"),
+            "{why}"
         );
 
         // A tools/list answer and a notification take rmcp's own path.

@@ -37,6 +37,11 @@ impl ListChanges {
         self.seen.load(Ordering::SeqCst)
     }
 
+    /// Every notification up to this count has been followed by a finished refresh.
+    pub fn done(&self) -> u64 {
+        self.done.load(Ordering::SeqCst)
+    }
+
     /// A refresh that started when `seen` was `upto` ended (listed or gave up).
     pub fn refreshed(&self, upto: u64) {
         self.done.fetch_max(upto, Ordering::SeqCst);

@@ -11,22 +11,30 @@ pub const MAX_NAME: usize = 64;
 /// The offered name of every `(server, tool)` pair, in the same order. A name that had to be
 /// cut (over 64 bytes), or that had to be sanitised (a character outside `[a-zA-Z0-9_-]`) and
 /// then collides with another's, ends in `_` and 8 hex digits of a hash of the server and tool
-/// names. (A server lists a tool name once, so two unsanitised names never collide.)
+/// names, and so does an unsanitised name that another server's unsanitised name meets.
 pub fn offered_names(tools: &[(&str, &str)]) -> Vec<String> {
     let bases: Vec<String> = tools
         .iter()
         .map(|(server, tool)| format!("mcp__{}__{}", sanitise(server), sanitise(tool)))
         .collect();
+    let unsanitised =
+        |(server, tool): &(&str, &str)| sanitise(tool) == *tool && sanitise(server) == *server;
     let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for base in &bases {
+    // Unsanitised pairs per base: two can meet across servers, as `__` separates the parts and
+    // may also be inside them (server `a` tool `b__c`, server `a__b` tool `c`).
+    let mut untouched: BTreeMap<&str, usize> = BTreeMap::new();
+    for (pair, base) in tools.iter().zip(&bases) {
         *counts.entry(base.as_str()).or_default() += 1;
+        if unsanitised(pair) {
+            *untouched.entry(base.as_str()).or_default() += 1;
+        }
     }
-    // A name that fits keeps its plain form when it is the only one, or when it needed no
-    // sanitising (a tool named `read_file` keeps its name when `read.file` appears beside it).
-    let plain = |(server, tool): &(&str, &str), base: &String| {
+    // A name that fits keeps its plain form when it is the only one, or when it is the only
+    // one that needed no sanitising (a tool named `read_file` keeps its name when `read.file`
+    // appears beside it).
+    let plain = |pair: &(&str, &str), base: &String| {
         base.len() <= MAX_NAME
-            && (counts[base.as_str()] == 1
-                || (sanitise(tool) == *tool && sanitise(server) == *server))
+            && (counts[base.as_str()] == 1 || (unsanitised(pair) && untouched[base.as_str()] == 1))
     };
     // Plain names first, so a hashed one can never take a plain one's place.
     let mut taken: BTreeSet<String> = tools

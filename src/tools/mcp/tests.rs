@@ -79,6 +79,19 @@ fn a_colliding_pair_is_hashed_and_a_plain_name_stays() {
 }
 
 #[test]
+fn names_that_meet_across_servers_are_both_hashed() {
+    // `__` separates server and tool and may be part of either: a server's tool can take the
+    // very name of another server's tool, and both would be offered (and called) as one.
+    let tools = [("a", "b__c"), ("a__b", "c"), ("a", "x")];
+    let names = offered_names(&tools);
+    assert_ne!(names[0], names[1], "{names:?}");
+    assert!(names[0].starts_with("mcp__a__b__c_"), "{names:?}");
+    assert!(names[1].starts_with("mcp__a__b__c_"), "{names:?}");
+    assert_eq!(names[2], "mcp__a__x");
+    assert_eq!(offered_names(&tools), names);
+}
+
+#[test]
 fn a_non_strict_schema_is_sent_as_given_and_not_strict() {
     let mut registry = ToolRegistry::offline().unwrap();
     let standard = registry.provider_tools(Mode::Basic);

@@ -21,9 +21,18 @@ fn numbered(app: &App, width: u16) -> (Vec<Line<'static>>, Vec<u64>) {
     let digits = last.max(1).to_string().len();
     let mut rows = Vec::new();
     let mut numbers = Vec::new();
+    // What the model got is shown whole, however it reads (a child's transcript is not that).
+    let verbatim = o.view == OutputView::Model && o.child.is_none();
     for (n, line) in o.lines.iter().enumerate() {
         let number = o.first + 1 + n as u64;
-        let wrapped = numbered_rows(std::slice::from_ref(line), number, digits, width, app.theme);
+        let wrapped = numbered_rows(
+            std::slice::from_ref(line),
+            number,
+            digits,
+            width,
+            app.theme,
+            verbatim,
+        );
         numbers.extend(std::iter::repeat_n(number, wrapped.len()));
         rows.extend(wrapped);
     }
