@@ -121,7 +121,7 @@ fn switched(screen: &str) -> (String, String) {
         .and_then(|rest| rest.split_whitespace().next())
         .expect("the new session is named");
     let old = flat
-        .split("ansa --session ")
+        .split(" --session ")
         .nth(1)
         .and_then(|rest| rest.split(')').next())
         .map(str::to_owned)
@@ -142,6 +142,13 @@ fn new_session(width: u16, height: u16) {
     let screen = t.wait_text("is active");
     let (new, old) = switched(&screen);
     assert_ne!(new, old, "{screen}");
+    // The command it names reopens an offline session (it said `ansa --session OLD`, which
+    // is refused without credentials).
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("reopen it with ansa --offline --session {old})")),
+        "{screen}"
+    );
     // The old session is closed: another process can open it (its lock is released) and its
     // journal has the first exchange.
     let out = w
