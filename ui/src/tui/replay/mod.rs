@@ -201,6 +201,9 @@ pub(crate) fn replay_entries(
     out
 }
 
+/// How the runtime names an MCP server's tool to the model (`mcp__SERVER__TOOL`).
+const MCP_PREFIX: &str = "mcp__";
+
 /// A step as the live events would have committed it.
 fn step_entry(step: &StoryStep, now: Instant) -> Entry {
     match step {
@@ -213,7 +216,15 @@ fn step_entry(step: &StoryStep, now: Instant) -> Entry {
             report,
         } => Entry::Tool(ToolLine {
             call_id: call_id.clone(),
-            name: tool.clone(),
+            // An MCP call is journaled under the name the model was offered
+            // (`mcp__SERVER__TOOL`); live its row reads `mcp SERVER TOOL`, the target naming
+            // both, so a replayed row must too (it read `mcp__everything__echo everything
+            // echo`, cut at 60 columns).
+            name: if tool.starts_with(MCP_PREFIX) {
+                "mcp".to_owned()
+            } else {
+                tool.clone()
+            },
             target: target.clone(),
             phase: *status,
             // Durations are not journaled: a replayed row shows none rather than a made-up

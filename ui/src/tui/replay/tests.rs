@@ -378,3 +378,34 @@ fn the_history_pane_shows_the_tool_rows_of_older_turns_like_the_expanded_ones() 
         assert_eq!(rows(&pane), rows(&expanded), "{width}×{height}");
     }
 }
+
+#[test]
+fn a_replayed_mcp_call_reads_like_its_live_row() {
+    // Live, `ToolStatus` with a server makes the row `mcp everything echo`; the story has the
+    // journaled name `mcp__everything__echo` and the same target.
+    let steps = vec![tool(
+        "m1",
+        "mcp__everything__echo",
+        Some("everything echo"),
+        ToolPhase::Finished,
+        ToolReport::new(ReportTone::Ok, "1 block, 33 bytes"),
+    )];
+    let turn = story(1, steps, TurnState::Done);
+    let entries = vec![
+        entry(1, 1, Role::User, "call mcp"),
+        entry(2, 1, Role::Assistant, "done"),
+    ];
+    let h = Harness::new(60, 20, true);
+    let replayed = replay_entries(entries, Some(&turn), false, h.app.now);
+    let rows: Vec<(String, Option<String>)> = replayed
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Tool(line) => Some((line.name.clone(), line.target.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("mcp".to_owned(), Some("everything echo".to_owned()))]
+    );
+}
