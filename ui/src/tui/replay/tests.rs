@@ -409,3 +409,56 @@ fn a_replayed_mcp_call_reads_like_its_live_row() {
         [("mcp".to_owned(), Some("everything echo".to_owned()))]
     );
 }
+
+#[test]
+fn the_history_pane_draws_a_queued_turn_once_with_its_prompt_steps_and_answer_together() {
+    // Seen at 60×20: `two` queued while `one` ran is journaled before one's answer, so the
+    // transcript reads one, two, answer one, answer two; the pane drew `echo BRAVO` twice and
+    // `echo ALPHA` twice, and both answers after both prompts.
+    let exec = |call: &str, word: &str| {
+        tool(
+            call,
+            "exec",
+            Some(&format!("echo {word}")),
+            ToolPhase::Finished,
+            ToolReport::new(ReportTone::Ok, "exit 0"),
+        )
+    };
+    let mut h = Harness::new(60, 20, true);
+    h.app.history.stories.insert(
+        RequestId(1),
+        story(1, vec![exec("a", "ALPHA")], TurnState::Done),
+    );
+    h.app.history.stories.insert(
+        RequestId(2),
+        story(2, vec![exec("b", "BRAVO")], TurnState::Done),
+    );
+    let entries = vec![
+        entry(1, 1, Role::User, "one"),
+        entry(2, 2, Role::User, "two"),
+        entry(3, 1, Role::Assistant, "answer one"),
+        entry(4, 2, Role::Assistant, "answer two"),
+    ];
+    let text = h
+        .app
+        .pane_text(&entries, 60)
+        .iter()
+        .map(super::super::tests::line_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(text.matches("echo ALPHA").count(), 1, "{text}");
+    assert_eq!(text.matches("echo BRAVO").count(), 1, "{text}");
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {text}"))
+    };
+    let order = [
+        at("› one"),
+        at("echo ALPHA"),
+        at("answer one"),
+        at("› two"),
+        at("echo BRAVO"),
+        at("answer two"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
+}
