@@ -103,10 +103,16 @@ impl App {
             .map(|p| p.request)
             .or_else(|| self.task.as_ref().and_then(|t| t.follow.about()));
         let mut exchanges: Vec<Exchange<'_>> = Vec::new();
+        // Grouped by turn, not by neighbours: a task queued behind a running one is journaled
+        // before the running one's answer, and neighbours made each such turn two exchanges
+        // with its tool rows replayed in both.
         for entry in page.entries {
-            match exchanges.last_mut() {
-                Some(x) if x.entries[0].request_id == entry.request_id => x.entries.push(entry),
-                _ => {
+            match exchanges
+                .iter_mut()
+                .find(|x| x.entries[0].request_id == entry.request_id)
+            {
+                Some(x) => x.entries.push(entry),
+                None => {
                     let story = turns.iter().find(|t| t.request_id == entry.request_id);
                     exchanges.push(Exchange {
                         entries: vec![entry],

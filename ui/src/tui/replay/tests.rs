@@ -462,3 +462,60 @@ fn the_history_pane_draws_a_queued_turn_once_with_its_prompt_steps_and_answer_to
     ];
     assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
 }
+
+#[test]
+fn a_reopened_session_replays_a_queued_turn_once_with_its_answer() {
+    // Seen with `--continue` at 60×20 after `two` was queued behind `one`: the dialog showed
+    // `› two`, BRAVO, ALPHA, `answer one`, BRAVO again, `answer two`, and no `› one`.
+    let exec = |call: &str, word: &str| {
+        tool(
+            call,
+            "exec",
+            Some(&format!("echo {word}")),
+            ToolPhase::Finished,
+            ToolReport::new(ReportTone::Ok, "exit 0"),
+        )
+    };
+    let entries = vec![
+        entry(1, 1, Role::User, "one"),
+        entry(2, 2, Role::User, "two"),
+        entry(3, 1, Role::Assistant, "answer one"),
+        entry(4, 2, Role::Assistant, "answer two"),
+    ];
+    let turns = vec![
+        story(1, vec![exec("a", "ALPHA")], TurnState::Done),
+        story(2, vec![exec("b", "BRAVO")], TurnState::Done),
+    ];
+    let mut h = Harness::new(60, 20, true);
+    h.event(EventBody::Snapshot(snapshot_body(entries.len() as u64)));
+    let query = match &h.last().body {
+        CommandBody::Story(query) => *query,
+        other => panic!("the opening asks for a story page, not {other:?}"),
+    };
+    h.event(EventBody::Story(StoryPage {
+        page: TranscriptPage {
+            begin: 1,
+            end: 5,
+            total: 4,
+            entries,
+            query,
+        },
+        turns,
+    }));
+    let text = h.scrollback_text().join("\n");
+    assert_eq!(text.matches("echo ALPHA").count(), 1, "{text}");
+    assert_eq!(text.matches("echo BRAVO").count(), 1, "{text}");
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {text}"))
+    };
+    let order = [
+        at("› one"),
+        at("echo ALPHA"),
+        at("answer one"),
+        at("› two"),
+        at("echo BRAVO"),
+        at("answer two"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
+}
