@@ -84,10 +84,18 @@ fn resumed_line(session: &Session) -> Option<String> {
     if exchanges == 0 {
         return None;
     }
-    // The journal's newest part was written last.
+    // The journal's newest part was written last. Only its parts count: opening the session
+    // has just rewritten `summary.json`, which made every reopened session "last active 0 s
+    // ago".
     let last = std::fs::read_dir(session.dir())
         .ok()?
-        .filter_map(|e| e.ok()?.metadata().ok()?.modified().ok())
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name();
+            let name = name.to_str()?;
+            (name.starts_with("journal-") && name.ends_with(".jsonl")).then_some(())?;
+            e.metadata().ok()?.modified().ok()
+        })
         .max();
     let ago = last
         .and_then(|t| t.elapsed().ok())

@@ -121,7 +121,7 @@ fn switched(screen: &str) -> (String, String) {
         .and_then(|rest| rest.split_whitespace().next())
         .expect("the new session is named");
     let old = flat
-        .split("ansa --session ")
+        .split(" --session ")
         .nth(1)
         .and_then(|rest| rest.split(')').next())
         .map(str::to_owned)
@@ -142,6 +142,13 @@ fn new_session(width: u16, height: u16) {
     let screen = t.wait_text("is active");
     let (new, old) = switched(&screen);
     assert_ne!(new, old, "{screen}");
+    // The command it names reopens an offline session (it said `ansa --session OLD`, which
+    // is refused without credentials).
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(&format!("reopen it with ansa --offline --session {old})")),
+        "{screen}"
+    );
     // The old session is closed: another process can open it (its lock is released) and its
     // journal has the first exchange.
     let out = w
@@ -215,4 +222,45 @@ fn new_is_refused_while_a_task_runs() {
     t.wait_text("cancelled");
     t.keys(&["C-c"]);
     t.wait_text("[ansa exited 130]");
+}
+
+/// `--continue` in the TUI says how long ago the session was last active by its journal:
+/// opening it rewrites `summary.json`, which made every reopened session "last active 0 s ago".
+#[test]
+fn a_continued_session_says_when_its_journal_was_last_written() {
+    let w = World::new();
+    let out = w
+        .command(&["--offline", "what is the value?"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let three_hours_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
+    let mut parts = 0;
+    for session in std::fs::read_dir(w.ansa_home().join("sessions")).unwrap() {
+        let session = session.unwrap().path();
+        if !session.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&session).unwrap() {
+            let file = file.unwrap().path();
+            let name = file.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with("journal-") {
+                let f = std::fs::File::options().write(true).open(&file).unwrap();
+                f.set_modified(three_hours_ago).unwrap();
+                parts += 1;
+            }
+        }
+    }
+    assert_eq!(parts, 1, "one session with one journal part");
+    let t = Tmux::start(&w, &["--offline", "--continue"], 120, 40);
+    let screen = t.wait_text("basic · idle");
+    let flat = screen.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("(1 exchange, last active 3 h ago)"),
+        "{screen}"
+    );
 }

@@ -61,14 +61,13 @@ pub fn readable(
                     row.offset,
                     row.len
                 );
-                match &row.text {
-                    Some(text) => {
-                        out.push_str(text);
-                        if !text.ends_with('\n') {
-                            out.push('\n');
-                        }
-                    }
-                    None => out.push_str("(no text: binary, or retained for the model)\n"),
+                match (&row.text, row.reference) {
+                    (Some(text), _) => push_text(&mut out, text),
+                    // A selection too long for the answer is retained whole: a person reads
+                    // it back, as a command's cut output is (it used to say "no text" for a
+                    // plain text file the model got as `@N`).
+                    (None, Some(at)) => read_part(&mut out, at, retained(at)),
+                    (None, None) => out.push_str("(no text)\n"),
                 }
             }
         }
@@ -145,6 +144,37 @@ fn stream_part(out: &mut String, name: &str, shown: &str, at: u64, whole: Retain
         }
     }
     push_text(out, tail);
+}
+
+/// A read's selection the answer carried only as `@at`: its text when it could be read back
+/// and is text, else a line saying why it is not shown.
+fn read_part(out: &mut String, at: u64, whole: RetainedText) {
+    match whole {
+        // Bytes that are not UTF-8 were replaced on the way back: a binary file, not text.
+        RetainedText::Whole(text) if text.contains('\u{FFFD}') => {
+            let _ = writeln!(out, "(binary, not shown: retained as @{at})");
+        }
+        RetainedText::Whole(text) => {
+            push_text(out, &text);
+            let _ = writeln!(
+                out,
+                "── (all of the selection; the model got it retained as @{at})"
+            );
+        }
+        RetainedText::TooLong(Some(count)) => {
+            let _ = writeln!(
+                out,
+                "… {} lines not shown: too long to show (retained as @{at})",
+                count.all
+            );
+        }
+        RetainedText::TooLong(None) => {
+            let _ = writeln!(out, "… not shown: too long to show (retained as @{at})");
+        }
+        RetainedText::Gone => {
+            let _ = writeln!(out, "… not shown: no longer retained (@{at})");
+        }
+    }
 }
 
 /// The head and tail of a text the engine cut in the middle (`head`, `\n...\n`, `tail`, the

@@ -357,3 +357,62 @@ fn the_rows_hidden_lines_count_the_whole_output_not_the_cut_copy() {
     });
     assert_eq!(r.lines, 80_000);
 }
+
+#[test]
+fn a_read_the_model_got_retained_is_read_back_for_a_person() {
+    use super::readable;
+    use crate::tools::execute::PathNames;
+    use crate::tools::{ReadArgs, ReadMode};
+    use ash_engine::protocol::{Digest, ReadRow};
+    let args = ToolArgs::Read(ReadArgs {
+        paths: vec!["big.txt".into()],
+        mode: ReadMode::Lines,
+        offset: 1,
+        length: Some(5000),
+    });
+    // Too long for the answer: the engine retains the selection and sends no text (`t: ~`).
+    let mut response = Response::success(
+        1,
+        Data::Read(vec![ReadRow {
+            path: 7,
+            offset: 1,
+            len: 5000,
+            digest: Digest([0; 32]),
+            text: None,
+            reference: Some(4),
+        }]),
+    );
+    response.paths = vec![(7, "big.txt".into())];
+    let mut names = PathNames::default();
+    names.learn(&response);
+    let whole: String = (1..=5000).map(|n| format!("line {n}\n")).collect();
+    let full = |alias: u64| {
+        assert_eq!(alias, 4);
+        RetainedText::Whole(whole.clone())
+    };
+    let text = readable(&args, &response, &names, &full).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "── big.txt (from 1, 5000 long)");
+    for n in [1, 2500, 5000] {
+        let want = format!("line {n}");
+        assert_eq!(lines.iter().filter(|l| **l == want).count(), 1, "{want}");
+    }
+    assert!(text.contains("retained as @4"), "{text}");
+    // A binary file (bytes replaced on the way back) is not dumped as text.
+    let binary = |_| RetainedText::Whole("\u{FFFD}PNG\u{FFFD}".into());
+    let text = readable(&args, &response, &names, &binary).unwrap();
+    assert!(
+        text.contains("(binary, not shown: retained as @4)"),
+        "{text}"
+    );
+    assert!(!text.contains("PNG"), "{text}");
+    // Too long to show, or gone: said so with the alias, never an empty view.
+    let counted = |_| RetainedText::TooLong(Some(LineCount::of(&whole)));
+    let text = readable(&args, &response, &names, &counted).unwrap();
+    assert!(
+        text.contains("… 5000 lines not shown: too long to show (retained as @4)"),
+        "{text}"
+    );
+    let text = readable(&args, &response, &names, &|_| RetainedText::Gone).unwrap();
+    assert!(text.contains("no longer retained (@4)"), "{text}");
+}

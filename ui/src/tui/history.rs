@@ -96,8 +96,12 @@ impl App {
             self.history.top = (self.history.top + rows).min(lines.saturating_sub(rows));
             return;
         }
+        // At the bottom, always ask for newer entries: the total is the one of the last page
+        // loaded, and turns that ended since then (the pane opened while a task ran, or tasks
+        // queued behind it) are not counted in it. Trusting it left their answers out for good
+        // ("end of the history" with only the prompts shown).
         match self.history.end() {
-            Some(end) if end <= self.history.total => {
+            Some(end) => {
                 let query = TranscriptQuery {
                     before: end,
                     limit: PAGE_ENTRIES,

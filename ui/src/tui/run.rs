@@ -263,12 +263,18 @@ impl Loop<'_> {
         let mut app = new_app(info);
         app.set_prompts(&prompts);
         app.resize(self.app.width, self.app.height);
+        // The same command `/status` and the exit line give: an offline session reopened
+        // without `--offline` is refused for want of credentials.
+        let reopen = match self.app.cursor.as_ref() {
+            Some(cursor) => crate::status::reopen_command(cursor.context().session, Some(previous)),
+            None => format!("ansa --session {previous}"),
+        };
         let line = match failure {
             None => Notice::new(
                 Tone::Info,
                 format!(
                     "new session {} is active · the previous one is closed (reopen it with \
-                     ansa --session {previous})",
+                     {reopen})",
                     app.session_hint
                 ),
             ),

@@ -253,10 +253,11 @@ pub(crate) fn lines(app: &App, width: u16, room: usize) -> Vec<Line<'static>> {
                     format!("{}{mark}{efforts}", exact(&m.id))
                 })
                 .collect();
-            let title = format!(
-                "  /model · {} models · the next turn uses the one chosen",
-                models.len()
-            );
+            let count = match models.len() {
+                1 => "1 model".to_owned(),
+                n => format!("{n} models"),
+            };
+            let title = format!("  /model · {count} · the next turn uses the one chosen");
             (title, rows, *selected)
         }
         Picker::Efforts { model, selected } => {

@@ -168,3 +168,29 @@ fn after_a_switch_the_fill_is_measured_against_the_new_models_window() {
         assert!(footer(&h).contains("ctx ≈100k of ?"), "{}", footer(&h));
     }
 }
+
+#[test]
+fn a_catalog_of_one_model_is_counted_in_the_singular() {
+    let mut h = Harness::opened(60, 20, true, Vec::new());
+    h.type_text("/model");
+    h.press(KeyCode::Enter);
+    let mut catalog = catalog_for(&h);
+    catalog.models.truncate(1);
+    h.event(EventBody::ModelCatalog(catalog));
+    let shown = live_text(&h);
+    // It said `1 models` (the offline scripted provider's catalog has one).
+    assert!(
+        shown.contains("/model · 1 model · the next turn"),
+        "{shown}"
+    );
+    let mut h = Harness::opened(60, 20, true, Vec::new());
+    h.type_text("/model");
+    h.press(KeyCode::Enter);
+    let catalog = catalog_for(&h);
+    h.event(EventBody::ModelCatalog(catalog));
+    assert!(
+        live_text(&h).contains("/model · 2 models ·"),
+        "{}",
+        live_text(&h)
+    );
+}

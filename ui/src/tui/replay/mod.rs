@@ -103,10 +103,16 @@ impl App {
             .map(|p| p.request)
             .or_else(|| self.task.as_ref().and_then(|t| t.follow.about()));
         let mut exchanges: Vec<Exchange<'_>> = Vec::new();
+        // Grouped by turn, not by neighbours: a task queued behind a running one is journaled
+        // before the running one's answer, and neighbours made each such turn two exchanges
+        // with its tool rows replayed in both.
         for entry in page.entries {
-            match exchanges.last_mut() {
-                Some(x) if x.entries[0].request_id == entry.request_id => x.entries.push(entry),
-                _ => {
+            match exchanges
+                .iter_mut()
+                .find(|x| x.entries[0].request_id == entry.request_id)
+            {
+                Some(x) => x.entries.push(entry),
+                None => {
                     let story = turns.iter().find(|t| t.request_id == entry.request_id);
                     exchanges.push(Exchange {
                         entries: vec![entry],
@@ -201,6 +207,9 @@ pub(crate) fn replay_entries(
     out
 }
 
+/// How the runtime names an MCP server's tool to the model (`mcp__SERVER__TOOL`).
+const MCP_PREFIX: &str = "mcp__";
+
 /// A step as the live events would have committed it.
 fn step_entry(step: &StoryStep, now: Instant) -> Entry {
     match step {
@@ -213,7 +222,15 @@ fn step_entry(step: &StoryStep, now: Instant) -> Entry {
             report,
         } => Entry::Tool(ToolLine {
             call_id: call_id.clone(),
-            name: tool.clone(),
+            // An MCP call is journaled under the name the model was offered
+            // (`mcp__SERVER__TOOL`); live its row reads `mcp SERVER TOOL`, the target naming
+            // both, so a replayed row must too (it read `mcp__everything__echo everything
+            // echo`, cut at 60 columns).
+            name: if tool.starts_with(MCP_PREFIX) {
+                "mcp".to_owned()
+            } else {
+                tool.clone()
+            },
             target: target.clone(),
             phase: *status,
             // Durations are not journaled: a replayed row shows none rather than a made-up

@@ -18,7 +18,21 @@ impl App {
     pub(crate) fn pane_text(&self, entries: &[TranscriptEntry], width: u16) -> Vec<Line<'static>> {
         let (theme, rewound) = (self.theme, &self.history.rewound);
         let mut lines = Vec::new();
-        for turn in entries.chunk_by(|a, b| a.request_id == b.request_id) {
+        // Each turn once, its prompt, steps and answer together: a task queued behind a
+        // running one is journaled (and so in the transcript) before the running one's
+        // answer, and grouping only neighbours drew every such turn's tool rows twice (once
+        // after its prompt, once before its answer) and the answers apart from their prompts.
+        let mut turns: Vec<Vec<TranscriptEntry>> = Vec::new();
+        for entry in entries {
+            match turns
+                .iter_mut()
+                .find(|t| t[0].request_id == entry.request_id)
+            {
+                Some(turn) => turn.push(entry.clone()),
+                None => turns.push(vec![entry.clone()]),
+            }
+        }
+        for turn in &turns {
             let split = turn
                 .iter()
                 .position(|e| e.role == Role::Assistant)

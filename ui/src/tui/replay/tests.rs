@@ -378,3 +378,144 @@ fn the_history_pane_shows_the_tool_rows_of_older_turns_like_the_expanded_ones() 
         assert_eq!(rows(&pane), rows(&expanded), "{width}×{height}");
     }
 }
+
+#[test]
+fn a_replayed_mcp_call_reads_like_its_live_row() {
+    // Live, `ToolStatus` with a server makes the row `mcp everything echo`; the story has the
+    // journaled name `mcp__everything__echo` and the same target.
+    let steps = vec![tool(
+        "m1",
+        "mcp__everything__echo",
+        Some("everything echo"),
+        ToolPhase::Finished,
+        ToolReport::new(ReportTone::Ok, "1 block, 33 bytes"),
+    )];
+    let turn = story(1, steps, TurnState::Done);
+    let entries = vec![
+        entry(1, 1, Role::User, "call mcp"),
+        entry(2, 1, Role::Assistant, "done"),
+    ];
+    let h = Harness::new(60, 20, true);
+    let replayed = replay_entries(entries, Some(&turn), false, h.app.now);
+    let rows: Vec<(String, Option<String>)> = replayed
+        .iter()
+        .filter_map(|e| match e {
+            Entry::Tool(line) => Some((line.name.clone(), line.target.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [("mcp".to_owned(), Some("everything echo".to_owned()))]
+    );
+}
+
+#[test]
+fn the_history_pane_draws_a_queued_turn_once_with_its_prompt_steps_and_answer_together() {
+    // Seen at 60×20: `two` queued while `one` ran is journaled before one's answer, so the
+    // transcript reads one, two, answer one, answer two; the pane drew `echo BRAVO` twice and
+    // `echo ALPHA` twice, and both answers after both prompts.
+    let exec = |call: &str, word: &str| {
+        tool(
+            call,
+            "exec",
+            Some(&format!("echo {word}")),
+            ToolPhase::Finished,
+            ToolReport::new(ReportTone::Ok, "exit 0"),
+        )
+    };
+    let mut h = Harness::new(60, 20, true);
+    h.app.history.stories.insert(
+        RequestId(1),
+        story(1, vec![exec("a", "ALPHA")], TurnState::Done),
+    );
+    h.app.history.stories.insert(
+        RequestId(2),
+        story(2, vec![exec("b", "BRAVO")], TurnState::Done),
+    );
+    let entries = vec![
+        entry(1, 1, Role::User, "one"),
+        entry(2, 2, Role::User, "two"),
+        entry(3, 1, Role::Assistant, "answer one"),
+        entry(4, 2, Role::Assistant, "answer two"),
+    ];
+    let text = h
+        .app
+        .pane_text(&entries, 60)
+        .iter()
+        .map(super::super::tests::line_text)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert_eq!(text.matches("echo ALPHA").count(), 1, "{text}");
+    assert_eq!(text.matches("echo BRAVO").count(), 1, "{text}");
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {text}"))
+    };
+    let order = [
+        at("› one"),
+        at("echo ALPHA"),
+        at("answer one"),
+        at("› two"),
+        at("echo BRAVO"),
+        at("answer two"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
+}
+
+#[test]
+fn a_reopened_session_replays_a_queued_turn_once_with_its_answer() {
+    // Seen with `--continue` at 60×20 after `two` was queued behind `one`: the dialog showed
+    // `› two`, BRAVO, ALPHA, `answer one`, BRAVO again, `answer two`, and no `› one`.
+    let exec = |call: &str, word: &str| {
+        tool(
+            call,
+            "exec",
+            Some(&format!("echo {word}")),
+            ToolPhase::Finished,
+            ToolReport::new(ReportTone::Ok, "exit 0"),
+        )
+    };
+    let entries = vec![
+        entry(1, 1, Role::User, "one"),
+        entry(2, 2, Role::User, "two"),
+        entry(3, 1, Role::Assistant, "answer one"),
+        entry(4, 2, Role::Assistant, "answer two"),
+    ];
+    let turns = vec![
+        story(1, vec![exec("a", "ALPHA")], TurnState::Done),
+        story(2, vec![exec("b", "BRAVO")], TurnState::Done),
+    ];
+    let mut h = Harness::new(60, 20, true);
+    h.event(EventBody::Snapshot(snapshot_body(entries.len() as u64)));
+    let query = match &h.last().body {
+        CommandBody::Story(query) => *query,
+        other => panic!("the opening asks for a story page, not {other:?}"),
+    };
+    h.event(EventBody::Story(StoryPage {
+        page: TranscriptPage {
+            begin: 1,
+            end: 5,
+            total: 4,
+            entries,
+            query,
+        },
+        turns,
+    }));
+    let text = h.scrollback_text().join("\n");
+    assert_eq!(text.matches("echo ALPHA").count(), 1, "{text}");
+    assert_eq!(text.matches("echo BRAVO").count(), 1, "{text}");
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle}: {text}"))
+    };
+    let order = [
+        at("› one"),
+        at("echo ALPHA"),
+        at("answer one"),
+        at("› two"),
+        at("echo BRAVO"),
+        at("answer two"),
+    ];
+    assert!(order.windows(2).all(|w| w[0] < w[1]), "{order:?}\n{text}");
+}

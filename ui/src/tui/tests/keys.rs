@@ -498,6 +498,64 @@ fn ctrl_f_and_page_keys_issue_transcript_commands() {
 }
 
 #[test]
+fn page_down_at_the_bottom_of_the_history_loads_answers_that_came_after_it_opened() {
+    // Seen under tmux at 60×20: Ctrl+F while a task ran (and two were queued) loaded only the
+    // prompts; after the answers came, reopening the pane and PgDn said "end of the history"
+    // and the answers were never shown, because the pane trusted the stale total.
+    let mut h = Harness::opened(60, 20, true, Vec::new());
+    h.ctrl('f');
+    let CommandBody::Story(query) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    let all = exchanges(1);
+    h.event(super::pane_page(TranscriptPage {
+        begin: 1,
+        end: 2,
+        total: 1,
+        entries: all[0..1].to_vec(),
+        query,
+    }));
+    assert_eq!(h.app.history.end(), Some(2));
+    // The answer is journaled; the pane is closed and opened again, then paged down.
+    h.ctrl('f');
+    h.ctrl('f');
+    let sent = h.sent.len();
+    h.press(KeyCode::PageDown);
+    assert_eq!(h.sent.len(), sent + 1, "a newer page is asked for");
+    let CommandBody::Story(newer) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    assert_eq!((newer.before, newer.forward), (2, true));
+    h.event(super::pane_page(TranscriptPage {
+        begin: 2,
+        end: 3,
+        total: 2,
+        entries: all[1..2].to_vec(),
+        query: newer,
+    }));
+    let pane: Vec<String> = h
+        .app
+        .pane_text(&h.app.history.entries, 60)
+        .iter()
+        .map(line_text)
+        .collect();
+    assert!(pane.iter().any(|l| l.contains("answer 1")), "{pane:?}");
+    // Nothing newer: said so, and no further entries appear.
+    h.press(KeyCode::PageDown);
+    let CommandBody::Story(last) = h.last().body.clone() else {
+        panic!("{:?}", h.last());
+    };
+    h.event(super::pane_page(TranscriptPage {
+        begin: 3,
+        end: 3,
+        total: 2,
+        entries: Vec::new(),
+        query: last,
+    }));
+    assert_eq!(h.app.history.entries.len(), 2);
+}
+
+#[test]
 fn text_delta_and_done_commit_the_answer_once() {
     let mut h = Harness::opened(60, 20, true, vec![]);
     let request = h.submit_accepted("task", 1);
