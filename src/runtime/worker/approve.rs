@@ -54,32 +54,8 @@ impl Worker {
                 }
                 Ok(None)
             }
-            Verdict::Declined(reason) => {
-                let text = declined_text(&admitted.name, reason.as_deref());
-                let answer = tools::refusal(Refusal::NotApproved, &text, DECLINED_NEXT);
-                let summary = match &reason {
-                    Some(r) => format!("declined: {r}"),
-                    None => "declined by the user".to_owned(),
-                };
-                let report = ToolReport::new(ReportTone::Warn, summary);
-                Ok(Some((
-                    ToolOutcomeStatus::Error,
-                    Output::refused(answer, text, report),
-                )))
-            }
-            Verdict::Cancelled => {
-                let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
-                let answer = tools::refusal(
-                    Refusal::Cancelled,
-                    text,
-                    "Do not run it again unless the user asks.",
-                );
-                let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
-                Ok(Some((
-                    ToolOutcomeStatus::Cancelled,
-                    Output::refused(answer, text.into(), report),
-                )))
-            }
+            Verdict::Declined(reason) => Ok(Some(declined(&admitted.name, reason.as_deref()))),
+            Verdict::Cancelled => Ok(Some(cancelled_waiting())),
         }
     }
 
@@ -129,4 +105,36 @@ fn declined_text(tool: &str, reason: Option<&str>) -> String {
         }
         None => format!("Not executed: the user declined this {tool} call (no reason given)."),
     }
+}
+
+/// The outcome of a call of `tool` the user declined (with their `reason`): a refusal the
+/// model reads, for ansa's tools and MCP tools alike.
+pub(super) fn declined(tool: &str, reason: Option<&str>) -> (ToolOutcomeStatus, Output) {
+    let text = declined_text(tool, reason);
+    let answer = tools::refusal(Refusal::NotApproved, &text, DECLINED_NEXT);
+    let summary = match reason {
+        Some(r) => format!("declined: {r}"),
+        None => "declined by the user".to_owned(),
+    };
+    let report = ToolReport::new(ReportTone::Warn, summary);
+    (
+        ToolOutcomeStatus::Error,
+        Output::refused(answer, text, report),
+    )
+}
+
+/// The outcome of a call whose turn was cancelled while it waited for the user's approval.
+pub(super) fn cancelled_waiting() -> (ToolOutcomeStatus, Output) {
+    let text =
+        "Not executed: the turn was cancelled while this call waited for the user's approval.";
+    let answer = tools::refusal(
+        Refusal::Cancelled,
+        text,
+        "Do not run it again unless the user asks.",
+    );
+    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
+    (
+        ToolOutcomeStatus::Cancelled,
+        Output::refused(answer, text.into(), report),
+    )
 }

@@ -9,6 +9,7 @@ use ansa_sessions::protocol::{ReportTone, ToolPhase, ToolReport};
 use ansa_sessions::{ApprovalDecision, CallId, Record, RequestId, ToolOutcomeStatus};
 use ash_engine::exec::LiveOutput;
 
+use super::approve::{cancelled_waiting, declined};
 use super::{Output, Step, Worker};
 use crate::config::AccessMode;
 use crate::provider::{ContextItem, ToolCall};
@@ -100,39 +101,12 @@ impl Worker {
             match self.decide_mcp(id, &call_id, admitted, &approval)? {
                 Verdict::Run => Some(approval.digest),
                 Verdict::Declined(reason) => {
-                    let text = match &reason {
-                        Some(r) => format!(
-                            "Not executed: the user declined this {} call. Their reason: {r}\nDo not retry the same action; adjust the approach or ask the user.",
-                            admitted.name
-                        ),
-                        None => format!(
-                            "Not executed: the user declined this {} call (no reason given). Do not retry the same action; adjust the approach or ask the user.",
-                            admitted.name
-                        ),
-                    };
-                    let summary = match &reason {
-                        Some(r) => format!("declined: {r}"),
-                        None => "declined by the user".to_owned(),
-                    };
-                    let report = ToolReport::new(ReportTone::Warn, summary);
-                    return self.outcome(
-                        id,
-                        call,
-                        ToolOutcomeStatus::Error,
-                        Output::text(text, report),
-                        ToolPhase::Failed,
-                    );
+                    let (status, output) = declined(&admitted.name, reason.as_deref());
+                    return self.outcome(id, call, status, output, ToolPhase::Failed);
                 }
                 Verdict::Cancelled => {
-                    let text = "Not executed: the turn was cancelled while this call waited for the user's approval.";
-                    let report = ToolReport::new(ReportTone::Warn, "not run: cancelled");
-                    return self.outcome(
-                        id,
-                        call,
-                        ToolOutcomeStatus::Cancelled,
-                        Output::text(text.into(), report),
-                        ToolPhase::Failed,
-                    );
+                    let (status, output) = cancelled_waiting();
+                    return self.outcome(id, call, status, output, ToolPhase::Failed);
                 }
             }
         } else {
